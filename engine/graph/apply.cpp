@@ -1,0 +1,99 @@
+// Apply nodes: one allocation for the node, its input handles and its outputs;
+// iterative destruction so that dropping a deep graph does not recurse.
+#include "engine/graph/apply.hpp"
+
+#include <new>
+#include <vector>
+
+#include "engine/graph/errors.hpp"
+#include "engine/graph/op.hpp"
+
+namespace rw {
+
+namespace {
+constexpr std::size_t align_up(std::size_t n, std::size_t a) { return (n + a - 1) / a * a; }
+constexpr std::size_t inputs_offset() { return align_up(sizeof(Apply), alignof(Var)); }
+std::size_t outputs_offset(std::size_t n_inputs) {
+  return align_up(inputs_offset() + n_inputs * sizeof(Var), alignof(Variable));
+}
+}  // namespace
+
+Apply::Apply(OpPtr op, std::size_t n_inputs, std::size_t n_outputs)
+    : op_(std::move(op)), n_inputs_(static_cast<std::uint32_t>(n_inputs)),
+      n_outputs_(static_cast<std::uint32_t>(n_outputs)) {}
+
+ApplyRef Apply::create(OpPtr op, std::span<const Var> inputs,
+                       std::span<const TypePtr> output_types) {
+  if (!op) throw TypeError("an Apply node needs an Op");
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    if (!inputs[i])
+      throw TypeError("input " + std::to_string(i) + " of `" + std::string(op->name()) +
+                      "` is null");
+  const std::size_t n_in = inputs.size(), n_out = output_types.size();
+  const std::size_t total = outputs_offset(n_in) + n_out * sizeof(Variable);
+  void* block = ::operator new(total);
+  auto* base = static_cast<std::byte*>(block);
+  auto* node = new (block) Apply(std::move(op), n_in, n_out);
+  node->inputs_ = reinterpret_cast<Var*>(base + inputs_offset());
+  node->outputs_ = reinterpret_cast<Variable*>(base + outputs_offset(n_in));
+  for (std::size_t i = 0; i < n_in; ++i) new (&node->inputs_[i]) Var(inputs[i]);
+  for (std::size_t i = 0; i < n_out; ++i)
+    new (&node->outputs_[i])
+        Variable(output_types[i], node, static_cast<std::uint32_t>(i), &node->count_);
+  return ApplyRef(node);
+}
+
+Apply::~Apply() {
+  for (std::size_t i = n_outputs_; i-- > 0;) outputs_[i].~Variable();
+  for (std::size_t i = n_inputs_; i-- > 0;) inputs_[i].~Var();
+}
+
+void Apply::destroy(Apply* a) noexcept {
+  // Freeing a node releases its inputs, which may free their owners in turn.
+  // Collect those on a list instead of recursing: a chain of 10^6 nodes would
+  // otherwise overflow the stack.
+  thread_local std::vector<Apply*> pending;
+  thread_local bool draining = false;
+  if (draining) {
+    pending.push_back(a);
+    return;
+  }
+  draining = true;
+  for (;;) {
+    a->~Apply();
+    ::operator delete(a);
+    if (pending.empty()) break;
+    a = pending.back();
+    pending.pop_back();
+  }
+  draining = false;
+}
+
+std::vector<Var> Apply::outputs() const {
+  std::vector<Var> out;
+  out.reserve(n_outputs_);
+  for (std::size_t i = 0; i < n_outputs_; ++i) out.push_back(output(i));
+  return out;
+}
+
+Var Apply::default_output() const {
+  if (n_outputs_ == 1) return output(0);
+  if (auto d = op_->default_output()) return output(*d);
+  throw TypeError("`" + op_->to_string() + "` has " + std::to_string(n_outputs_) +
+                  " outputs and no default output; take one with output(i)");
+}
+
+ApplyRef Apply::clone_with_inputs(std::span<const Var> inputs) const {
+  if (inputs.size() != n_inputs_)
+    throw TypeError("clone of `" + op_->to_string() + "` with " + std::to_string(inputs.size()) +
+                    " inputs instead of " + std::to_string(n_inputs_));
+  std::vector<TypePtr> types;
+  types.reserve(n_outputs_);
+  for (std::size_t i = 0; i < n_outputs_; ++i) types.push_back(outputs_[i].type());
+  ApplyRef copy = create(op_, inputs, types);
+  for (std::size_t i = 0; i < n_outputs_; ++i)
+    if (!outputs_[i].name().empty()) copy->outputs_[i].set_name(outputs_[i].name());
+  return copy;
+}
+
+}  // namespace rw

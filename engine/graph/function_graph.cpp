@@ -1,0 +1,683 @@
+// FunctionGraph on a Boost.Graph adjacency list.
+//
+// Vertices are Apply nodes, root variables (inputs and constants) and one
+// output vertex; an edge is one input slot, from the vertex that computes the
+// variable to the vertex that uses it. Clients are out-edges.
+//
+// Cycle checks on replacement use order labels: every node carries a 64-bit
+// position in a topological order, with wide gaps so that new nodes fit between
+// their inputs and their users. Replacing `old` by `new` can only close a cycle
+// if some client of `old` is an ancestor of `new`; when every existing node
+// `new` is built from has a smaller label than every client of `old`, that is
+// impossible and no search is needed. Otherwise a search backwards from `new`,
+// bounded to nodes whose label is not smaller than the clients', settles it.
+// Labels that no longer fit are recomputed with Boost's topological_sort, lazily.
+#include "engine/graph/function_graph.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <unordered_set>
+
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/topological_sort.hpp>
+#include <fmt/format.h>
+
+#include "engine/graph/errors.hpp"
+#include "engine/graph/op.hpp"
+#include "engine/graph/printing.hpp"
+#include "engine/graph/traversal.hpp"
+
+namespace rw {
+namespace detail {
+
+enum class VertexKind : std::uint8_t { Node, Root, Outputs };
+
+struct VertexData {
+  VertexKind kind = VertexKind::Node;
+  ApplyRef node;  // kind Node: keeps the node alive while it is in the graph
+  Var root;       // kind Root
+  bool is_input = false;
+  boost::default_color_type color = boost::white_color;
+};
+
+struct EdgeData {
+  std::uint32_t out_index;  // which output of the source the edge carries
+  std::uint32_t slot;       // which input of the target (or output of the graph)
+};
+
+using BGraph = boost::adjacency_list<boost::vecS, boost::listS, boost::bidirectionalS,
+                                     VertexData, EdgeData>;
+using Vertex = BGraph::vertex_descriptor;
+static_assert(sizeof(Vertex) == sizeof(void*), "listS vertex descriptors are pointers");
+
+inline constexpr std::uint64_t kNoUpper = std::numeric_limits<std::uint64_t>::max();
+
+struct FGraphImpl {
+  FunctionGraph* self = nullptr;
+  mutable BGraph g;
+  Vertex out_vertex{};
+  std::vector<Var> inputs;
+  std::vector<Var> outputs;
+  std::unordered_map<const Variable*, Vertex> roots;
+  std::size_t n_nodes = 0;
+  std::vector<std::shared_ptr<Feature>> features;
+  // Order labels (see the top of this file).
+  mutable bool labels_dirty = false;
+  mutable std::uint64_t next_label = 0;
+  mutable std::uint64_t gap = std::uint64_t{1} << 32;
+
+  struct Change {
+    Client client;
+    Var old_var;
+    Var new_var;
+  };
+
+  static Vertex vertex_of(const Apply* a) { return static_cast<Vertex>(a->vertex_); }
+  bool holds(const Apply* a) const { return a->fgraph_ == this && a->vertex_ != nullptr; }
+
+  /// The vertex computing `v`, or null_vertex when `v` is not in the graph.
+  Vertex producer(const Variable& v) const {
+    if (const Apply* o = v.owner()) return holds(o) ? vertex_of(o) : BGraph::null_vertex();
+    auto it = roots.find(&v);
+    return it == roots.end() ? BGraph::null_vertex() : it->second;
+  }
+  bool contains(const Variable& v) const { return producer(v) != BGraph::null_vertex(); }
+  static std::uint64_t label_of(const Variable& v) {
+    return v.owner() ? v.owner()->label_ : 0;  // roots come before every node
+  }
+
+  Vertex add_root_vertex(const Var& v, bool is_input) {
+    VertexData d;
+    d.kind = VertexKind::Root;
+    d.root = v;
+    d.is_input = is_input;
+    const Vertex vx = boost::add_vertex(std::move(d), g);
+    roots.emplace(v.get(), vx);
+    return vx;
+  }
+
+  void add_node_vertex(Apply* a) {
+    VertexData d;
+    d.kind = VertexKind::Node;
+    d.node = ApplyRef(a);
+    const Vertex vx = boost::add_vertex(std::move(d), g);
+    a->vertex_ = vx;
+    a->fgraph_ = this;
+    for (std::uint32_t i = 0; i < a->n_inputs_; ++i) {
+      const Variable& in = *a->inputs_[i];
+      boost::add_edge(producer(in), vx, EdgeData{in.index(), i}, g);
+    }
+    ++n_nodes;
+  }
+
+  /// What importing `var` would add: nodes not yet in the graph (inputs
+  /// before users) and constants not yet in it. Claims the nodes for this
+  /// graph; throws, releasing them, when `var` needs a missing input or a node
+  /// of another graph.
+  struct Import {
+    std::vector<Apply*> nodes;
+    std::vector<Var> constants;
+  };
+  Import collect_new(const Var& var) {
+    Import out;
+    std::vector<std::pair<Apply*, std::uint32_t>> stack;
+    std::vector<Apply*> claimed;
+    std::unordered_set<const Variable*> seen_constants;
+    auto release = [&] {
+      for (Apply* a : claimed)
+        if (!a->vertex_) a->fgraph_ = nullptr;
+    };
+    auto enter = [&](Variable* v) {
+      Apply* o = v->owner();
+      if (!o) {
+        if (roots.contains(v)) return;
+        if (v->is_constant()) {
+          if (seen_constants.insert(v).second) out.constants.push_back(v->ref());
+          return;
+        }
+        release();
+        throw MissingInputError(fmt::format(
+            "{} is needed but is neither an input of the graph nor a constant", describe(*v)));
+      }
+      if (o->fgraph_ == this) return;  // in the graph, or already met in this walk
+      if (o->fgraph_) {
+        release();
+        throw Error(fmt::format("{} belongs to another FunctionGraph; clone it first",
+                                describe(*v)));
+      }
+      o->fgraph_ = this;
+      claimed.push_back(o);
+      stack.emplace_back(o, 0);
+    };
+    enter(var.get());
+    while (!stack.empty()) {
+      auto& [node, next] = stack.back();
+      if (next < node->n_inputs_) {
+        Variable* in = node->inputs_[next++].get();
+        enter(in);
+        continue;
+      }
+      out.nodes.push_back(node);
+      stack.pop_back();
+    }
+    return out;
+  }
+
+  /// Imports `var`; new nodes get labels strictly between lo and hi.
+  void import_var(const Var& var, std::string_view reason, std::uint64_t lo, std::uint64_t hi) {
+    if (contains(*var)) return;
+    Import imp = collect_new(var);
+    for (const Var& c : imp.constants) add_root_vertex(c, false);
+    const std::uint64_t k = imp.nodes.size();
+    if (hi == kNoUpper) {
+      for (Apply* a : imp.nodes) a->label_ = (next_label += gap);
+    } else if (hi > lo && hi - lo > k) {
+      const std::uint64_t step = (hi - lo) / (k + 1);
+      std::uint64_t l = lo;
+      for (Apply* a : imp.nodes) a->label_ = (l += step);
+    } else {
+      labels_dirty = true;  // no room: relabel before the next check that needs labels
+    }
+    for (Apply* a : imp.nodes) add_node_vertex(a);
+    for (Apply* a : imp.nodes)
+      for (const auto& f : features) f->on_import(*self, *a, reason);
+  }
+
+  void remove_in_edge(Vertex target, std::uint32_t slot) {
+    auto [it, end] = boost::in_edges(target, g);
+    for (; it != end; ++it)
+      if (g[*it].slot == slot) {
+        boost::remove_edge(*it, g);
+        return;
+      }
+    throw IntegrityError(fmt::format("no edge for slot {} (graph corrupted)", slot));
+  }
+
+  /// Removes what `var` was the last use of, users before what they use.
+  void prune_if_unused(const Var& var, std::string_view reason) {
+    std::vector<Var> work{var};
+    while (!work.empty()) {
+      Var v = std::move(work.back());
+      work.pop_back();
+      const Vertex p = producer(*v);
+      if (p == BGraph::null_vertex() || boost::out_degree(p, g) != 0) continue;
+      if (Apply* node = v->owner()) {
+        ApplyRef keep(node);  // the vertex's reference goes away below
+        for (const auto& f : features) f->on_prune(*self, *node, reason);
+        boost::clear_vertex(p, g);
+        boost::remove_vertex(p, g);
+        node->vertex_ = nullptr;
+        node->fgraph_ = nullptr;
+        --n_nodes;
+        for (std::uint32_t i = 0; i < node->n_inputs_; ++i) work.push_back(node->inputs_[i]);
+      } else if (!g[p].is_input) {
+        roots.erase(v.get());
+        boost::remove_vertex(p, g);
+      }
+    }
+  }
+
+  void change_input(const Client& c, const Var& new_var, std::string_view reason,
+                    std::vector<Change>* journal, std::uint64_t lo, std::uint64_t hi) {
+    Var old_var = c.node ? c.node->inputs_[c.slot] : outputs[c.slot];
+    if (old_var == new_var) return;
+    import_var(new_var, reason, lo, hi);
+    const Vertex target = c.node ? vertex_of(c.node) : out_vertex;
+    remove_in_edge(target, c.slot);
+    if (c.node) c.node->inputs_[c.slot] = new_var;
+    else outputs[c.slot] = new_var;
+    boost::add_edge(producer(*new_var), target, EdgeData{new_var->index(), c.slot}, g);
+    if (journal) journal->push_back({c, old_var, new_var});
+    prune_if_unused(old_var, reason);
+    for (const auto& f : features) f->on_change_input(*self, c, old_var, new_var, reason);
+  }
+
+  void check_types(const Var& old_var, const Var& new_var) const {
+    if (!old_var->type()->is_super(*new_var->type()))
+      throw ReplacementError(fmt::format(
+          "type mismatch: {} has type {}, but its replacement {} has type {}", describe(*old_var),
+          old_var->type()->to_string(), describe(*new_var), new_var->type()->to_string()));
+  }
+
+  /// Label range for the nodes `new_var` brings in; throws when using
+  /// `new_var` in `clients` would close a cycle.
+  std::pair<std::uint64_t, std::uint64_t> plan(const Var& old_var, const Var& new_var,
+                                               const ClientList& clients) {
+    if (labels_dirty) relabel();
+    std::uint64_t hi = kNoUpper;
+    for (const Client& c : clients)
+      if (c.node) hi = std::min(hi, c.node->label_);
+    // The existing nodes new_var is built from, through nodes not yet in the graph.
+    std::vector<Apply*> frontier;
+    if (contains(*new_var)) {
+      if (new_var->owner()) frontier.push_back(new_var->owner());
+    } else {
+      std::unordered_set<const Apply*> seen;
+      std::vector<Apply*> stack;
+      if (new_var->owner()) stack.push_back(new_var->owner());
+      while (!stack.empty()) {
+        Apply* a = stack.back();
+        stack.pop_back();
+        if (!seen.insert(a).second) continue;
+        if (holds(a)) {
+          frontier.push_back(a);
+          continue;
+        }
+        for (const Var& in : a->inputs())
+          if (in->owner()) stack.push_back(in->owner());
+      }
+    }
+    std::uint64_t lo = 0;
+    for (const Apply* a : frontier) lo = std::max(lo, a->label_);
+    if (hi == kNoUpper || lo < hi) return {lo, hi};
+
+    // Labels overlap: search backwards from the frontier for a client of old_var.
+    std::unordered_set<const Apply*> targets;
+    for (const Client& c : clients)
+      if (c.node) targets.insert(c.node);
+    std::unordered_set<const Apply*> seen;
+    std::vector<Apply*> stack = frontier;
+    while (!stack.empty()) {
+      Apply* a = stack.back();
+      stack.pop_back();
+      if (a->label_ < hi || !seen.insert(a).second) continue;
+      if (targets.contains(a))
+        throw ReplacementError(fmt::format(
+            "replacing {} with {} would create a cycle: {} would be computed from its own output",
+            describe(*old_var), describe(*new_var), a->op().to_string()));
+      for (const Var& in : a->inputs())
+        if (in->owner() && holds(in->owner())) stack.push_back(in->owner());
+    }
+    labels_dirty = true;  // no cycle, but the new edges go against the labels
+    return {lo, hi};
+  }
+
+  void rollback(std::vector<Change>& journal, std::string_view reason) {
+    const std::string why = "rollback: " + std::string(reason);
+    for (auto it = journal.rbegin(); it != journal.rend(); ++it) {
+      try {
+        change_input(it->client, it->old_var, why, nullptr, 0, kNoUpper);
+      } catch (...) {
+        // A listener that throws while hearing the undo cannot stop it.
+      }
+    }
+    labels_dirty = true;
+  }
+
+  std::vector<Vertex> topo_vertices() const {
+    std::vector<Vertex> rev;
+    rev.reserve(boost::num_vertices(g));
+    boost::topological_sort(g, std::back_inserter(rev),
+                            boost::color_map(boost::get(&VertexData::color, g)));
+    std::reverse(rev.begin(), rev.end());
+    return rev;
+  }
+
+  void relabel() const {
+    const std::uint64_t n = n_nodes + 2;
+    gap = std::min<std::uint64_t>(std::uint64_t{1} << 32, (std::uint64_t{1} << 62) / n);
+    std::uint64_t l = 0;
+    for (Vertex v : topo_vertices())
+      if (g[v].kind == VertexKind::Node) g[v].node->label_ = (l += gap);
+    next_label = l;
+    labels_dirty = false;
+  }
+
+  static void corrupt(FGraphImpl& m, const std::vector<Apply*>& nodes, Corruption what) {
+    if (nodes.empty()) throw Error("corrupt_for_testing: the graph has no nodes");
+    Apply* last = nodes.back();
+    switch (what) {
+      case Corruption::InputWithoutEdge:
+        // Point an input at another variable without telling the graph.
+        if (nodes.size() > 1 && last->inputs_[0] != nodes.front()->output(0))
+          last->inputs_[0] = nodes.front()->output(0);
+        else
+          last->inputs_[0] = Variable::make(last->input(0)->type(), "stray");
+        break;
+      case Corruption::DroppedEdge: {
+        auto [it, end] = boost::in_edges(vertex_of(last), m.g);
+        boost::remove_edge(*it, m.g);
+        break;
+      }
+      case Corruption::NodeCount:
+        ++m.n_nodes;
+        break;
+      case Corruption::DanglingNode:
+        last->fgraph_ = nullptr;
+        break;
+    }
+  }
+
+  void detach_all_nodes() {
+    for (auto [it, end] = boost::vertices(g); it != end; ++it)
+      if (g[*it].kind == VertexKind::Node) {
+        Apply* a = g[*it].node.get();
+        a->fgraph_ = nullptr;
+        a->vertex_ = nullptr;
+      }
+  }
+};
+
+}  // namespace detail
+
+using detail::BGraph;
+using detail::FGraphImpl;
+using detail::Vertex;
+using detail::VertexKind;
+
+Var CloneMap::operator[](const Var& v) const {
+  auto it = variables.find(v.get());
+  return it == variables.end() ? v : it->second;
+}
+
+FunctionGraph::FunctionGraph(std::vector<Var> inputs, std::vector<Var> outputs, bool clone)
+    : impl_(std::make_unique<FGraphImpl>()) {
+  impl_->self = this;
+  detail::VertexData out;
+  out.kind = VertexKind::Outputs;
+  impl_->out_vertex = boost::add_vertex(std::move(out), impl_->g);
+
+  std::unordered_set<const Variable*> seen;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const Var& in = inputs[i];
+    if (!in) throw Error(fmt::format("input {} of the graph is null", i));
+    if (in->is_constant())
+      throw Error(fmt::format("{} is a constant and cannot be an input of the graph",
+                              describe(*in)));
+    if (!seen.insert(in.get()).second)
+      throw Error(fmt::format("{} is given twice as an input of the graph", describe(*in)));
+    if (!clone && in->owner())
+      throw Error(fmt::format(
+          "{} is computed by a node and cannot be an input of a graph built without cloning",
+          describe(*in)));
+  }
+  for (std::size_t i = 0; i < outputs.size(); ++i)
+    if (!outputs[i]) throw Error(fmt::format("output {} of the graph is null", i));
+
+  if (clone) {
+    ClonedGraph cg = clone_graph(inputs, outputs);
+    inputs = std::move(cg.inputs);
+    outputs = std::move(cg.outputs);
+  }
+  for (const Var& in : inputs) impl_->add_root_vertex(in, true);
+  impl_->inputs = std::move(inputs);
+  try {
+    for (const Var& o : outputs) add_output(o);
+  } catch (...) {
+    impl_->detach_all_nodes();
+    throw;
+  }
+}
+
+FunctionGraph::~FunctionGraph() {
+  if (!impl_) return;
+  for (const auto& f : impl_->features) f->on_detach(*this);
+  impl_->detach_all_nodes();
+}
+
+FunctionGraph::FunctionGraph(FunctionGraph&& other) noexcept : impl_(std::move(other.impl_)) {
+  if (impl_) impl_->self = this;
+}
+
+FunctionGraph& FunctionGraph::operator=(FunctionGraph&& other) noexcept {
+  if (this != &other) {
+    FunctionGraph dying(std::move(*this));
+    impl_ = std::move(other.impl_);
+    if (impl_) impl_->self = this;
+  }
+  return *this;
+}
+
+std::span<const Var> FunctionGraph::inputs() const { return impl_->inputs; }
+std::span<const Var> FunctionGraph::outputs() const { return impl_->outputs; }
+
+void FunctionGraph::add_input(const Var& input) {
+  if (!input || input->owner() || input->is_constant())
+    throw Error("add_input: an input must be a variable with no owner and not a constant");
+  if (impl_->contains(*input))
+    throw Error(fmt::format("add_input: {} is already in the graph", describe(*input)));
+  impl_->add_root_vertex(input, true);
+  impl_->inputs.push_back(input);
+}
+
+void FunctionGraph::add_output(const Var& output, std::string_view reason) {
+  if (!output) throw Error("add_output: null variable");
+  impl_->import_var(output, reason, 0, detail::kNoUpper);
+  const auto slot = static_cast<std::uint32_t>(impl_->outputs.size());
+  boost::add_edge(impl_->producer(*output), impl_->out_vertex,
+                  detail::EdgeData{output->index(), slot}, impl_->g);
+  impl_->outputs.push_back(output);
+}
+
+std::size_t FunctionGraph::num_nodes() const { return impl_->n_nodes; }
+
+bool FunctionGraph::contains(const Apply& node) const { return impl_->holds(&node); }
+bool FunctionGraph::contains(const Variable& var) const { return impl_->contains(var); }
+
+std::vector<Apply*> FunctionGraph::nodes() const {
+  std::vector<Apply*> out;
+  out.reserve(impl_->n_nodes);
+  for (auto [it, end] = boost::vertices(impl_->g); it != end; ++it)
+    if (impl_->g[*it].kind == VertexKind::Node) out.push_back(impl_->g[*it].node.get());
+  return out;
+}
+
+std::vector<Apply*> FunctionGraph::toposort() const {
+  std::vector<Apply*> out;
+  out.reserve(impl_->n_nodes);
+  for (Vertex v : impl_->topo_vertices())
+    if (impl_->g[v].kind == VertexKind::Node) out.push_back(impl_->g[v].node.get());
+  return out;
+}
+
+std::vector<Var> FunctionGraph::variables() const {
+  std::vector<Var> out;
+  for (auto [it, end] = boost::vertices(impl_->g); it != end; ++it) {
+    const auto& d = impl_->g[*it];
+    if (d.kind == VertexKind::Root) out.push_back(d.root);
+    else if (d.kind == VertexKind::Node)
+      for (std::size_t i = 0; i < d.node->num_outputs(); ++i) out.push_back(d.node->output(i));
+  }
+  return out;
+}
+
+ClientList FunctionGraph::clients(const Variable& var) const {
+  ClientList out;
+  const Vertex p = impl_->producer(var);
+  if (p == BGraph::null_vertex()) return out;
+  const auto& g = impl_->g;
+  for (auto [it, end] = boost::out_edges(p, g); it != end; ++it) {
+    const auto& e = g[*it];
+    if (e.out_index != var.index()) continue;
+    const auto& t = g[boost::target(*it, g)];
+    out.push_back(Client{t.kind == VertexKind::Node ? t.node.get() : nullptr, e.slot});
+  }
+  return out;
+}
+
+std::size_t FunctionGraph::num_clients(const Variable& var) const {
+  const Vertex p = impl_->producer(var);
+  if (p == BGraph::null_vertex()) return 0;
+  std::size_t n = 0;
+  for (auto [it, end] = boost::out_edges(p, impl_->g); it != end; ++it)
+    n += impl_->g[*it].out_index == var.index();
+  return n;
+}
+
+void FunctionGraph::replace(const Var& old_var, const Var& new_var, std::string_view reason) {
+  const std::pair<Var, Var> pair{old_var, new_var};
+  replace_all(std::span(&pair, 1), reason);
+}
+
+void FunctionGraph::replace_all(std::span<const std::pair<Var, Var>> pairs,
+                                std::string_view reason) {
+  std::vector<FGraphImpl::Change> journal;
+  try {
+    for (const auto& [old_var, new_var] : pairs) {
+      if (!old_var || !new_var) throw ReplacementError("null variable in a replacement");
+      if (!impl_->contains(*old_var))
+        throw ReplacementError(fmt::format("{} is not in the graph", describe(*old_var)));
+      if (old_var == new_var) continue;
+      impl_->check_types(old_var, new_var);
+      const ClientList cs = clients(*old_var);
+      const auto [lo, hi] = impl_->plan(old_var, new_var, cs);
+      for (const Client& c : cs) impl_->change_input(c, new_var, reason, &journal, lo, hi);
+    }
+    for (const auto& f : impl_->features) f->validate(*this);
+  } catch (const std::exception& e) {
+    impl_->rollback(journal, reason);
+    throw ReplacementError(fmt::format("replacement refused{}: {}",
+                                       reason.empty() ? "" : fmt::format(" ({})", reason),
+                                       e.what()));
+  }
+}
+
+void FunctionGraph::change_input(const Client& client, const Var& new_var,
+                                 std::string_view reason) {
+  std::vector<FGraphImpl::Change> journal;
+  try {
+    if (!new_var) throw ReplacementError("null variable in a replacement");
+    if (client.node ? !impl_->holds(client.node) || client.slot >= client.node->num_inputs()
+                    : client.slot >= impl_->outputs.size())
+      throw ReplacementError("change_input: no such client in the graph");
+    const Var& old_var =
+        client.node ? client.node->input(client.slot) : impl_->outputs[client.slot];
+    impl_->check_types(old_var, new_var);
+    const ClientList one{client};
+    const auto [lo, hi] = impl_->plan(old_var, new_var, one);
+    impl_->change_input(client, new_var, reason, &journal, lo, hi);
+    for (const auto& f : impl_->features) f->validate(*this);
+  } catch (const std::exception& e) {
+    impl_->rollback(journal, reason);
+    throw ReplacementError(fmt::format("replacement refused{}: {}",
+                                       reason.empty() ? "" : fmt::format(" ({})", reason),
+                                       e.what()));
+  }
+}
+
+void FunctionGraph::attach_feature(std::shared_ptr<Feature> feature) {
+  for (const auto& f : impl_->features)
+    if (f == feature) return;
+  impl_->features.push_back(feature);
+  feature->on_attach(*this);
+}
+
+void FunctionGraph::detach_feature(const Feature& feature) {
+  auto& fs = impl_->features;
+  auto it = std::find_if(fs.begin(), fs.end(), [&](const auto& f) { return f.get() == &feature; });
+  if (it == fs.end()) return;
+  auto keep = *it;
+  fs.erase(it);
+  keep->on_detach(*this);
+}
+
+const std::vector<std::shared_ptr<Feature>>& FunctionGraph::features() const {
+  return impl_->features;
+}
+
+void FunctionGraph::validate() const {
+  for (const auto& f : impl_->features) f->validate(*this);
+}
+
+std::uint64_t FunctionGraph::order_of(const Apply& node) const {
+  if (!impl_->holds(&node)) throw Error("order_of: node is not in the graph");
+  if (impl_->labels_dirty) impl_->relabel();
+  return node.label_;
+}
+
+void FunctionGraph::check_integrity() const {
+  const FGraphImpl& m = *impl_;
+  const BGraph& g = m.g;
+  auto fail = [](std::string msg) { throw IntegrityError("integrity check failed: " + msg); };
+  std::size_t node_count = 0;
+  for (auto [vit, vend] = boost::vertices(g); vit != vend; ++vit) {
+    const Vertex v = *vit;
+    const auto& d = g[v];
+    if (d.kind == VertexKind::Node) {
+      ++node_count;
+      const Apply* a = d.node.get();
+      if (!a) fail("a node vertex holds no node");
+      if (a->fgraph_ != &m || a->vertex_ != v)
+        fail(fmt::format("node `{}` does not point back at its vertex", a->op().to_string()));
+      if (boost::in_degree(v, g) != a->num_inputs())
+        fail(fmt::format("node `{}` has {} inputs but {} in-edges", a->op().to_string(),
+                         a->num_inputs(), boost::in_degree(v, g)));
+      std::vector<bool> seen(a->num_inputs(), false);
+      for (auto [eit, eend] = boost::in_edges(v, g); eit != eend; ++eit) {
+        const auto& e = g[*eit];
+        if (e.slot >= a->num_inputs() || seen[e.slot])
+          fail(fmt::format("node `{}` has a bad or repeated in-edge slot {}", a->op().to_string(),
+                           e.slot));
+        seen[e.slot] = true;
+        const Variable& in = *a->input(e.slot);
+        if (m.producer(in) != boost::source(*eit, g) || in.index() != e.out_index)
+          fail(fmt::format("input {} of `{}` ({}) disagrees with its edge", e.slot,
+                           a->op().to_string(), describe(in)));
+      }
+      if (boost::out_degree(v, g) == 0)
+        fail(fmt::format("node `{}` has no clients but was not pruned", a->op().to_string()));
+      if (!m.labels_dirty)
+        for (auto [eit, eend] = boost::out_edges(v, g); eit != eend; ++eit) {
+          const auto& t = g[boost::target(*eit, g)];
+          if (t.kind == VertexKind::Node && t.node->label_ <= a->label_)
+            fail(fmt::format("order labels of `{}` and its client `{}` are not increasing",
+                             a->op().to_string(), t.node->op().to_string()));
+        }
+    } else if (d.kind == VertexKind::Root) {
+      auto it = m.roots.find(d.root.get());
+      if (it == m.roots.end() || it->second != v)
+        fail(fmt::format("root {} is missing from the root index", describe(*d.root)));
+      if (!d.is_input && !d.root->is_constant())
+        fail(fmt::format("{} is in the graph but is neither an input nor a constant",
+                         describe(*d.root)));
+      if (!d.is_input && boost::out_degree(v, g) == 0)
+        fail(fmt::format("constant {} has no clients but was not pruned", describe(*d.root)));
+    } else {
+      if (v != m.out_vertex) fail("a second output vertex");
+      if (boost::in_degree(v, g) != m.outputs.size())
+        fail(fmt::format("{} outputs but {} output edges", m.outputs.size(),
+                         boost::in_degree(v, g)));
+      for (auto [eit, eend] = boost::in_edges(v, g); eit != eend; ++eit) {
+        const auto& e = g[*eit];
+        if (e.slot >= m.outputs.size()) fail("an output edge has a bad slot");
+        const Variable& o = *m.outputs[e.slot];
+        if (m.producer(o) != boost::source(*eit, g) || o.index() != e.out_index)
+          fail(fmt::format("output {} ({}) disagrees with its edge", e.slot, describe(o)));
+      }
+    }
+  }
+  if (node_count != m.n_nodes)
+    fail(fmt::format("{} node vertices but a count of {}", node_count, m.n_nodes));
+  if (m.roots.size() + node_count + 1 != boost::num_vertices(g))
+    fail("vertex count disagrees with the node and root indexes");
+  for (const Var& in : m.inputs) {
+    auto it = m.roots.find(in.get());
+    if (it == m.roots.end() || !g[it->second].is_input)
+      fail(fmt::format("input {} has no input vertex", describe(*in)));
+  }
+  try {
+    (void)m.topo_vertices();
+  } catch (const boost::not_a_dag&) {
+    fail("the graph has a cycle");
+  }
+}
+
+std::pair<FunctionGraph, CloneMap> FunctionGraph::clone() const {
+  ClonedGraph cg = clone_graph(impl_->inputs, impl_->outputs);
+  CloneMap map;
+  map.variables = cg.map;
+  FunctionGraph copy(cg.inputs, cg.outputs, /*clone=*/false);
+  for (Apply* a : nodes()) {
+    auto it = cg.map.find(&a->output_var(0));
+    if (it != cg.map.end()) map.nodes.emplace(a, it->second->owner());
+  }
+  return {std::move(copy), std::move(map)};
+}
+
+namespace detail {
+void corrupt_for_testing(FunctionGraph& fgraph, Corruption what) {
+  FGraphImpl::corrupt(*fgraph.impl_, fgraph.toposort(), what);
+}
+}  // namespace detail
+
+}  // namespace rw

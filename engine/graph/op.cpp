@@ -1,0 +1,125 @@
+// Default behaviour of the Op interface, and property formatting.
+#include "engine/graph/op.hpp"
+
+#include <cmath>
+#include <typeinfo>
+
+#include <fmt/format.h>
+
+#include "engine/graph/errors.hpp"
+
+namespace rw {
+
+std::string format_prop_value(const PropValue& value) {
+  struct Visitor {
+    std::string operator()(std::monostate) const { return "none"; }
+    std::string operator()(bool b) const { return b ? "true" : "false"; }
+    std::string operator()(std::int64_t i) const { return std::to_string(i); }
+    std::string operator()(double d) const {
+      if (std::isnan(d)) return "nan";
+      if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
+      std::string s = fmt::format("{}", d);
+      if (s.find_first_of(".eE") == std::string::npos) s += ".0";
+      return s;
+    }
+    std::string operator()(const std::string& s) const { return s; }
+    std::string operator()(const std::vector<std::int64_t>& v) const {
+      std::string out = "(";
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        if (i) out += ',';
+        out += std::to_string(v[i]);
+      }
+      return out + ")";
+    }
+    std::string operator()(DType t) const { return std::string(dtype_name(t)); }
+  };
+  return std::visit(Visitor{}, value);
+}
+
+std::size_t hash_prop_value(const PropValue& value) {
+  std::size_t h = value.index() * 0x9e3779b97f4a7c15ULL;
+  std::visit(
+      [&](const auto& v) {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, std::monostate>) {
+        } else if constexpr (std::is_same_v<T, std::vector<std::int64_t>>) {
+          for (auto x : v) h = h * 31 + std::hash<std::int64_t>()(x);
+        } else if constexpr (std::is_same_v<T, DType>) {
+          h ^= static_cast<std::size_t>(v) + 1;
+        } else {
+          h ^= std::hash<T>()(v);
+        }
+      },
+      value);
+  return h;
+}
+
+const PropValue* find_prop(const Props& props, std::string_view name) {
+  for (const auto& p : props)
+    if (p.name == name) return &p.value;
+  return nullptr;
+}
+
+bool Op::equals(const Op& other) const {
+  return typeid(*this) == typeid(other) && name() == other.name() && props() == other.props();
+}
+
+std::size_t Op::hash() const {
+  std::size_t h = hash_.load(std::memory_order_relaxed);
+  if (h != 0) return h;
+  h = std::hash<std::string_view>()(name());
+  for (const auto& p : props())
+    h = h * 1000003u ^ (std::hash<std::string>()(p.name) + hash_prop_value(p.value));
+  if (h == 0) h = 1;
+  hash_.store(h, std::memory_order_relaxed);
+  return h;
+}
+
+std::string Op::to_string() const {
+  const Props ps = props();
+  std::string out(name());
+  if (ps.empty()) return out;
+  out += '{';
+  for (std::size_t i = 0; i < ps.size(); ++i) {
+    if (i) out += ',';
+    out += ps[i].name + "=" + format_prop_value(ps[i].value);
+  }
+  return out + '}';
+}
+
+Var Op::operator()(std::span<const Var> inputs) const {
+  return make_node(inputs)->default_output();
+}
+
+Var Op::operator()(std::initializer_list<Var> inputs) const {
+  return (*this)(std::span<const Var>(inputs.begin(), inputs.size()));
+}
+
+void Op::perform(const Apply&, std::span<const Tensor>, std::span<Tensor>) const {
+  throw NotImplementedError("op `" + to_string() + "` cannot be evaluated (it has no perform)");
+}
+
+std::vector<ShapeVars> Op::infer_shape(const Apply&, std::span<const ShapeVars>) const {
+  throw NotImplementedError("op `" + to_string() + "` does not implement infer_shape");
+}
+
+std::vector<Var> Op::L_op(const Apply& node, std::span<const Var> output_grads) const {
+  return grad(node, output_grads);
+}
+
+std::vector<Var> Op::grad(const Apply&, std::span<const Var>) const {
+  throw NotImplementedError("op `" + to_string() + "` is not differentiable (it has no grad)");
+}
+
+std::vector<Var> Op::R_op(const Apply&, std::span<const Var>) const {
+  throw NotImplementedError("op `" + to_string() + "` does not implement R_op");
+}
+
+std::vector<std::vector<bool>> Op::connection_pattern(const Apply& node) const {
+  return std::vector<std::vector<bool>>(node.num_inputs(),
+                                        std::vector<bool>(node.num_outputs(), true));
+}
+
+bool Op::do_constant_folding(const Apply&) const { return true; }
+
+}  // namespace rw

@@ -1,0 +1,137 @@
+// The Op interface: what an operation computes, how it types its outputs, its
+// shape, gradient and view behaviour, and the properties that define equality.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "engine/graph/apply.hpp"
+#include "engine/graph/variable.hpp"
+#include "runtime/tensor.hpp"
+
+namespace rw {
+
+/// The value of one Op property (Aesara's `__props__` entry). `monostate`
+/// stands for "none" (e.g. `axis=None`, meaning all axes).
+using PropValue =
+    std::variant<std::monostate, bool, std::int64_t, double, std::string, std::vector<std::int64_t>,
+                 DType>;
+
+/// A named property.
+struct Prop {
+  std::string name;
+  PropValue value;
+  friend bool operator==(const Prop&, const Prop&) = default;
+};
+
+/// The properties of an Op, in a fixed order. Two Ops of the same class with
+/// equal properties are equal and hash equal.
+using Props = std::vector<Prop>;
+
+/// Renders a value as the DSL writes it: `(0, 1)`, `float64`, `true`, `1.5`.
+std::string format_prop_value(const PropValue& value);
+std::size_t hash_prop_value(const PropValue& value);
+/// The value of property `name`, or nullptr.
+const PropValue* find_prop(const Props& props, std::string_view name);
+
+/// Which inputs an output aliases (`view_map`) or overwrites (`destroy_map`):
+/// pairs (output index, input index).
+using IoMap = std::vector<std::pair<std::size_t, std::size_t>>;
+
+/// The symbolic shape of one variable: one 0-d int64 variable per axis.
+using ShapeVars = std::vector<Var>;
+
+/// How printers show an Op.
+struct PrintStyle {
+  enum class Kind : std::uint8_t { Call, Infix, Prefix };
+  Kind kind = Kind::Call;
+  std::string_view symbol;  // "+", "-", …; empty for calls
+  int precedence = 100;     // higher binds tighter
+  bool right_assoc = false;
+};
+
+/// An operation. Ops are immutable values created through std::make_shared;
+/// their identity is their class, name and properties.
+///
+/// Only `name` and `make_node` are required. The other methods have defaults
+/// that say "not available" (an Op with no `perform` cannot be run, one with
+/// no `grad` is not differentiable) so that each Op states what it supports.
+class Op : public std::enable_shared_from_this<Op> {
+ public:
+  virtual ~Op() = default;
+
+  /// The registry name: "add", "sum", "dimshuffle".
+  virtual std::string_view name() const = 0;
+  /// The properties that, with the class, define equality and hash.
+  virtual Props props() const { return {}; }
+  /// Same class, name and properties.
+  virtual bool equals(const Op& other) const;
+  /// Hash consistent with `equals`; computed once.
+  std::size_t hash() const;
+  /// `name{prop=value,…}`, or the name alone when there are no properties.
+  virtual std::string to_string() const;
+  virtual PrintStyle print_style() const { return {}; }
+
+  /// Checks and converts the inputs, infers the output types, and returns the
+  /// node. Throws TypeError naming the input at fault.
+  virtual ApplyRef make_node(std::span<const Var> inputs) const = 0;
+  /// `make_node(inputs).default_output()`: the Op applied like a function.
+  Var operator()(std::span<const Var> inputs) const;
+  Var operator()(std::initializer_list<Var> inputs) const;
+
+  /// Computes the outputs. An output slot may hold a tensor from an earlier
+  /// call that the Op may reuse when its dtype and shape fit.
+  virtual void perform(const Apply& node, std::span<const Tensor> inputs,
+                       std::span<Tensor> outputs) const;
+
+  /// The shapes of the outputs as symbolic variables, from the inputs' shapes.
+  /// Throws NotImplementedError when the Op cannot say.
+  virtual std::vector<ShapeVars> infer_shape(const Apply& node,
+                                             std::span<const ShapeVars> input_shapes) const;
+
+  /// Reverse mode: the gradient with respect to each input given the
+  /// gradients of the outputs (Aesara's L_op). Defaults to `grad`.
+  virtual std::vector<Var> L_op(const Apply& node, std::span<const Var> output_grads) const;
+  /// Reverse mode without the outputs. Throws NotImplementedError by default.
+  virtual std::vector<Var> grad(const Apply& node, std::span<const Var> output_grads) const;
+  /// Forward mode: the directional derivative of each output along
+  /// `eval_points` (one per input; a null Var means zero). Throws
+  /// NotImplementedError by default.
+  virtual std::vector<Var> R_op(const Apply& node, std::span<const Var> eval_points) const;
+  /// connection[i][j]: whether output j depends on input i. All true by default.
+  virtual std::vector<std::vector<bool>> connection_pattern(const Apply& node) const;
+
+  /// The output a call of the Op returns when it has several.
+  virtual std::optional<std::size_t> default_output() const { return std::nullopt; }
+  /// Outputs that are views of inputs.
+  virtual IoMap view_map() const { return {}; }
+  /// Outputs computed by overwriting inputs.
+  virtual IoMap destroy_map() const { return {}; }
+  /// Whether constant folding may evaluate this node when its inputs are
+  /// constants (false for Ops whose output should stay symbolic, e.g. alloc).
+  virtual bool do_constant_folding(const Apply& node) const;
+
+  std::shared_ptr<const Op> ptr() const { return shared_from_this(); }
+
+ private:
+  mutable std::atomic<std::size_t> hash_{0};
+};
+
+inline bool operator==(const Op& a, const Op& b) { return &a == &b || a.equals(b); }
+
+/// Hash/equality functors for maps keyed by Op value.
+struct OpHash {
+  std::size_t operator()(const OpPtr& op) const { return op->hash(); }
+};
+struct OpEqual {
+  bool operator()(const OpPtr& a, const OpPtr& b) const { return *a == *b; }
+};
+
+}  // namespace rw

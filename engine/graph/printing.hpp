@@ -1,0 +1,44 @@
+// Printing graphs: Aesara-style debugprint with ids and types, and a one-line
+// infix printer (`exp(x) * 2.0`).
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <string>
+
+#include "engine/graph/variable.hpp"
+
+namespace rw {
+
+class FunctionGraph;
+
+/// How a variable is named in messages: "`x`", "output 0 of `exp`", "constant `2.0`".
+std::string describe(const Variable& var);
+
+struct DebugPrintOptions {
+  /// Show each variable's type.
+  bool show_types = true;
+  /// Stop descending below this depth (0: no limit).
+  std::size_t max_depth = 0;
+};
+
+/// Tree view of the graph computing `outputs`, one line a variable:
+///
+///     mul [id A] <f64[?]> 'z'
+///      ├─ exp [id B] <f64[?]>
+///      │  └─ x [id C] <f64[?]>
+///      └─ 2.0 [id D] <f64[]>
+///
+/// A node met a second time is printed as its id with "···" and not expanded.
+std::string debugprint(std::span<const Var> outputs, const DebugPrintOptions& options = {});
+std::string debugprint(const Var& output, const DebugPrintOptions& options = {});
+std::string debugprint(const FunctionGraph& fgraph, const DebugPrintOptions& options = {});
+
+/// One-line infix form: `exp(x) * 2.0`, `sum{axis=(0)}(x)`. Shared
+/// subexpressions are repeated; the result is cut at `max_length` characters.
+std::string to_infix(const Var& var, std::size_t max_length = 10000);
+
+/// A constant's value as printers show it: `2.0`, `1`, `[1. 2.]`.
+std::string format_constant(const Constant& c);
+
+}  // namespace rw

@@ -1,0 +1,448 @@
+// Tensor core: storage, creation, views, element access, comparison, printing.
+#include "runtime/tensor.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <sstream>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "runtime/detail/strided.hpp"
+
+namespace rw {
+
+std::optional<DType> parse_dtype(std::string_view s) {
+  for (DType t : kAllDTypes)
+    if (s == dtype_name(t) || s == dtype_short_name(t)) return t;
+  if (s == "b8") return DType::Bool;
+  return std::nullopt;
+}
+
+namespace {
+int int_bits(DType t) { return static_cast<int>(itemsize(t)) * 8; }
+DType signed_int_of_bits(int bits) {
+  switch (bits) {
+    case 8: return DType::Int8;
+    case 16: return DType::Int16;
+    case 32: return DType::Int32;
+    default: return DType::Int64;
+  }
+}
+}  // namespace
+
+DType promote(DType a, DType b) {
+  if (a == b) return a;
+  if (is_bool(a)) return b;
+  if (is_bool(b)) return a;
+  if (is_float(a) || is_float(b)) {
+    if (a == DType::Float64 || b == DType::Float64) return DType::Float64;
+    // float32 with an integer: float32 holds int8/uint8/int16 exactly, not wider.
+    const DType other = is_float(a) ? b : a;
+    return int_bits(other) <= 16 ? DType::Float32 : DType::Float64;
+  }
+  // Both integers.
+  const bool sa = is_signed(a), sb = is_signed(b);
+  if (sa == sb) return int_bits(a) >= int_bits(b) ? a : b;
+  const DType u = sa ? b : a;  // the unsigned one (uint8)
+  const DType s = sa ? a : b;
+  return signed_int_of_bits(std::max(int_bits(s), 2 * int_bits(u)));
+}
+
+std::int64_t shape_size(std::span<const std::int64_t> shape) {
+  std::int64_t n = 1;
+  for (auto d : shape) n *= d;
+  return n;
+}
+
+Strides contiguous_strides(std::span<const std::int64_t> shape) {
+  Strides s(shape.size());
+  std::int64_t acc = 1;
+  for (std::size_t i = shape.size(); i-- > 0;) {
+    s[i] = acc;
+    acc *= std::max<std::int64_t>(shape[i], 1);
+  }
+  return s;
+}
+
+std::string shape_to_string(std::span<const std::int64_t> shape) {
+  std::string out = "(";
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (i) out += ", ";
+    out += std::to_string(shape[i]);
+  }
+  if (shape.size() == 1) out += ",";
+  return out + ")";
+}
+
+Storage::Storage(std::size_t nbytes) : nbytes_(nbytes) {
+  // Round up: aligned_alloc wants a multiple of the alignment, and a zero-size
+  // allocation still gets a unique address.
+  const std::size_t rounded = std::max<std::size_t>(64, (nbytes + 63) / 64 * 64);
+  data_ = static_cast<std::byte*>(std::aligned_alloc(64, rounded));
+  if (!data_) throw std::bad_alloc();
+}
+
+Storage::~Storage() { std::free(data_); }
+
+Tensor TensorAccess::make(std::shared_ptr<Storage> storage, DType dtype, Shape shape,
+                          Strides strides, std::int64_t offset) {
+  Tensor t;
+  t.storage_ = std::move(storage);
+  t.dtype_ = dtype;
+  t.shape_ = std::move(shape);
+  t.strides_ = std::move(strides);
+  t.offset_ = offset;
+  return t;
+}
+
+Tensor Tensor::empty(DType dtype, std::span<const std::int64_t> shape) {
+  for (auto d : shape)
+    if (d < 0)
+      throw std::invalid_argument("Tensor::empty: negative dimension in shape " +
+                                  shape_to_string(shape));
+  const auto n = static_cast<std::size_t>(shape_size(shape));
+  return TensorAccess::make(std::make_shared<Storage>(n * itemsize(dtype)), dtype,
+                            Shape(shape.begin(), shape.end()), contiguous_strides(shape), 0);
+}
+
+Tensor Tensor::full(std::span<const std::int64_t> shape, double value, DType dtype) {
+  Tensor t = empty(dtype, shape);
+  visit_dtype(dtype, [&]<class T>() {
+    std::fill_n(t.data<T>(), t.size(), static_cast<T>(value));
+  });
+  return t;
+}
+
+Tensor Tensor::zeros(std::span<const std::int64_t> shape, DType dtype) {
+  Tensor t = empty(dtype, shape);
+  std::memset(t.raw_data(), 0, t.nbytes());
+  return t;
+}
+
+Tensor Tensor::ones(std::span<const std::int64_t> shape, DType dtype) {
+  return full(shape, 1.0, dtype);
+}
+
+Tensor Tensor::scalar(double value, DType dtype) { return full({}, value, dtype); }
+
+std::int64_t Tensor::dim(std::int64_t axis) const {
+  const std::int64_t a = axis < 0 ? axis + ndim() : axis;
+  if (a < 0 || a >= ndim())
+    throw std::out_of_range(fmt::format("axis {} is out of range for a tensor of {} dimensions",
+                                        axis, ndim()));
+  return shape_[static_cast<std::size_t>(a)];
+}
+
+void Tensor::check_element_type(DType requested) const {
+  if (!storage_) throw std::logic_error("access to the data of a null tensor");
+  if (requested != dtype_)
+    throw std::invalid_argument(fmt::format("tensor holds {} elements, not {}",
+                                            dtype_name(dtype_), dtype_name(requested)));
+}
+
+bool Tensor::is_contiguous() const {
+  std::int64_t expected = 1;
+  for (std::size_t i = shape_.size(); i-- > 0;) {
+    if (shape_[i] == 1) continue;
+    if (strides_[i] != expected) return false;
+    expected *= shape_[i];
+  }
+  return true;
+}
+
+double Tensor::at(std::span<const std::int64_t> index) const {
+  if (static_cast<std::int64_t>(index.size()) != ndim())
+    throw std::invalid_argument(fmt::format("index of {} entries for a tensor of {} dimensions",
+                                            index.size(), ndim()));
+  std::int64_t off = offset_;
+  for (std::size_t i = 0; i < index.size(); ++i) {
+    std::int64_t k = index[i] < 0 ? index[i] + shape_[i] : index[i];
+    if (k < 0 || k >= shape_[i])
+      throw std::out_of_range(fmt::format("index {} is out of bounds for axis {} of size {}",
+                                          index[i], i, shape_[i]));
+    off += k * strides_[i];
+  }
+  return visit_dtype(dtype_, [&]<class T>() {
+    return static_cast<double>(reinterpret_cast<const T*>(storage_->data())[off]);
+  });
+}
+
+void Tensor::assign(const Tensor& src) {
+  if (!std::equal(shape_.begin(), shape_.end(), src.shape_.begin(), src.shape_.end()))
+    throw std::invalid_argument("Tensor::assign: shape " + shape_to_string(src.shape_) +
+                                " into shape " + shape_to_string(shape_));
+  visit_dtype(dtype_, [&]<class D>() {
+    visit_dtype(src.dtype_, [&]<class S>() {
+      D* dst = reinterpret_cast<D*>(storage_->data()) + offset_;
+      const S* from = reinterpret_cast<const S*>(src.storage_->data()) + src.offset_;
+      detail::for_each_strided2(shape_, strides_, src.strides_,
+                                [&](std::int64_t od, std::int64_t os) {
+                                  dst[od] = static_cast<D>(from[os]);
+                                });
+    });
+  });
+}
+
+Tensor Tensor::astype(DType dtype) const {
+  Tensor out = empty(dtype, shape_);
+  out.assign(*this);
+  return out;
+}
+
+Tensor Tensor::copy() const { return astype(dtype_); }
+
+Tensor Tensor::contiguous() const { return is_contiguous() ? *this : copy(); }
+
+namespace {
+std::int64_t normalize_axis(std::int64_t axis, std::int64_t ndim, const char* what) {
+  const std::int64_t a = axis < 0 ? axis + ndim : axis;
+  if (a < 0 || a >= ndim)
+    throw std::out_of_range(
+        fmt::format("{}: axis {} is out of range for a tensor of {} dimensions", what, axis, ndim));
+  return a;
+}
+}  // namespace
+
+Tensor Tensor::transpose(std::span<const std::int64_t> perm) const {
+  if (static_cast<std::int64_t>(perm.size()) != ndim())
+    throw std::invalid_argument(fmt::format(
+        "Tensor::transpose: permutation of {} axes for a tensor of {}", perm.size(), ndim()));
+  std::vector<bool> seen(perm.size(), false);
+  Shape shape(perm.size());
+  Strides strides(perm.size());
+  for (std::size_t i = 0; i < perm.size(); ++i) {
+    const auto a = static_cast<std::size_t>(normalize_axis(perm[i], ndim(), "Tensor::transpose"));
+    if (seen[a]) throw std::invalid_argument("Tensor::transpose: repeated axis in permutation");
+    seen[a] = true;
+    shape[i] = shape_[a];
+    strides[i] = strides_[a];
+  }
+  return TensorAccess::make(storage_, dtype_, std::move(shape), std::move(strides), offset_);
+}
+
+Tensor Tensor::transpose() const {
+  Shape perm(shape_.size());
+  for (std::size_t i = 0; i < perm.size(); ++i)
+    perm[i] = static_cast<std::int64_t>(perm.size() - 1 - i);
+  return transpose(perm);
+}
+
+Tensor Tensor::slice(std::int64_t axis, std::int64_t start, std::int64_t stop,
+                     std::int64_t step) const {
+  const auto a = static_cast<std::size_t>(normalize_axis(axis, ndim(), "Tensor::slice"));
+  if (step == 0) throw std::invalid_argument("Tensor::slice: step must not be zero");
+  const std::int64_t n = shape_[a];
+  // Python's slice.indices().
+  auto clamp = [&](std::int64_t v, bool is_start) {
+    if (v < 0) v += n;
+    if (step > 0) return std::clamp<std::int64_t>(v, 0, n);
+    (void)is_start;
+    return std::clamp<std::int64_t>(v, -1, n - 1);
+  };
+  const std::int64_t b = clamp(start, true), e = clamp(stop, false);
+  std::int64_t len = step > 0 ? (e > b ? (e - b + step - 1) / step : 0)
+                              : (b > e ? (b - e + (-step) - 1) / (-step) : 0);
+  Shape shape = shape_;
+  Strides strides = strides_;
+  shape[a] = len;
+  strides[a] = strides_[a] * step;
+  const std::int64_t off = len > 0 ? offset_ + b * strides_[a] : offset_;
+  return TensorAccess::make(storage_, dtype_, std::move(shape), std::move(strides), off);
+}
+
+Tensor Tensor::select(std::int64_t axis, std::int64_t i) const {
+  const auto a = static_cast<std::size_t>(normalize_axis(axis, ndim(), "Tensor::select"));
+  const std::int64_t k = i < 0 ? i + shape_[a] : i;
+  if (k < 0 || k >= shape_[a])
+    throw std::out_of_range(fmt::format("index {} is out of bounds for axis {} of size {}", i,
+                                        axis, shape_[a]));
+  Shape shape = shape_;
+  Strides strides = strides_;
+  shape.erase(shape.begin() + static_cast<std::ptrdiff_t>(a));
+  strides.erase(strides.begin() + static_cast<std::ptrdiff_t>(a));
+  return TensorAccess::make(storage_, dtype_, std::move(shape), std::move(strides),
+                            offset_ + k * strides_[a]);
+}
+
+Tensor Tensor::broadcast_to(std::span<const std::int64_t> shape) const {
+  if (shape.size() < shape_.size())
+    throw std::invalid_argument("cannot broadcast shape " + shape_to_string(shape_) + " to " +
+                                shape_to_string(shape));
+  const std::size_t lead = shape.size() - shape_.size();
+  Strides strides(shape.size(), 0);
+  for (std::size_t i = 0; i < shape_.size(); ++i) {
+    const std::int64_t want = shape[lead + i];
+    if (shape_[i] == want) strides[lead + i] = strides_[i];
+    else if (shape_[i] == 1) strides[lead + i] = 0;
+    else
+      throw std::invalid_argument("cannot broadcast shape " + shape_to_string(shape_) + " to " +
+                                  shape_to_string(shape));
+  }
+  return TensorAccess::make(storage_, dtype_, Shape(shape.begin(), shape.end()),
+                            std::move(strides), offset_);
+}
+
+Tensor Tensor::reshape(std::span<const std::int64_t> shape) const {
+  Shape target(shape.begin(), shape.end());
+  std::int64_t known = 1;
+  int infer = -1;
+  for (std::size_t i = 0; i < target.size(); ++i) {
+    if (target[i] == -1) {
+      if (infer >= 0) throw std::invalid_argument("Tensor::reshape: more than one -1 in shape");
+      infer = static_cast<int>(i);
+    } else if (target[i] < 0) {
+      throw std::invalid_argument("Tensor::reshape: negative dimension in " +
+                                  shape_to_string(shape));
+    } else {
+      known *= target[i];
+    }
+  }
+  if (infer >= 0) {
+    if (known == 0 || size() % known != 0)
+      throw std::invalid_argument("cannot reshape a tensor of shape " + shape_to_string(shape_) +
+                                  " into " + shape_to_string(shape));
+    target[static_cast<std::size_t>(infer)] = size() / known;
+  }
+  if (shape_size(target) != size())
+    throw std::invalid_argument("cannot reshape a tensor of shape " + shape_to_string(shape_) +
+                                " into " + shape_to_string(shape));
+  const Tensor src = contiguous();
+  return TensorAccess::make(src.storage_, dtype_, target, contiguous_strides(target),
+                            src.offset_);
+}
+
+Tensor Tensor::expand_dims(std::int64_t axis) const {
+  const std::int64_t a = axis < 0 ? axis + ndim() + 1 : axis;
+  if (a < 0 || a > ndim())
+    throw std::out_of_range(fmt::format("Tensor::expand_dims: axis {} out of range", axis));
+  Shape shape = shape_;
+  Strides strides = strides_;
+  shape.insert(shape.begin() + a, 1);
+  strides.insert(strides.begin() + a, 0);
+  return TensorAccess::make(storage_, dtype_, std::move(shape), std::move(strides), offset_);
+}
+
+Tensor Tensor::squeeze(std::int64_t axis) const {
+  const auto a = static_cast<std::size_t>(normalize_axis(axis, ndim(), "Tensor::squeeze"));
+  if (shape_[a] != 1)
+    throw std::invalid_argument(
+        fmt::format("Tensor::squeeze: axis {} has length {}, not 1", axis, shape_[a]));
+  Shape shape = shape_;
+  Strides strides = strides_;
+  shape.erase(shape.begin() + static_cast<std::ptrdiff_t>(a));
+  strides.erase(strides.begin() + static_cast<std::ptrdiff_t>(a));
+  return TensorAccess::make(storage_, dtype_, std::move(shape), std::move(strides), offset_);
+}
+
+bool Tensor::equal(const Tensor& other) const {
+  if (dtype_ != other.dtype_ || shape_ != other.shape_) return false;
+  if (valid() != other.valid()) return false;
+  if (!valid()) return true;
+  bool same = true;
+  visit_dtype(dtype_, [&]<class T>() {
+    const T* a = reinterpret_cast<const T*>(storage_->data()) + offset_;
+    const T* b = reinterpret_cast<const T*>(other.storage_->data()) + other.offset_;
+    detail::for_each_strided2(shape_, strides_, other.strides_,
+                              [&](std::int64_t ia, std::int64_t ib) {
+                                if (!(a[ia] == b[ib])) same = false;
+                              });
+  });
+  return same;
+}
+
+std::size_t Tensor::content_hash() const {
+  std::size_t h = std::hash<int>()(static_cast<int>(dtype_));
+  auto mix = [&](std::size_t v) { h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
+  for (auto d : shape_) mix(std::hash<std::int64_t>()(d));
+  if (!valid()) return h;
+  visit_dtype(dtype_, [&]<class T>() {
+    const T* a = reinterpret_cast<const T*>(storage_->data()) + offset_;
+    detail::for_each_strided(shape_, strides_, [&](std::int64_t i) {
+      T v = a[i];
+      if constexpr (std::is_floating_point_v<T>) {
+        if (v == T(0)) v = T(0);  // -0.0 == 0.0 must hash equal
+      }
+      mix(std::hash<T>()(v));
+    });
+  });
+  return h;
+}
+
+namespace {
+template <class T> std::string format_element(T v) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return v ? "True" : "False";
+  } else if constexpr (std::is_floating_point_v<T>) {
+    if (std::isnan(v)) return "nan";
+    if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+    if (v == std::floor(v) && std::fabs(v) < 1e16) return fmt::format("{:.0f}.", v);
+    return fmt::format("{:.8g}", v);
+  } else {
+    return std::to_string(static_cast<long long>(v));
+  }
+}
+}  // namespace
+
+std::string Tensor::to_string() const {
+  if (!valid()) return "<null tensor>";
+  std::vector<std::string> cells;
+  cells.reserve(static_cast<std::size_t>(size()));
+  visit_dtype(dtype_, [&]<class T>() {
+    const T* a = reinterpret_cast<const T*>(storage_->data()) + offset_;
+    detail::for_each_strided(shape_, strides_,
+                             [&](std::int64_t i) { cells.push_back(format_element(a[i])); });
+  });
+  if (ndim() == 0) return cells.front();
+  std::size_t width = 0;
+  for (const auto& c : cells) width = std::max(width, c.size());
+  std::string out;
+  std::size_t next = 0;
+  // Recursive over axes, with NumPy's bracket and newline layout.
+  auto rec = [&](auto&& self, std::size_t axis) -> void {
+    out += '[';
+    const std::int64_t n = shape_[axis];
+    for (std::int64_t i = 0; i < n; ++i) {
+      if (axis + 1 == shape_.size()) {
+        if (i) out += ' ';
+        const std::string& c = cells[next++];
+        out.append(width - c.size(), ' ');
+        out += c;
+      } else {
+        if (i) {
+          out.append(shape_.size() - axis - 1, '\n');
+          out.append(axis + 1, ' ');
+        }
+        self(self, axis + 1);
+      }
+    }
+    out += ']';
+  };
+  rec(rec, 0);
+  return out;
+}
+
+bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
+  if (a.shape() != b.shape()) return false;
+  const Tensor x = a.astype(DType::Float64), y = b.astype(DType::Float64);
+  const double* px = x.data<double>();
+  const double* py = y.data<double>();
+  for (std::int64_t i = 0; i < x.size(); ++i) {
+    const double u = px[i], v = py[i];
+    if (std::isnan(u) || std::isnan(v)) {
+      if (equal_nan && std::isnan(u) && std::isnan(v)) continue;
+      return false;
+    }
+    if (std::isinf(u) || std::isinf(v)) {
+      if (u != v) return false;
+      continue;
+    }
+    if (std::fabs(u - v) > atol + rtol * std::fabs(v)) return false;
+  }
+  return true;
+}
+
+}  // namespace rw

@@ -1,0 +1,229 @@
+// Tensor: a dtype, a shape, strides and an offset into shared storage.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "runtime/dtype.hpp"
+#include "runtime/small_vec.hpp"
+
+namespace rw {
+
+/// Extents of a tensor, outermost first. Inline for up to 6 dimensions.
+using Shape = SmallVec<std::int64_t, 6>;
+/// Distance between neighbours along each axis, in elements (may be 0 for a
+/// broadcast axis, or negative for a reversed view).
+using Strides = SmallVec<std::int64_t, 6>;
+
+/// Number of elements of a shape (1 for a 0-d shape).
+std::int64_t shape_size(std::span<const std::int64_t> shape);
+/// Row-major (C order) strides of a contiguous tensor of this shape.
+Strides contiguous_strides(std::span<const std::int64_t> shape);
+/// "(2, 3)" as NumPy prints a shape.
+std::string shape_to_string(std::span<const std::int64_t> shape);
+
+/// A block of bytes shared by a tensor and all its views. 64-byte aligned.
+class Storage {
+ public:
+  explicit Storage(std::size_t nbytes);
+  ~Storage();
+  Storage(const Storage&) = delete;
+  Storage& operator=(const Storage&) = delete;
+
+  std::byte* data() { return data_; }
+  const std::byte* data() const { return data_; }
+  std::size_t nbytes() const { return nbytes_; }
+
+ private:
+  std::byte* data_;
+  std::size_t nbytes_;
+};
+
+/// An n-dimensional array value. Copying a Tensor copies the handle, not the
+/// data (as NumPy's `b = a`); use `copy()` for an independent array. A
+/// default-constructed Tensor is "null": it has no storage and `valid()` is
+/// false; the runtime uses it for an output slot not yet computed.
+class Tensor {
+ public:
+  Tensor() = default;
+
+  /// Uninitialised contiguous tensor.
+  static Tensor empty(DType dtype, std::span<const std::int64_t> shape);
+  static Tensor empty(DType dtype, std::initializer_list<std::int64_t> shape) {
+    return empty(dtype, std::span<const std::int64_t>(shape.begin(), shape.size()));
+  }
+  static Tensor zeros(std::span<const std::int64_t> shape, DType dtype = DType::Float64);
+  static Tensor zeros(std::initializer_list<std::int64_t> shape, DType dtype = DType::Float64) {
+    return zeros(std::span<const std::int64_t>(shape.begin(), shape.size()), dtype);
+  }
+  static Tensor ones(std::span<const std::int64_t> shape, DType dtype = DType::Float64);
+  static Tensor ones(std::initializer_list<std::int64_t> shape, DType dtype = DType::Float64) {
+    return ones(std::span<const std::int64_t>(shape.begin(), shape.size()), dtype);
+  }
+  /// Every element set to `value` converted to `dtype`.
+  static Tensor full(std::span<const std::int64_t> shape, double value,
+                     DType dtype = DType::Float64);
+  /// A 0-d tensor holding `value`.
+  template <class T> static Tensor scalar(T value) {
+    Tensor t = empty(dtype_of<T>(), {});
+    *t.data<T>() = value;
+    return t;
+  }
+  /// A 0-d tensor holding `value` converted to `dtype`.
+  static Tensor scalar(double value, DType dtype);
+  /// A 1-d tensor from a list: `Tensor::from({1.0, 2.0})`.
+  template <class T> static Tensor from(std::initializer_list<T> values) {
+    Tensor t = empty(dtype_of<T>(), {static_cast<std::int64_t>(values.size())});
+    std::int64_t i = 0;
+    for (const T& v : values) t.data<T>()[i++] = v;
+    return t;
+  }
+  /// A 2-d tensor from rows: `Tensor::from({{1.0, 2.0}, {3.0, 4.0}})`.
+  template <class T> static Tensor from(std::initializer_list<std::initializer_list<T>> rows);
+  /// A contiguous tensor with these elements and this shape.
+  template <class T>
+  static Tensor from_vector(const std::vector<T>& values, std::span<const std::int64_t> shape);
+
+  bool valid() const { return storage_ != nullptr; }
+  DType dtype() const { return dtype_; }
+  const Shape& shape() const { return shape_; }
+  const Strides& strides() const { return strides_; }
+  std::int64_t offset() const { return offset_; }
+  std::int64_t ndim() const { return static_cast<std::int64_t>(shape_.size()); }
+  std::int64_t size() const { return shape_size(shape_); }
+  /// Extent of axis `axis`; negative axes count from the end.
+  std::int64_t dim(std::int64_t axis) const;
+  std::size_t nbytes() const { return static_cast<std::size_t>(size()) * itemsize(dtype_); }
+
+  /// Address of the element at index (0, …, 0). Checks the element type.
+  template <class T> T* data() {
+    check_element_type(dtype_of<T>());
+    return reinterpret_cast<T*>(storage_->data()) + offset_;
+  }
+  template <class T> const T* data() const {
+    check_element_type(dtype_of<T>());
+    return reinterpret_cast<const T*>(storage_->data()) + offset_;
+  }
+  void* raw_data() { return storage_->data() + offset_ * static_cast<std::int64_t>(itemsize(dtype_)); }
+  const void* raw_data() const {
+    return storage_->data() + offset_ * static_cast<std::int64_t>(itemsize(dtype_));
+  }
+  const std::shared_ptr<Storage>& storage() const { return storage_; }
+
+  /// True when elements are laid out densely in row-major order.
+  bool is_contiguous() const;
+  /// True when this tensor and `other` may read or write the same bytes.
+  bool shares_storage(const Tensor& other) const {
+    return storage_ != nullptr && storage_ == other.storage_;
+  }
+
+  /// The element at `index` (one entry per axis) converted to double.
+  double at(std::span<const std::int64_t> index) const;
+  double at(std::initializer_list<std::int64_t> index) const {
+    return at(std::span<const std::int64_t>(index.begin(), index.size()));
+  }
+  /// The single element of a tensor of size 1, converted to T.
+  template <class T> T item() const;
+
+  /// An independent contiguous copy, optionally converted to `dtype`.
+  Tensor copy() const;
+  Tensor astype(DType dtype) const;
+  /// This tensor if already contiguous, otherwise a contiguous copy.
+  Tensor contiguous() const;
+  /// Copies the elements of `src` (same shape, any layout and dtype) into this
+  /// tensor, converting the element type.
+  void assign(const Tensor& src);
+
+  // Views: share storage with this tensor.
+  /// Axes permuted: result axis i is axis perm[i] of this tensor.
+  Tensor transpose(std::span<const std::int64_t> perm) const;
+  /// Reverses the axes (NumPy's `.T`).
+  Tensor transpose() const;
+  /// Elements start, start+step, … before stop along `axis` (Python slice
+  /// semantics, negative indices and steps allowed).
+  Tensor slice(std::int64_t axis, std::int64_t start, std::int64_t stop,
+               std::int64_t step = 1) const;
+  /// Index `i` taken along `axis`, which is removed.
+  Tensor select(std::int64_t axis, std::int64_t i) const;
+  /// Broadcast to `shape` (NumPy rules); broadcast axes get stride 0.
+  Tensor broadcast_to(std::span<const std::int64_t> shape) const;
+  /// Same elements in a new shape; a view when the layout allows, a copy
+  /// otherwise. One entry may be -1 (inferred).
+  Tensor reshape(std::span<const std::int64_t> shape) const;
+  /// A new axis of length 1 inserted before `axis`.
+  Tensor expand_dims(std::int64_t axis) const;
+  /// A length-1 axis removed.
+  Tensor squeeze(std::int64_t axis) const;
+
+  /// Same-shape, same-dtype, elementwise-equal (NaN never equals NaN).
+  bool equal(const Tensor& other) const;
+  /// Hash of dtype, shape and element values; equal tensors hash equal.
+  std::size_t content_hash() const;
+  /// NumPy-style rendering: `[[1. 2.]\n [3. 4.]]`.
+  std::string to_string() const;
+
+ private:
+  friend class TensorAccess;
+  void check_element_type(DType requested) const;
+
+  std::shared_ptr<Storage> storage_;
+  Shape shape_;
+  Strides strides_;
+  std::int64_t offset_ = 0;
+  DType dtype_ = DType::Float64;
+};
+
+/// |a - b| <= atol + rtol * |b| elementwise, shapes equal (no broadcasting),
+/// NaN equal to NaN when `equal_nan`. Dtypes may differ.
+bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8,
+              bool equal_nan = false);
+
+/// Builds views without going through the public constructors; for kernels.
+class TensorAccess {
+ public:
+  static Tensor make(std::shared_ptr<Storage> storage, DType dtype, Shape shape, Strides strides,
+                     std::int64_t offset);
+};
+
+// ---------------------------------------------------------------------------
+
+template <class T>
+Tensor Tensor::from(std::initializer_list<std::initializer_list<T>> rows) {
+  const auto nrows = static_cast<std::int64_t>(rows.size());
+  const auto ncols = nrows == 0 ? 0 : static_cast<std::int64_t>(rows.begin()->size());
+  Tensor t = empty(dtype_of<T>(), {nrows, ncols});
+  T* out = t.data<T>();
+  for (const auto& row : rows) {
+    if (static_cast<std::int64_t>(row.size()) != ncols)
+      throw std::invalid_argument("Tensor::from: rows of unequal length");
+    for (const T& v : row) *out++ = v;
+  }
+  return t;
+}
+
+template <class T>
+Tensor Tensor::from_vector(const std::vector<T>& values, std::span<const std::int64_t> shape) {
+  if (shape_size(shape) != static_cast<std::int64_t>(values.size()))
+    throw std::invalid_argument("Tensor::from_vector: " + std::to_string(values.size()) +
+                                " values do not fill shape " + shape_to_string(shape));
+  Tensor t = empty(dtype_of<T>(), shape);
+  T* out = t.data<T>();
+  for (const T& v : values) *out++ = v;
+  return t;
+}
+
+template <class T> T Tensor::item() const {
+  if (size() != 1)
+    throw std::invalid_argument("Tensor::item: tensor of shape " + shape_to_string(shape_) +
+                                " has " + std::to_string(size()) + " elements, not 1");
+  return visit_dtype(dtype_, [&]<class U>() {
+    return static_cast<T>(*(reinterpret_cast<const U*>(storage_->data()) + offset_));
+  });
+}
+
+}  // namespace rw

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Set-up on a fresh Debian 12 machine: installs what is missing, builds
+# everything, and runs the main job.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/deps.sh
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
+cmake --build build
+build/tools/rw_demo

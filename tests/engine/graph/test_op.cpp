@@ -1,0 +1,106 @@
+// Op identity by properties, and the OpRegistry.
+#include <catch2/catch.hpp>
+
+#include <unordered_set>
+
+#include "engine/graph/errors.hpp"
+#include "engine/graph/op_registry.hpp"
+#include "support/toy_ops.hpp"
+
+using namespace rw;
+using namespace rw::test;
+
+TEST_CASE("ops with equal properties are equal and hash equal", "[graph]") {
+  OpPtr a = toy("add", 2, 7), b = toy("add", 2, 7), c = toy("add", 2, 8), d = toy("mul", 2, 7);
+  REQUIRE(*a == *b);
+  REQUIRE(a->hash() == b->hash());
+  REQUIRE_FALSE(*a == *c);
+  REQUIRE_FALSE(*a == *d);
+  REQUIRE_FALSE(*a == *std::make_shared<ToyTwoOut>());
+  std::unordered_set<OpPtr, OpHash, OpEqual> set{a, b, c, d};
+  REQUIRE(set.size() == 3);
+  REQUIRE(a->to_string() == "add{tag=7}");
+  REQUIRE(std::make_shared<ToyTwoOut>()->to_string() == "two_out");
+}
+
+TEST_CASE("property values print as the rules language writes them", "[graph]") {
+  REQUIRE(format_prop_value(std::monostate{}) == "none");
+  REQUIRE(format_prop_value(true) == "true");
+  REQUIRE(format_prop_value(std::int64_t{-3}) == "-3");
+  REQUIRE(format_prop_value(2.0) == "2.0");
+  REQUIRE(format_prop_value(0.5) == "0.5");
+  REQUIRE(format_prop_value(std::vector<std::int64_t>{0, 2}) == "(0,2)");
+  REQUIRE(format_prop_value(DType::Float32) == "float32");
+}
+
+TEST_CASE("unimplemented optional methods say which op lacks what", "[graph]") {
+  Var x = fvec("x");
+  Var e = (*toy("frob", 1))({x});
+  const Op& op = e->owner()->op();
+  REQUIRE_THROWS_WITH(op.grad(*e->owner(), {}), Catch::Contains("`frob` is not differentiable"));
+  REQUIRE_THROWS_AS(op.infer_shape(*e->owner(), {}), NotImplementedError);
+  REQUIRE_THROWS_AS(op.R_op(*e->owner(), {}), NotImplementedError);
+  REQUIRE(op.connection_pattern(*e->owner()) == std::vector<std::vector<bool>>{{true}});
+}
+
+namespace {
+OpRegistry make_registry() {
+  OpRegistry r;
+  r.add({.name = "add",
+         .doc = "elementwise sum",
+         .params = {{"tag", ParamKind::Int, PropValue{std::int64_t{0}}, false, "a tag"}},
+         .min_inputs = 2,
+         .max_inputs = 2,
+         .factory = [](const Props& p) {
+           return toy("add", 2, std::get<std::int64_t>(p[0].value));
+         }});
+  r.add({.name = "sum",
+         .doc = "reduction",
+         .params = {{"axis", ParamKind::Ints, PropValue{std::monostate{}}, true, "axes"},
+                    {"keepdims", ParamKind::Bool, PropValue{false}, false, ""},
+                    {"scale", ParamKind::Float, std::nullopt, false, "required"}},
+         .min_inputs = 1,
+         .max_inputs = 1,
+         .factory = [](const Props& p) {
+           return toy("sum", 1, static_cast<std::int64_t>(std::get<double>(p[2].value)));
+         }});
+  r.add_alias("plus", "add");
+  return r;
+}
+}  // namespace
+
+TEST_CASE("the registry builds ops from names and parameters", "[graph]") {
+  const OpRegistry r = make_registry();
+  REQUIRE(*r.make("add") == *toy("add", 2, 0));
+  REQUIRE(*r.make("plus", {{"tag", std::int64_t{3}}}) == *toy("add", 2, 3));
+  REQUIRE(r.find("plus") == r.find("add"));
+  REQUIRE(r.all().size() == 2);
+  // Defaults are filled in, values coerced where lossless.
+  const Props full = OpRegistry::complete_params(
+      *r.find("sum"), {{"scale", std::int64_t{2}}, {"axis", std::int64_t{1}}});
+  REQUIRE(full == Props{{"axis", std::vector<std::int64_t>{1}},
+                        {"keepdims", false},
+                        {"scale", 2.0}});
+  REQUIRE(OpRegistry::arity_ok(*r.find("add"), 2));
+  REQUIRE_FALSE(OpRegistry::arity_ok(*r.find("add"), 3));
+}
+
+TEST_CASE("the registry refuses bad requests naming what was wrong", "[graph]") {
+  const OpRegistry r = make_registry();
+  REQUIRE_THROWS_WITH(r.make("sun", {{"scale", 1.0}}),
+                      Catch::Equals("unknown op `sun`; did you mean `sum`?"));
+  REQUIRE_THROWS_WITH(r.make("sum", {{"axes", std::int64_t{0}}, {"scale", 1.0}}),
+                      Catch::Contains("op `sum` has no parameter `axes`") &&
+                          Catch::Contains("`axis`, `keepdims`, `scale`"));
+  REQUIRE_THROWS_WITH(r.make("sum"), Catch::Contains("needs parameter `scale`"));
+  REQUIRE_THROWS_WITH(r.make("sum", {{"scale", 1.0}, {"keepdims", std::int64_t{1}}}),
+                      Catch::Contains("`keepdims` of op `sum` must be a bool, not `1`"));
+  REQUIRE_THROWS_WITH(r.make("add", {{"tag", 1.5}}), Catch::Contains("must be an int"));
+  REQUIRE_THROWS_WITH(r.make("add", {{"tag", std::monostate{}}}), Catch::Contains("not `none`"));
+  REQUIRE_THROWS_WITH(r.make("add", {{"tag", std::int64_t{1}}, {"tag", std::int64_t{2}}}),
+                      Catch::Contains("given twice"));
+  OpRegistry r2 = make_registry();
+  REQUIRE_THROWS_AS(r2.add({.name = "add", .factory = [](const Props&) { return OpPtr(); }}),
+                    std::invalid_argument);
+  REQUIRE_THROWS_AS(r2.add_alias("x", "nope"), std::invalid_argument);
+}

@@ -1,0 +1,65 @@
+// debugprint and the infix printer.
+#include <catch2/catch.hpp>
+
+#include "engine/graph/function_graph.hpp"
+#include "engine/graph/printing.hpp"
+#include "support/toy_ops.hpp"
+
+using namespace rw;
+using namespace rw::test;
+
+TEST_CASE("debugprint shows the tree with ids, types and shared nodes once", "[graph]") {
+  Var x = fvec("x");
+  Var e = exp(x);
+  Var z = mul(e, add(e, fconst(2)));
+  z->set_name("z");
+  const std::string expected =
+      "mul [id A] <f64[?]> 'z'\n"
+      " ├─ exp [id B] <f64[?]>\n"
+      " │  └─ x [id C] <f64[?]>\n"
+      " └─ add [id D] <f64[?]>\n"
+      "    ├─ exp [id B] <f64[?]> ···\n"
+      "    └─ 2.0 [id E] <f64[]>\n";
+  REQUIRE(debugprint(z) == expected);
+  DebugPrintOptions no_types;
+  no_types.show_types = false;
+  no_types.max_depth = 1;
+  REQUIRE(debugprint(z, no_types) ==
+          "mul [id A] 'z'\n"
+          " ├─ exp [id B]\n"
+          " │  └─ ···\n"
+          " └─ add [id C]\n"
+          "    └─ ···\n");
+}
+
+TEST_CASE("debugprint of a FunctionGraph prints its outputs", "[graph]") {
+  Var x = fvec("x");
+  FunctionGraph fg({x}, {exp(x), neg(x)});
+  REQUIRE(debugprint(fg) ==
+          "exp [id A] <f64[?]>\n"
+          " └─ x [id B] <f64[?]>\n"
+          "neg [id C] <f64[?]>\n"
+          " └─ x [id B] <f64[?]>\n");
+}
+
+TEST_CASE("the infix printer follows precedence and associativity", "[graph]") {
+  Var x = fvec("x"), y = fvec("y");
+  REQUIRE(to_infix(mul(exp(x), fconst(2))) == "exp(x) * 2.0");
+  REQUIRE(to_infix(mul(add(x, y), y)) == "(x + y) * y");
+  REQUIRE(to_infix(add(x, mul(x, y))) == "x + x * y");
+  REQUIRE(to_infix(sub(x, sub(x, y))) == "x - (x - y)");
+  REQUIRE(to_infix(sub(sub(x, y), x)) == "x - y - x");
+  REQUIRE(to_infix(neg(add(x, y))) == "-(x + y)");
+  REQUIRE(to_infix(neg(x)) == "-x");
+  REQUIRE(to_infix(div(mul(x, y), y)) == "x * y / y");
+  REQUIRE(to_infix(exp(fvec(""))) == "exp(<f64[?]>)");
+  REQUIRE(to_infix(mul(x, y), 3) == "x *…");
+}
+
+TEST_CASE("describe names variables for error messages", "[graph]") {
+  Var x = fvec("x");
+  REQUIRE(describe(*x) == "`x`");
+  REQUIRE(describe(*fconst(1.5)) == "constant `1.5`");
+  REQUIRE(describe(*exp(x)) == "`exp(x)`");
+  REQUIRE(describe(*fvec("")) == "an unnamed input of type f64[?]");
+}

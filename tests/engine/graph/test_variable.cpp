@@ -1,0 +1,98 @@
+// Variables, constants and Apply nodes: ownership and identity.
+#include <catch2/catch.hpp>
+
+#include "engine/graph/apply.hpp"
+#include "engine/graph/errors.hpp"
+#include "engine/graph/op.hpp"
+#include "support/toy_ops.hpp"
+
+using namespace rw;
+using namespace rw::test;
+
+namespace {
+/// An op that counts how many of it are alive, to observe node lifetimes.
+class Counted final : public Op {
+ public:
+  static inline int alive = 0;
+  Counted() { ++alive; }
+  ~Counted() override { --alive; }
+  std::string_view name() const override { return "counted"; }
+  ApplyRef make_node(std::span<const Var> inputs) const override {
+    const TypePtr t = inputs[0]->type();
+    return Apply::create(ptr(), inputs, std::span(&t, 1));
+  }
+};
+}  // namespace
+
+TEST_CASE("holding an output keeps its node and inputs alive", "[graph]") {
+  Var x = fvec("x");
+  Var out;
+  {
+    auto op = std::make_shared<Counted>();
+    Var mid = (*op)({x});
+    out = (*op)({mid});
+  }
+  REQUIRE(Counted::alive == 1);  // the op lives on in the nodes
+  REQUIRE(out->owner()->input(0)->owner()->op().name() == "counted");
+  out = Var();
+  REQUIRE(Counted::alive == 0);  // both nodes went, and with them the op
+}
+
+TEST_CASE("a node's outputs know their owner and index", "[graph]") {
+  Var x = fvec("x");
+  ApplyRef node = std::make_shared<ToyTwoOut>()->make_node(std::vector<Var>{x});
+  REQUIRE(node->num_outputs() == 2);
+  REQUIRE(node->output(1)->owner() == node.get());
+  REQUIRE(node->output(1)->index() == 1);
+  REQUIRE_THROWS_WITH(node->default_output(), Catch::Contains("no default output"));
+  Var second = node->output(1);
+  node = ApplyRef();
+  REQUIRE(second->owner()->num_outputs() == 2);  // still alive through its output
+}
+
+TEST_CASE("constants compare by type and value", "[graph]") {
+  Var a = Constant::scalar(2.0), b = Constant::scalar(2.0), c = Constant::scalar(3.0);
+  Var d = Constant::scalar(2.0, DType::Float32);
+  REQUIRE(a != b);  // distinct variables
+  REQUIRE(a->as_constant()->same_value(*b->as_constant()));
+  REQUIRE(a->as_constant()->signature_hash() == b->as_constant()->signature_hash());
+  REQUIRE_FALSE(a->as_constant()->same_value(*c->as_constant()));
+  REQUIRE_FALSE(a->as_constant()->same_value(*d->as_constant()));
+  REQUIRE(a->as_constant()->scalar_value() == 2.0);
+  Var v = Constant::make(Tensor::from({1.0, 2.0}));
+  REQUIRE(v->type()->to_string() == "f64[2]");
+  REQUIRE_FALSE(v->as_constant()->scalar_value());
+  REQUIRE(fvec("x")->as_constant() == nullptr);
+}
+
+TEST_CASE("a constant keeps its own copy of its value", "[graph]") {
+  Tensor t = Tensor::from({1.0, 2.0});
+  Var c = Constant::make(t);
+  t.data<double>()[0] = 99.0;
+  REQUIRE(c->as_constant()->value().at({0}) == 1.0);
+}
+
+TEST_CASE("a constant with an explicit type is checked against it", "[graph]") {
+  auto f32vec = TensorType::make(DType::Float32, {kUnknownDim});
+  REQUIRE_THROWS_AS(Constant::make(Tensor::from({1.0, 2.0}), f32vec), TypeError);
+  Var ok = Constant::make(Tensor::from({1.0f, 2.0f}), f32vec);
+  REQUIRE(ok->type()->to_string() == "f32[?]");
+}
+
+TEST_CASE("a million-node chain is dropped without recursion", "[graph]") {
+  Var v = fvec("x");
+  {
+    auto op = std::make_shared<Counted>();
+    for (int i = 0; i < 1'000'000; ++i) v = (*op)({v});
+  }
+  REQUIRE(Counted::alive == 1);
+  v = Var();  // would overflow the stack if destruction recursed
+  REQUIRE(Counted::alive == 0);
+}
+
+TEST_CASE("Apply::create refuses a null input", "[graph]") {
+  const TypePtr t = fvec("x")->type();
+  const Var ins[] = {Var()};
+  REQUIRE_THROWS_WITH(Apply::create(toy("exp", 1), ins, std::span(&t, 1)),
+                      Catch::Contains("input 0 of `exp` is null"));
+}

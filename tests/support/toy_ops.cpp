@@ -1,0 +1,106 @@
+// The toy Op family.
+#include "support/toy_ops.hpp"
+
+#include <cmath>
+
+#include "engine/graph/errors.hpp"
+
+namespace rw::test {
+
+PrintStyle ToyOp::print_style() const {
+  if (arity_ == 2) {
+    if (name_ == "add") return {PrintStyle::Kind::Infix, "+", 10};
+    if (name_ == "sub") return {PrintStyle::Kind::Infix, "-", 10};
+    if (name_ == "mul") return {PrintStyle::Kind::Infix, "*", 20};
+    if (name_ == "div") return {PrintStyle::Kind::Infix, "/", 20};
+  }
+  if (arity_ == 1 && name_ == "neg") return {PrintStyle::Kind::Prefix, "-", 30};
+  return {};
+}
+
+ApplyRef ToyOp::make_node(std::span<const Var> inputs) const {
+  if (static_cast<int>(inputs.size()) != arity_)
+    throw TypeError("toy `" + name_ + "` takes " + std::to_string(arity_) + " inputs");
+  // Inputs are float64 tensors of one rank, or 0-d (broadcast).
+  StaticShape shape;
+  bool have_shape = false;
+  for (const Var& in : inputs) {
+    const TensorType* t = in->tensor_type();
+    if (!t || t->dtype() != DType::Float64)
+      throw TypeError("toy `" + name_ + "` takes float64 tensors, got " + in->type()->to_string());
+    if (t->ndim() == 0) continue;
+    if (!have_shape) {
+      shape = t->shape();
+      have_shape = true;
+    } else if (t->ndim() != shape.size()) {
+      throw TypeError("toy `" + name_ + "`: inputs of different rank");
+    } else {
+      for (std::size_t i = 0; i < shape.size(); ++i)
+        if (shape[i] == kUnknownDim) shape[i] = t->shape()[i];
+    }
+  }
+  TypePtr out = TensorType::make(DType::Float64, shape);
+  return Apply::create(ptr(), inputs, std::span(&out, 1));
+}
+
+void ToyOp::perform(const Apply&, std::span<const Tensor> in, std::span<Tensor> out) const {
+  double (*f1)(double) = nullptr;
+  double (*f2)(double, double) = nullptr;
+  if (name_ == "neg") f1 = [](double a) { return -a; };
+  else if (name_ == "exp") f1 = [](double a) { return std::exp(a); };
+  else if (name_ == "log") f1 = [](double a) { return std::log(a); };
+  else if (name_ == "add") f2 = [](double a, double b) { return a + b; };
+  else if (name_ == "sub") f2 = [](double a, double b) { return a - b; };
+  else if (name_ == "mul") f2 = [](double a, double b) { return a * b; };
+  else if (name_ == "div") f2 = [](double a, double b) { return a / b; };
+  if ((arity_ == 1 && !f1) || (arity_ == 2 && !f2))
+    throw NotImplementedError("toy `" + name_ + "` cannot be evaluated");
+  const Tensor a = in[0].contiguous();
+  const Tensor b = arity_ == 2 ? in[1].contiguous() : a;
+  const Tensor& big = a.size() >= b.size() ? a : b;
+  Tensor r = Tensor::empty(DType::Float64, big.shape());
+  const double* x = a.data<double>();
+  const double* y = b.data<double>();
+  double* z = r.data<double>();
+  const std::int64_t n = r.size();
+  const bool xs = a.size() == 1, ys = b.size() == 1;
+  for (std::int64_t i = 0; i < n; ++i)
+    z[i] = f1 ? f1(x[i]) : f2(x[xs ? 0 : i], y[ys ? 0 : i]);
+  out[0] = r;
+}
+
+ApplyRef ToyTwoOut::make_node(std::span<const Var> inputs) const {
+  if (inputs.size() != 1) throw TypeError("two_out takes one input");
+  const TypePtr types[] = {inputs[0]->type(), inputs[0]->type()};
+  return Apply::create(ptr(), inputs, types);
+}
+
+OpPtr toy(const std::string& name, int arity, std::int64_t tag) {
+  return std::make_shared<ToyOp>(name, arity, tag);
+}
+
+Var fvec(const std::string& name) {
+  return Variable::make(TensorType::make(DType::Float64, {kUnknownDim}), name);
+}
+
+Var ftensor(const std::string& name, StaticShape shape) {
+  return Variable::make(TensorType::make(DType::Float64, std::move(shape)), name);
+}
+
+Var fconst(double v) { return Constant::scalar(v); }
+
+namespace {
+Var apply(const char* name, std::initializer_list<Var> ins) {
+  return (*toy(name, static_cast<int>(ins.size())))(ins);
+}
+}  // namespace
+
+Var add(const Var& a, const Var& b) { return apply("add", {a, b}); }
+Var sub(const Var& a, const Var& b) { return apply("sub", {a, b}); }
+Var mul(const Var& a, const Var& b) { return apply("mul", {a, b}); }
+Var div(const Var& a, const Var& b) { return apply("div", {a, b}); }
+Var neg(const Var& a) { return apply("neg", {a}); }
+Var exp(const Var& a) { return apply("exp", {a}); }
+Var log(const Var& a) { return apply("log", {a}); }
+
+}  // namespace rw::test
