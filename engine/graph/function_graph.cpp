@@ -18,6 +18,7 @@
 #include <limits>
 #include <unordered_set>
 
+#include <boost/container/small_vector.hpp>
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/topological_sort.hpp>
 #include <fmt/format.h>
@@ -26,6 +27,39 @@
 #include "engine/graph/op.hpp"
 #include "engine/graph/printing.hpp"
 #include "engine/graph/traversal.hpp"
+
+namespace rw::detail {
+/// Container selector for the per-vertex edge lists: most nodes have one or two
+/// inputs and clients, so keep two edges inline instead of allocating.
+struct InlineEdgesS {};
+}  // namespace rw::detail
+
+namespace boost {
+template <class V> struct container_gen<rw::detail::InlineEdgesS, V> {
+  using type = boost::container::small_vector<V, 2>;
+};
+template <> struct parallel_edge_traits<rw::detail::InlineEdgesS> {
+  using type = allow_parallel_edge_tag;
+};
+namespace container {
+// Found by argument-dependent lookup from Boost.Graph's container dispatch.
+template <class T, std::size_t N, class A, class O>
+graph_detail::vector_tag container_category(const small_vector<T, N, A, O>&) {
+  return {};
+}
+template <class T, std::size_t N, class A, class O>
+graph_detail::unstable_tag iterator_stability(const small_vector<T, N, A, O>&) {
+  return {};
+}
+}  // namespace container
+namespace graph_detail {
+template <class T, std::size_t N, class A, class O>
+struct container_traits<boost::container::small_vector<T, N, A, O>> {
+  using category = vector_tag;
+  using iterator_stability = unstable_tag;
+};
+}  // namespace graph_detail
+}  // namespace boost
 
 namespace rw {
 namespace detail {
@@ -45,7 +79,7 @@ struct EdgeData {
   std::uint32_t slot;       // which input of the target (or output of the graph)
 };
 
-using BGraph = boost::adjacency_list<boost::vecS, boost::listS, boost::bidirectionalS,
+using BGraph = boost::adjacency_list<InlineEdgesS, boost::listS, boost::bidirectionalS,
                                      VertexData, EdgeData>;
 using Vertex = BGraph::vertex_descriptor;
 static_assert(sizeof(Vertex) == sizeof(void*), "listS vertex descriptors are pointers");
