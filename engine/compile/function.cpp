@@ -209,8 +209,9 @@ std::shared_ptr<const Program> make_program(std::vector<In> inputs, std::vector<
           "outputs, expected {} and {})",
           label, fg.inputs().size(), fg.outputs().size(), graph_inputs_list.size(),
           graph_outputs.size()));
-    fg.validate();
   }
+  // Also catches in-place nodes the caller's own graph brought in.
+  fg.validate();
   insert_deep_copies(fg, inputs.size(), outputs.size(), update_shared_index);
 
   for (const In& in : inputs) {

@@ -28,7 +28,14 @@ bool sole_owner(const Tensor& t) { return t.storage().use_count() == 1; }
 FunctionCore::FunctionCore(std::shared_ptr<const Program> program, bool profile)
     : program_(std::move(program)), slots_(program_->n_slots), cells_(program_->cells.size()) {
   for (const auto& [slot, value] : program_->constants) slots_[slot] = value;
+  load_fixed_cells();
   if (profile) init_profile();
+}
+
+void FunctionCore::load_fixed_cells() {
+  const std::vector<CellSource>& cells = program_->cells;
+  for (std::size_t c = 0; c < cells.size(); ++c)
+    if (cells[c].fixed) cells_[c] = slots_[cells[c].slot];
 }
 
 FunctionCore::FunctionCore(const FunctionCore& other)
@@ -139,7 +146,7 @@ template <bool kProfile> void FunctionCore::run() {
     Tensor* in = cells + step.cell_begin;
     for (std::uint32_t c = 0; c < step.n_cells; ++c) {
       if (src[c].move) in[c] = std::move(slots[src[c].slot]);
-      else in[c] = slots[src[c].slot];
+      else if (!src[c].fixed) in[c] = slots[src[c].slot];
     }
 
     // A buffer left in an output slot (from an earlier call, or handed on by
@@ -187,7 +194,7 @@ template <bool kProfile> void FunctionCore::run() {
     }
 
     for (std::uint32_t c = 0; c < step.n_cells; ++c) {
-      if (src[c].handed_on) continue;
+      if (src[c].handed_on || src[c].fixed) continue;
       if constexpr (kProfile) {
         if (src[c].move && counted[src[c].slot] && in[c].valid()) drop(in[c].nbytes());
       }
@@ -271,7 +278,9 @@ void FunctionCore::bad_output(std::size_t k, std::uint32_t j) const {
 }
 
 void FunctionCore::abandon() noexcept {
-  for (Tensor& c : cells_) c = Tensor();
+  const std::vector<CellSource>& sources = program_->cells;
+  for (std::size_t c = 0; c < cells_.size(); ++c)
+    if (!sources[c].fixed) cells_[c] = Tensor();
   const Program& p = *program_;
   const std::size_t n_graph_inputs = p.inputs.size() + p.shared_vars.size();
   for (std::size_t s = 0; s < slots_.size(); ++s)

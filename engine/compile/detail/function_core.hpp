@@ -35,6 +35,7 @@ class FunctionCore {
   [[noreturn]] void bad_output(std::size_t k, std::uint32_t j) const;
   void abandon() noexcept;
   void init_profile();
+  void load_fixed_cells();
 
   std::shared_ptr<const Program> program_;
   std::vector<Tensor> slots_;

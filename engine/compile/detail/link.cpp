@@ -116,7 +116,8 @@ void link(Program& p) {
       // a view kept would only pin what it views (perhaps the caller's input).
       const bool move = (p.allow_gc || !p.owning[s]) && intermediate(s) &&
                         last_read[s] == static_cast<std::int64_t>(k) && !read_again;
-      p.cells.push_back({s, move, false});
+      const bool fixed = node->input(i)->is_constant();
+      p.cells.push_back({s, move, false, fixed});
     }
     step.out_begin = node->num_outputs() ? slot_of.at(&node->output_var(0)) : 0;
     step.n_out = static_cast<std::uint32_t>(node->num_outputs());

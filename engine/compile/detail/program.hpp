@@ -46,11 +46,13 @@ struct InputSpec {
 
 /// Where input `i` of a step's node comes from. `move`: this is the value's
 /// last read, so the VM moves it out of its slot (releasing the slot);
-/// `handed_on`: after the step, a Release gives the buffer to a later node.
+/// `handed_on`: after the step, a Release gives the buffer to a later node;
+/// `fixed`: a constant, loaded into the cell once for all calls.
 struct CellSource {
   std::uint32_t slot = 0;
   bool move = false;
   bool handed_on = false;
+  bool fixed = false;
 };
 
 /// After a step, a buffer it no longer needs (a moved-in input cell, or an

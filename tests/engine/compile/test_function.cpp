@@ -361,6 +361,24 @@ TEST_CASE("in-place rewrites may not overwrite inputs the caller did not give up
   REQUIRE(values(b) == std::vector<double>{-1.0, -2.0});
 }
 
+TEST_CASE("a graph that overwrites its own input compiles only if the input is mutable",
+          "[compile]") {
+  Var x = fvec("x");
+  REQUIRE_THROWS_WITH(compile_function({x}, neg_inplace(x)),
+                      "`neg_inplace` would overwrite `x`, which the function must not change");
+  REQUIRE_THROWS_AS(compile_function({x}, neg_inplace(x)), InconsistencyError);
+  Var c = Constant::make(vec({1.0}));
+  REQUIRE_THROWS_WITH(compile_function({}, neg_inplace(c)),
+                      "`neg_inplace` would overwrite constant `[1.]`, which the function must not "
+                      "change");
+  Shared w = shared("w", vec({1.0}));
+  REQUIRE_THROWS_AS(compile_function({}, neg_inplace(w)), InconsistencyError);
+  auto f = compile_function({In(x).with_mutable()}, neg_inplace(x));
+  const Tensor a = vec({3.0});
+  REQUIRE(values(f(a)) == std::vector<double>{-3.0});
+  REQUIRE(values(a) == std::vector<double>{-3.0});
+}
+
 namespace {
 /// f64 0-d → f64 0-d, but perform misbehaves in the way `kind` says.
 class Misbehave final : public Op {
