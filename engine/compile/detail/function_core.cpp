@@ -78,7 +78,8 @@ template <class Args> void FunctionCore::call_impl(const Args& args, Tensor* out
   try {
     for (; i < n_args; ++i) {
       const Tensor& a = args[i];
-      if (p.passes(p.inputs[i].check, a)) slots[i] = a;
+      const TypeCheck& check = p.inputs[i].check;
+      if (check.tensor && p.passes(check, a)) slots[i] = a;
       else slots[i] = convert_input(i, a);
     }
   } catch (...) {

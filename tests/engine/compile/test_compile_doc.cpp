@@ -98,7 +98,7 @@ TEST_CASE("docs/compile.md: shared variables and updates", "[compile]") {
 
   // [doc:swap]
   rw::Shared a = rw::shared("a", rw::Tensor::from({1.0})), b = rw::shared("b", rw::Tensor::from({2.0}));
-  rw::Function swap = rw::function({}, std::vector<rw::Var>{}, {.updates = {{a, b}, {b, a}}});
+  rw::Function swap = rw::function({}, {}, {.updates = {{a, b}, {b, a}}});
   swap();  // a is [2.], b is [1.]: both updates read the values from before the call
   // [/doc:swap]
   REQUIRE(values(a.get_value()) == std::vector<double>{2.0});
