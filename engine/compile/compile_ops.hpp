@@ -14,6 +14,7 @@ namespace rw {
 class DeepCopyOp final : public Op {
  public:
   std::string_view name() const override { return "deep_copy"; }
+  /// One input; the output has its type. Throws TypeError for another count.
   ApplyRef make_node(std::span<const Var> inputs) const override;
   /// Copies into the tensor already in the output slot when its dtype and
   /// shape fit and it is contiguous; allocates otherwise.
@@ -30,7 +31,9 @@ class DeepCopyOp final : public Op {
 class ViewOp final : public Op {
  public:
   std::string_view name() const override { return "view"; }
+  /// One input; the output has its type. Throws TypeError for another count.
   ApplyRef make_node(std::span<const Var> inputs) const override;
+  /// The output is the input tensor (same buffer).
   void perform(const Apply& node, std::span<const Tensor> inputs,
                std::span<Tensor> outputs) const override;
   /// The input's shape.
@@ -38,6 +41,7 @@ class ViewOp final : public Op {
                                      std::span<const ShapeVars> input_shapes) const override;
   /// The output gradient, unchanged.
   std::vector<Var> grad(const Apply& node, std::span<const Var> output_grads) const override;
+  /// Output 0 views input 0.
   IoMap view_map() const override { return {{0, 0}}; }
 };
 

@@ -34,10 +34,12 @@ class FunctionBase {
   /// A copy runs the same compiled graph with storage (and profile) of its own.
   FunctionBase(const FunctionBase& other);
   FunctionBase& operator=(const FunctionBase& other);
+  /// Moving leaves `other` empty.
   FunctionBase(FunctionBase&& other) noexcept;
   FunctionBase& operator=(FunctionBase&& other) noexcept;
   ~FunctionBase();
 
+  /// False for an empty function.
   explicit operator bool() const { return core_ != nullptr; }
   /// The name given in FunctionOptions (may be empty).
   const std::string& name() const;
@@ -88,6 +90,7 @@ template <class Result = std::vector<Tensor>> class Function : public FunctionBa
                 "a Function returns a Tensor, a std::array<Tensor, N> or a std::vector<Tensor>");
 
  public:
+  /// An empty function; calling it throws.
   Function() = default;
   /// Compiles; throws Error when the outputs do not match `Result`.
   Function(std::vector<In> inputs, std::vector<Var> outputs, FunctionOptions options = {})

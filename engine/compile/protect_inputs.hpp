@@ -18,8 +18,10 @@ namespace rw {
 /// graph unchanged, and the rewriter carries on.
 class ProtectInputs final : public Feature {
  public:
+  /// Protects `protected_vars` (inputs of the graph it will be attached to).
   explicit ProtectInputs(const std::vector<Var>& protected_vars);
 
+  /// The hooks keep the set of in-place nodes of the graph current.
   void on_attach(FunctionGraph& fgraph) override;
   void on_detach(FunctionGraph& fgraph) override;
   void on_import(FunctionGraph& fgraph, Apply& node, std::string_view reason) override;

@@ -69,11 +69,14 @@ class SharedVariable final : public Variable {
 /// value's accessors.
 class Shared : public Var {
  public:
+  /// A null handle.
   Shared() = default;
   /// The shared variable behind `var`; throws TypeError when it is not one.
   explicit Shared(const Var& var);
 
+  /// The variable itself.
   SharedVariable& variable() const { return static_cast<SharedVariable&>(**this); }
+  /// Its name, as given to `shared`.
   const std::string& name() const { return (*this)->name(); }
   /// See SharedVariable::get_value and set_value.
   Tensor get_value(bool borrow = false) const { return variable().get_value(borrow); }
