@@ -2,6 +2,11 @@
 // The one header a program needs.
 #pragma once
 
+#include "engine/compile/compile_ops.hpp"
+#include "engine/compile/errors.hpp"
+#include "engine/compile/function.hpp"
+#include "engine/compile/profile.hpp"
+#include "engine/compile/shared.hpp"
 #include "engine/graph/apply.hpp"
 #include "engine/graph/errors.hpp"
 #include "engine/graph/function_graph.hpp"
@@ -13,6 +18,7 @@
 #include "engine/graph/variable.hpp"
 #include "runtime/dtype.hpp"
 #include "runtime/tensor.hpp"
+#include "rw/function.hpp"
 
 namespace rw {
 

@@ -2,10 +2,25 @@
 #include "support/toy_ops.hpp"
 
 #include <cmath>
+#include <stdexcept>
 
 #include "engine/graph/errors.hpp"
 
 namespace rw::test {
+
+ToyOp::ToyOp(std::string name, int arity, std::int64_t tag)
+    : name_(std::move(name)), arity_(arity), tag_(tag) {
+  if (arity_ == 1) {
+    if (name_ == "neg") unary_ = [](double a) { return -a; };
+    else if (name_ == "exp") unary_ = [](double a) { return std::exp(a); };
+    else if (name_ == "log") unary_ = [](double a) { return std::log(a); };
+  } else if (arity_ == 2) {
+    if (name_ == "add") binary_ = [](double a, double b) { return a + b; };
+    else if (name_ == "sub") binary_ = [](double a, double b) { return a - b; };
+    else if (name_ == "mul") binary_ = [](double a, double b) { return a * b; };
+    else if (name_ == "div") binary_ = [](double a, double b) { return a / b; };
+  }
+}
 
 PrintStyle ToyOp::print_style() const {
   if (arity_ == 2) {
@@ -44,35 +59,42 @@ ApplyRef ToyOp::make_node(std::span<const Var> inputs) const {
 }
 
 void ToyOp::perform(const Apply&, std::span<const Tensor> in, std::span<Tensor> out) const {
-  double (*f1)(double) = nullptr;
-  double (*f2)(double, double) = nullptr;
-  if (name_ == "neg") f1 = [](double a) { return -a; };
-  else if (name_ == "exp") f1 = [](double a) { return std::exp(a); };
-  else if (name_ == "log") f1 = [](double a) { return std::log(a); };
-  else if (name_ == "add") f2 = [](double a, double b) { return a + b; };
-  else if (name_ == "sub") f2 = [](double a, double b) { return a - b; };
-  else if (name_ == "mul") f2 = [](double a, double b) { return a * b; };
-  else if (name_ == "div") f2 = [](double a, double b) { return a / b; };
-  if ((arity_ == 1 && !f1) || (arity_ == 2 && !f2))
+  if ((arity_ == 1 && !unary_) || (arity_ == 2 && !binary_))
     throw NotImplementedError("toy `" + name_ + "` cannot be evaluated");
-  const Tensor a = in[0].contiguous();
-  const Tensor b = arity_ == 2 ? in[1].contiguous() : a;
-  const Tensor& big = a.size() >= b.size() ? a : b;
-  Tensor r = Tensor::empty(DType::Float64, big.shape());
+  const Tensor& a0 = in[0];
+  const Tensor& b0 = arity_ == 2 ? in[1] : in[0];
+  const Tensor a = a0.is_contiguous() ? a0 : a0.copy();
+  const Tensor b = b0.is_contiguous() ? b0 : b0.copy();
+  if (a.ndim() > 0 && b.ndim() > 0 && a.shape() != b.shape())
+    throw std::invalid_argument("toy `" + name_ + "`: shapes " + shape_to_string(a.shape()) +
+                                " and " + shape_to_string(b.shape()) + " do not match");
+  const Tensor& big = a.ndim() >= b.ndim() ? a : b;
+  Tensor& r = out[0];
+  if (!(r.valid() && r.dtype() == DType::Float64 && r.shape() == big.shape() && r.is_contiguous()))
+    r = Tensor::empty(DType::Float64, big.shape());
   const double* x = a.data<double>();
   const double* y = b.data<double>();
   double* z = r.data<double>();
   const std::int64_t n = r.size();
-  const bool xs = a.size() == 1, ys = b.size() == 1;
-  for (std::int64_t i = 0; i < n; ++i)
-    z[i] = f1 ? f1(x[i]) : f2(x[xs ? 0 : i], y[ys ? 0 : i]);
-  out[0] = r;
+  if (unary_) {
+    for (std::int64_t i = 0; i < n; ++i) z[i] = unary_(x[i]);
+    return;
+  }
+  const std::int64_t sx = a.size() == 1 ? 0 : 1, sy = b.size() == 1 ? 0 : 1;
+  for (std::int64_t i = 0; i < n; ++i) z[i] = binary_(x[i * sx], y[i * sy]);
 }
 
 ApplyRef ToyTwoOut::make_node(std::span<const Var> inputs) const {
   if (inputs.size() != 1) throw TypeError("two_out takes one input");
   const TypePtr types[] = {inputs[0]->type(), inputs[0]->type()};
   return Apply::create(ptr(), inputs, types);
+}
+
+void ToyTwoOut::perform(const Apply&, std::span<const Tensor> in, std::span<Tensor> out) const {
+  out[0] = in[0].copy();
+  out[1] = in[0].copy();
+  double* z = out[1].data<double>();
+  for (std::int64_t i = 0, n = out[1].size(); i < n; ++i) z[i] = -z[i];
 }
 
 OpPtr toy(const std::string& name, int arity, std::int64_t tag) {

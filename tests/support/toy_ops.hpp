@@ -13,11 +13,12 @@ namespace rw::test {
 
 /// An elementwise op on float64 tensors of one rank: add, sub, mul, div (binary),
 /// neg, exp, log (unary), or any other name (no perform). `tag` is a property
-/// that only distinguishes otherwise equal ops.
+/// that only distinguishes otherwise equal ops. perform writes into the tensor
+/// already in the output slot when it is a contiguous float64 of the right
+/// shape, as the Op interface allows.
 class ToyOp final : public Op {
  public:
-  ToyOp(std::string name, int arity, std::int64_t tag = 0)
-      : name_(std::move(name)), arity_(arity), tag_(tag) {}
+  ToyOp(std::string name, int arity, std::int64_t tag = 0);
   std::string_view name() const override { return name_; }
   Props props() const override { return tag_ ? Props{{"tag", tag_}} : Props{}; }
   PrintStyle print_style() const override;
@@ -30,13 +31,18 @@ class ToyOp final : public Op {
   std::string name_;
   int arity_;
   std::int64_t tag_;
+  double (*unary_)(double) = nullptr;
+  double (*binary_)(double, double) = nullptr;
 };
 
-/// Splits x into (x, -x): two outputs, for multi-output tests.
+/// Splits x into (x, -x): two outputs, for multi-output tests. perform
+/// handles contiguous float64 tensors.
 class ToyTwoOut final : public Op {
  public:
   std::string_view name() const override { return "two_out"; }
   ApplyRef make_node(std::span<const Var> inputs) const override;
+  void perform(const Apply& node, std::span<const Tensor> inputs,
+               std::span<Tensor> outputs) const override;
 };
 
 OpPtr toy(const std::string& name, int arity, std::int64_t tag = 0);

@@ -1,0 +1,291 @@
+// The VM: runs a Program's steps over a Function's slots and cells.
+#include "engine/compile/detail/function_core.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <exception>
+
+#include <fmt/format.h>
+
+#include "engine/compile/errors.hpp"
+#include "engine/compile/shared.hpp"
+#include "engine/graph/errors.hpp"
+#include "engine/graph/op.hpp"
+#include "engine/graph/printing.hpp"
+
+namespace rw::detail {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// True when nothing but this handle refers to the tensor's buffer, so that
+/// writing into it cannot change a value anyone else sees.
+bool sole_owner(const Tensor& t) { return t.storage().use_count() == 1; }
+
+}  // namespace
+
+FunctionCore::FunctionCore(std::shared_ptr<const Program> program, bool profile)
+    : program_(std::move(program)), slots_(program_->n_slots), cells_(program_->cells.size()) {
+  for (const auto& [slot, value] : program_->constants) slots_[slot] = value;
+  load_fixed_cells();
+  if (profile) init_profile();
+}
+
+void FunctionCore::load_fixed_cells() {
+  const std::vector<CellSource>& cells = program_->cells;
+  for (std::size_t c = 0; c < cells.size(); ++c)
+    if (cells[c].fixed) cells_[c] = slots_[cells[c].slot];
+}
+
+FunctionCore::FunctionCore(const FunctionCore& other)
+    : FunctionCore(other.program_, other.profile_ != nullptr) {}
+
+void FunctionCore::init_profile() {
+  profile_ = std::make_unique<FunctionProfile>();
+  std::size_t max_out = 0;
+  for (const Step& s : program_->steps) max_out = std::max<std::size_t>(max_out, s.n_out);
+  prior_.assign(max_out, nullptr);
+  for (const Step& s : program_->steps) {
+    NodeProfile np;
+    np.op = s.op->to_string();
+    np.node = s.n_out ? describe(s.node->output_var(0)) : np.op;
+    profile_->nodes.push_back(std::move(np));
+  }
+}
+
+void FunctionCore::call(std::span<const Tensor* const> args, Tensor* out) {
+  struct Access {
+    std::span<const Tensor* const> a;
+    std::size_t size() const { return a.size(); }
+    const Tensor& operator[](std::size_t i) const { return *a[i]; }
+  };
+  call_impl(Access{args}, out);
+}
+
+void FunctionCore::call(std::span<const Tensor> args, Tensor* out) { call_impl(args, out); }
+
+template <class Args> void FunctionCore::call_impl(const Args& args, Tensor* out) {
+  const Program& p = *program_;
+  const std::size_t n_inputs = p.inputs.size();
+  const std::size_t n_args = args.size();
+  if (n_args != n_inputs && (n_args < p.n_required || n_args > n_inputs)) throw_arg_count(n_args);
+  if (running_) throw Error(fmt::format("{} was called while it was running", p.label));
+  const Clock::time_point start = profile_ ? Clock::now() : Clock::time_point();
+
+  Tensor* slots = slots_.data();
+  std::size_t i = 0;
+  try {
+    for (; i < n_args; ++i) {
+      const Tensor& a = args[i];
+      const TypeCheck& check = p.inputs[i].check;
+      if (check.tensor && p.passes(check, a)) slots[i] = a;
+      else slots[i] = convert_input(i, a);
+    }
+  } catch (...) {
+    for (std::size_t j = 0; j < i; ++j) slots[j] = Tensor();
+    throw;
+  }
+  for (; i < n_inputs; ++i) slots[i] = p.inputs[i].default_value;
+  for (std::size_t j = 0; j < p.shared_vars.size(); ++j)
+    slots[n_inputs + j] = p.shared_vars[j]->value_;
+
+  running_ = true;
+  try {
+    if (profile_) run<true>();
+    else run<false>();
+  } catch (...) {
+    abandon();
+    running_ = false;
+    throw;
+  }
+  running_ = false;
+
+  // Everything is computed: nothing below can fail, so the updates are
+  // assigned all together or, when anything above threw, not at all.
+  for (std::size_t r = 0; r < p.n_returned; ++r) {
+    Tensor& s = slots[p.output_slots[r]];
+    if (p.keep_output[r]) out[r] = s;
+    else out[r] = std::move(s);
+  }
+  for (const auto& [target, index] : p.update_targets)
+    target->value_ = std::move(slots[p.output_slots[index]]);
+  const std::size_t n_graph_inputs = n_inputs + p.shared_vars.size();
+  for (std::size_t j = 0; j < n_graph_inputs; ++j) slots[j] = Tensor();
+
+  if (profile_) {
+    ++profile_->calls;
+    profile_->seconds += std::chrono::duration<double>(Clock::now() - start).count();
+  }
+}
+
+template <bool kProfile> void FunctionCore::run() {
+  const Program& p = *program_;
+  Tensor* slots = slots_.data();
+  Tensor* cells = cells_.data();
+  const std::uint8_t* counted = p.counted.data();
+
+  std::size_t held_bytes = 0, held_buffers = 0, peak_bytes = 0, peak_buffers = 0;
+  if constexpr (kProfile) {
+    for (std::uint32_t s = p.first_node_slot; s < p.n_slots; ++s)
+      if (counted[s] && slots[s].valid()) {
+        held_bytes += slots[s].nbytes();
+        ++held_buffers;
+      }
+    peak_bytes = held_bytes;
+    peak_buffers = held_buffers;
+  }
+  auto drop = [&](std::size_t bytes) {
+    held_bytes -= bytes;
+    --held_buffers;
+  };
+
+  const std::size_t n_steps = p.steps.size();
+  for (std::size_t k = 0; k < n_steps; ++k) {
+    const Step& step = p.steps[k];
+    const CellSource* src = p.cells.data() + step.cell_begin;
+    Tensor* in = cells + step.cell_begin;
+    for (std::uint32_t c = 0; c < step.n_cells; ++c) {
+      if (src[c].move) in[c] = std::move(slots[src[c].slot]);
+      else if (!src[c].fixed) in[c] = slots[src[c].slot];
+    }
+
+    // A buffer left in an output slot (from an earlier call, or handed on by
+    // an earlier node) is offered to the Op only if nobody else holds it.
+    Tensor* out = slots + step.out_begin;
+    for (std::uint32_t j = 0; j < step.n_out; ++j) {
+      if constexpr (kProfile) prior_[j] = nullptr;
+      if (!out[j].valid()) continue;
+      if constexpr (kProfile) {
+        if (counted[step.out_begin + j]) drop(out[j].nbytes());
+      }
+      if (!sole_owner(out[j])) out[j] = Tensor();
+      else if constexpr (kProfile) prior_[j] = out[j].storage().get();
+    }
+
+    Clock::time_point t0;
+    if constexpr (kProfile) t0 = Clock::now();
+    try {
+      step.op->perform(*step.node, std::span<const Tensor>(in, step.n_cells),
+                       std::span<Tensor>(out, step.n_out));
+    } catch (...) {
+      fail_node(k);
+    }
+    if constexpr (kProfile) {
+      profile_->nodes[k].seconds += std::chrono::duration<double>(Clock::now() - t0).count();
+    }
+
+    for (std::uint32_t j = 0; j < step.n_out; ++j) {
+      const std::uint32_t s = step.out_begin + j;
+      if (!p.passes(p.out_checks[s - p.first_node_slot], out[j])) bad_output(k, j);
+      if constexpr (kProfile) {
+        if (p.owning[s]) {
+          if (prior_[j] && prior_[j] == out[j].storage().get()) ++profile_->reused_buffers;
+          else ++profile_->new_buffers;
+        }
+        if (counted[s]) {
+          held_bytes += out[j].nbytes();
+          ++held_buffers;
+        }
+      }
+    }
+    if constexpr (kProfile) {
+      peak_bytes = std::max(peak_bytes, held_bytes);
+      peak_buffers = std::max(peak_buffers, held_buffers);
+    }
+
+    for (std::uint32_t c = 0; c < step.n_cells; ++c) {
+      if (src[c].handed_on || src[c].fixed) continue;
+      if constexpr (kProfile) {
+        if (src[c].move && counted[src[c].slot] && in[c].valid()) drop(in[c].nbytes());
+      }
+      in[c] = Tensor();
+    }
+    for (std::uint32_t r = step.release_begin; r < step.release_begin + step.n_release; ++r) {
+      const Release& rel = p.releases[r];
+      Tensor& t = rel.from_cell ? cells[rel.from] : slots[rel.from];
+      if (!t.valid()) continue;
+      const bool give = rel.to_slot != kNoSlot && sole_owner(t);
+      if constexpr (kProfile) {
+        if (rel.counted && !(give && counted[rel.to_slot])) drop(t.nbytes());
+      }
+      if (give) slots[rel.to_slot] = std::move(t);
+      else t = Tensor();
+    }
+  }
+
+  if constexpr (kProfile) {
+    profile_->last_peak_bytes = peak_bytes;
+    profile_->last_peak_buffers = peak_buffers;
+    profile_->peak_bytes = std::max(profile_->peak_bytes, peak_bytes);
+    profile_->peak_buffers = std::max(profile_->peak_buffers, peak_buffers);
+  }
+}
+
+Tensor FunctionCore::convert_input(std::size_t i, const Tensor& value) const {
+  const InputSpec& in = program_->inputs[i];
+  try {
+    return in.type->filter(value, in.strict, in.allow_downcast);
+  } catch (const TypeError& e) {
+    throw TypeError(fmt::format("argument {} ({}) of {}: {}", i, describe(*in.variable),
+                                program_->label, e.what()));
+  }
+}
+
+void FunctionCore::throw_arg_count(std::size_t got) const {
+  const Program& p = *program_;
+  std::string names;
+  for (std::size_t i = 0; i < p.inputs.size(); ++i)
+    names += (i ? ", " : "") + describe(*p.inputs[i].variable);
+  const std::string count =
+      p.n_required == p.inputs.size()
+          ? fmt::format("{} argument{}", p.inputs.size(), p.inputs.size() == 1 ? "" : "s")
+          : fmt::format("{} to {} arguments", p.n_required, p.inputs.size());
+  throw TypeError(fmt::format("{} takes {}{}, got {}", p.label, count,
+                              names.empty() ? "" : " (" + names + ")", got));
+}
+
+namespace {
+std::string node_label(const Program& p, std::size_t k) {
+  const Step& s = p.steps[k];
+  return fmt::format("node {} of {} (`{}` computing {})", k + 1, p.steps.size(), s.op->to_string(),
+                     s.n_out ? describe(s.node->output_var(0)) : std::string("nothing"));
+}
+}  // namespace
+
+void FunctionCore::fail_node(std::size_t k) const {
+  std::string what = "an exception that is not a std::exception";
+  try {
+    throw;
+  } catch (const std::exception& e) {
+    what = e.what();
+  } catch (...) {
+  }
+  std::throw_with_nested(ExecutionError(
+      fmt::format("{} failed in {}: {}", node_label(*program_, k), program_->label, what)));
+}
+
+void FunctionCore::bad_output(std::size_t k, std::uint32_t j) const {
+  const Program& p = *program_;
+  const Step& step = p.steps[k];
+  const Tensor& t = slots_[step.out_begin + j];
+  const std::string type = step.node->output_var(j).type()->to_string();
+  if (!t.valid())
+    throw ExecutionError(fmt::format("{} in {} left output {} (of type {}) empty",
+                                     node_label(p, k), p.label, j, type));
+  throw ExecutionError(fmt::format(
+      "{} in {} returned output {} of dtype {} and shape {}, which does not fit its type {}",
+      node_label(p, k), p.label, j, dtype_name(t.dtype()), shape_to_string(t.shape()), type));
+}
+
+void FunctionCore::abandon() noexcept {
+  const std::vector<CellSource>& sources = program_->cells;
+  for (std::size_t c = 0; c < cells_.size(); ++c)
+    if (!sources[c].fixed) cells_[c] = Tensor();
+  const Program& p = *program_;
+  const std::size_t n_graph_inputs = p.inputs.size() + p.shared_vars.size();
+  for (std::size_t s = 0; s < slots_.size(); ++s)
+    if (s < n_graph_inputs || s >= p.first_node_slot) slots_[s] = Tensor();
+}
+
+}  // namespace rw::detail

@@ -1,0 +1,48 @@
+// FunctionCore: one Function's storage and the VM loop that runs a Program.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "engine/compile/detail/program.hpp"
+#include "engine/compile/profile.hpp"
+#include "runtime/tensor.hpp"
+
+namespace rw::detail {
+
+/// The state of one Function: a slot per variable, a cell per node input, the
+/// profile. Calls follow the Program's plan; nothing is allocated per call
+/// but what the Ops allocate.
+class FunctionCore {
+ public:
+  FunctionCore(std::shared_ptr<const Program> program, bool profile);
+  /// Same program, storage and profile of its own.
+  FunctionCore(const FunctionCore& other);
+
+  const Program& program() const { return *program_; }
+  FunctionProfile* profile() { return profile_.get(); }
+
+  void call(std::span<const Tensor* const> args, Tensor* out);
+  void call(std::span<const Tensor> args, Tensor* out);
+
+ private:
+  template <class Args> void call_impl(const Args& args, Tensor* out);
+  template <bool kProfile> void run();
+  Tensor convert_input(std::size_t i, const Tensor& value) const;
+  [[noreturn]] void throw_arg_count(std::size_t got) const;
+  [[noreturn]] void fail_node(std::size_t k) const;
+  [[noreturn]] void bad_output(std::size_t k, std::uint32_t j) const;
+  void abandon() noexcept;
+  void init_profile();
+  void load_fixed_cells();
+
+  std::shared_ptr<const Program> program_;
+  std::vector<Tensor> slots_;
+  std::vector<Tensor> cells_;
+  std::unique_ptr<FunctionProfile> profile_;
+  std::vector<const void*> prior_;  // profiling: the buffer each output slot held before perform
+  bool running_ = false;
+};
+
+}  // namespace rw::detail

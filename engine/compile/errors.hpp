@@ -1,0 +1,18 @@
+// The error a compiled function throws when a node fails while it runs.
+#pragma once
+
+#include "engine/graph/errors.hpp"
+
+namespace rw {
+
+/// A node of a compiled function failed while it ran: its Op's perform threw,
+/// or it returned an output that does not fit the output's type. The message
+/// names the function, the node and what went wrong; when perform threw, the
+/// original exception is nested (std::rethrow_if_nested recovers it). A call
+/// that throws this changes no shared variable.
+class ExecutionError : public Error {
+ public:
+  using Error::Error;
+};
+
+}  // namespace rw

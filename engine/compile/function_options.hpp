@@ -1,0 +1,96 @@
+// How a function is compiled: input specifications (In) and FunctionOptions
+// (updates, givens, the rewrite hook, storage and profiling choices).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/graph/function_graph.hpp"
+#include "engine/graph/variable.hpp"
+#include "runtime/tensor.hpp"
+
+namespace rw {
+
+/// An explicit input of a compiled function and how its argument is accepted
+/// (Aesara's In). A Var converts to an In with the defaults.
+struct In {
+  // Implicit, so that a braced list `{x, y}` gives the inputs.
+  In(Var v) : variable(std::move(v)) {}
+
+  Var variable;
+  /// Accept only arguments of exactly the input's dtype (no conversion).
+  bool strict = false;
+  /// Accept conversions that may lose precision (float64 → float32).
+  bool allow_downcast = false;
+  /// The function may overwrite the argument in place (in-place rewrites
+  /// may then destroy it). Off by default: arguments are left untouched.
+  bool mutable_input = false;
+  /// Value used when a call omits this argument; only trailing inputs may
+  /// have one. Null for none.
+  Tensor default_value;
+
+  /// This input with one setting changed: `In(x).with_default(t).with_strict()`.
+  In with_strict(bool on = true) const {
+    In out = *this;
+    out.strict = on;
+    return out;
+  }
+  In with_allow_downcast(bool on = true) const {
+    In out = *this;
+    out.allow_downcast = on;
+    return out;
+  }
+  In with_mutable(bool on = true) const {
+    In out = *this;
+    out.mutable_input = on;
+    return out;
+  }
+  In with_default(Tensor value) const {
+    In out = *this;
+    out.default_value = std::move(value);
+    return out;
+  }
+};
+
+/// What runs on the FunctionGraph between building it and linking it: a
+/// rewrite pipeline. It may change the graph only through the graph's
+/// replacement methods (the outputs keep their number and types). An empty
+/// one runs nothing.
+using GraphRewrite = std::function<void(FunctionGraph&)>;
+
+/// What to do with an explicit input that no output depends on.
+enum class UnusedInput : std::uint8_t {
+  Raise,  ///< refuse to compile (Aesara's default), naming the input
+  Ignore,  ///< accept it; its argument is checked and then not used
+};
+
+/// How `compile_function` builds a function. An aggregate, so that calls read
+/// `compile_function({x}, {y}, {.updates = {{w, w_new}}, .name = "step"})`.
+struct FunctionOptions {
+  /// (shared variable, new value) pairs: after each successful call, each
+  /// shared variable is assigned its new value, computed in the same run
+  /// from the values every variable had before the call.
+  std::vector<std::pair<Var, Var>> updates;
+  /// (variable, replacement) pairs substituted in the outputs and updates
+  /// before compiling (Aesara's givens). A replacement has the variable's
+  /// type or a more specific one.
+  std::vector<std::pair<Var, Var>> givens;
+  /// The rewrite pipeline run on the graph before linking.
+  GraphRewrite rewrite;
+  /// Names the function in error messages and profiles.
+  std::string name;
+  /// true: each intermediate buffer is released, or handed to a later node
+  /// to reuse, once its last reader has run, and nothing but returned values
+  /// outlives a call (Aesara's allow_gc). false: every node keeps its output
+  /// buffers between calls and reuses them when the caller no longer holds
+  /// them, trading memory for fewer allocations.
+  bool allow_gc = true;
+  /// Collect a FunctionProfile: time per node and peak intermediate memory.
+  bool profile = false;
+  UnusedInput on_unused_input = UnusedInput::Raise;
+};
+
+}  // namespace rw
