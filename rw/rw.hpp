@@ -2,6 +2,11 @@
 // The one header a program needs.
 #pragma once
 
+#include "engine/dsl/diagnostic.hpp"
+#include "engine/dsl/graph_file.hpp"
+#include "engine/dsl/predicates.hpp"
+#include "engine/dsl/rule.hpp"
+#include "engine/dsl/rule_loader.hpp"
 #include "engine/graph/apply.hpp"
 #include "engine/graph/errors.hpp"
 #include "engine/graph/function_graph.hpp"
