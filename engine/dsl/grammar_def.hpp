@@ -43,6 +43,20 @@ inline bool is_keyword(std::string_view w) {
   static constexpr std::string_view kKeywords[] = {"import", "ruleset", "rule",  "declare",
                                                    "input",  "output",  "where", "and",
                                                    "or",     "not",     "inf",   "nan"};
+  // Most names are not keywords: rule them out without comparing strings.
+  if (w.size() < 2 || w.size() > 7) return false;
+  switch (w[0]) {
+    case 'a':
+    case 'd':
+    case 'i':
+    case 'n':
+    case 'o':
+    case 'r':
+    case 'w':
+      break;
+    default:
+      return false;
+  }
   return std::find(std::begin(kKeywords), std::end(kKeywords), w) != std::end(kKeywords);
 }
 
@@ -78,7 +92,8 @@ struct token_parser : x3::parser<token_parser> {
     It b = first;
     x3::skip_over(b, last, ctx);
     if (static_cast<std::size_t>(last - b) < text.size()) return false;
-    if (!std::equal(text.begin(), text.end(), b)) return false;
+    for (std::size_t k = 0; k < text.size(); ++k)  // tokens are short: no call to memcmp
+      if (b[k] != text[k]) return false;
     It i = b + static_cast<std::ptrdiff_t>(text.size());
     if (i != last) {
       if (is_ident_char(text.back()) && is_ident_char(*i)) return false;

@@ -266,7 +266,19 @@ LoadResult<GraphFile> build_graph(SourcePtr src, const OpRegistry& ops) {
   out.diagnostics = std::move(parsed.diagnostics);
   GraphBuilder builder(ops, parsed, out.diagnostics);
   for (const std::string& name : parsed.failed_names) builder.mark_failed(name);
-  for (const ast::Statement& s : parsed.ast.statements) builder.statement(s);
+  const std::size_t syntax_errors = count_errors(out.diagnostics);
+  std::size_t errors = syntax_errors;
+  for (const ast::Statement& s : parsed.ast.statements) {
+    if (errors >= kMaxErrorsPerFile) {
+      if (syntax_errors < kMaxErrorsPerFile)
+        out.diagnostics.back().notes.push_back(
+            make_note(nullptr, {}, fmt::format("too many errors ({}); stopping here", errors)));
+      break;
+    }
+    const std::size_t before = out.diagnostics.size();
+    builder.statement(s);
+    errors += out.diagnostics.size() - before;
+  }
   if (count_errors(out.diagnostics) == 0 && !builder.has_outputs()) {
     const auto end = static_cast<std::uint32_t>(parsed.source->text().size());
     out.diagnostics.push_back(

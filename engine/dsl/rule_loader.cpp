@@ -22,10 +22,11 @@ class Loader {
     stack_.push_back(src);
     done_[src->key()] = false;
     ParsedFile parsed = parse(src);
+    const std::size_t syntax_errors = count_errors(parsed.diagnostics);
     for (Diagnostic& d : parsed.diagnostics) diagnostics_.push_back(std::move(d));
     for (const ast::Statement& s : parsed.ast.statements)
       if (const auto* imp = std::get_if<ast::Import>(&s)) follow(src, *imp);
-    checker_.check_file(parsed);
+    checker_.check_file(parsed, syntax_errors);
     stack_.pop_back();
     done_[src->key()] = true;
     module_.files.push_back(src);

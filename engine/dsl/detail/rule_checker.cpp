@@ -560,22 +560,36 @@ void RuleChecker::error(const SourcePtr& file, Span span, std::string message) {
   out_.push_back(make_error(file, span, std::move(message)));
 }
 
-void RuleChecker::check_file(const ParsedFile& f) {
+void RuleChecker::check_file(const ParsedFile& f, std::size_t syntax_errors) {
   std::string ruleset = std::filesystem::path(f.source->name()).stem().string();
+  std::size_t errors = syntax_errors;
   for (const ast::Statement& s : f.ast.statements) {
-    if (const auto* r = std::get_if<ast::RuleDecl>(&s)) {
-      check_rule(f, *r, ruleset);
-    } else if (const auto* rs = std::get_if<ast::RulesetDecl>(&s)) {
-      check_ruleset(f, *rs, ruleset);
-    } else if (const auto* d = std::get_if<ast::Declare>(&s)) {
-      check_declare(f, *d);
-    } else if (!std::holds_alternative<ast::Import>(s)) {
-      const char* what = std::holds_alternative<ast::InputDecl>(s)    ? "`input`"
-                         : std::holds_alternative<ast::OutputDecl>(s) ? "`output`"
-                                                                      : "a binding `NAME = …`";
-      error(f.source, head_span(*f.source, s),
-            fmt::format("{} belongs in a graph file, not a rule file", what));
+    if (errors >= kMaxErrorsPerFile) {
+      if (syntax_errors < kMaxErrorsPerFile)
+        out_.back().notes.push_back(
+            make_note(nullptr, {}, fmt::format("too many errors ({}); stopping here", errors)));
+      return;
     }
+    const std::size_t before = out_.size();
+    check_statement(f, s, ruleset);
+    errors += out_.size() - before;
+  }
+}
+
+void RuleChecker::check_statement(const ParsedFile& f, const ast::Statement& s,
+                                  std::string& ruleset) {
+  if (const auto* r = std::get_if<ast::RuleDecl>(&s)) {
+    check_rule(f, *r, ruleset);
+  } else if (const auto* rs = std::get_if<ast::RulesetDecl>(&s)) {
+    check_ruleset(f, *rs, ruleset);
+  } else if (const auto* d = std::get_if<ast::Declare>(&s)) {
+    check_declare(f, *d);
+  } else if (!std::holds_alternative<ast::Import>(s)) {
+    const char* what = std::holds_alternative<ast::InputDecl>(s)    ? "`input`"
+                       : std::holds_alternative<ast::OutputDecl>(s) ? "`output`"
+                                                                    : "a binding `NAME = …`";
+    error(f.source, head_span(*f.source, s),
+          fmt::format("{} belongs in a graph file, not a rule file", what));
   }
 }
 

@@ -22,8 +22,10 @@ class RuleChecker {
               std::vector<Diagnostic>& out)
       : ops_(ops), predicates_(predicates), module_(module), out_(out) {}
 
-  /// Checks every statement of `file` but its imports, which the loader follows.
-  void check_file(const ParsedFile& file);
+  /// Checks every statement of `file` but its imports, which the loader
+  /// follows. `syntax_errors` is how many the parser reported; checking stops
+  /// once the file has kMaxErrorsPerFile errors.
+  void check_file(const ParsedFile& file, std::size_t syntax_errors);
 
  private:
   struct Location {
@@ -31,6 +33,7 @@ class RuleChecker {
     Span span;
   };
 
+  void check_statement(const ParsedFile& f, const ast::Statement& s, std::string& ruleset);
   void check_ruleset(const ParsedFile& f, const ast::RulesetDecl& s, std::string& current);
   void check_rule(const ParsedFile& f, const ast::RuleDecl& s, const std::string& ruleset);
   void check_declare(const ParsedFile& f, const ast::Declare& s);

@@ -6,6 +6,7 @@
 
 #include "engine/dsl/graph_file.hpp"
 #include "engine/dsl/literals.hpp"
+#include "engine/dsl/parse.hpp"
 #include "engine/graph/printing.hpp"
 #include "engine/graph/type.hpp"
 #include "support/pt_ops.hpp"
@@ -183,4 +184,13 @@ TEST_CASE("loading a file that does not exist", "[dsl]") {
       "cannot load graph file `/nonexistent/dir/g.graph`: cannot open `/nonexistent/dir/g.graph`: "
       "No such file or directory");
   CHECK_THROWS_AS(load_graph("/nonexistent/dir/g.graph", pt_registry()), LoadError);
+}
+
+TEST_CASE("a graph file with very many errors stops after the limit", "[dsl]") {
+  std::string text = "input x f64[?]\n";
+  for (int i = 0; i < 300; ++i) text += "y" + std::to_string(i) + " = lgo(x)\n";
+  auto r = check_graph_text("many.graph", text + "output x\n", pt_registry());
+  REQUIRE(r.diagnostics.size() == kMaxErrorsPerFile);
+  REQUIRE(r.diagnostics.back().notes.size() == 1);
+  CHECK(r.diagnostics.back().notes[0].message == "too many errors (50); stopping here");
 }

@@ -2,6 +2,7 @@
 // priorities, declarations, and the faults that refuse a rule file.
 #include <catch2/catch.hpp>
 
+#include "engine/dsl/parse.hpp"
 #include "engine/dsl/rule_loader.hpp"
 #include "engine/graph/op.hpp"
 #include "support/pt_ops.hpp"
@@ -362,4 +363,14 @@ TEST_CASE("user predicates are resolved through the registry passed in", "[dsl]"
                             pt_registry(), plain, {std::make_shared<MemoryResolver>(), {}});
   REQUIRE_FALSE(r.ok());
   CHECK(r.diagnostics[0].message == "unknown predicate `same_rank`");
+}
+
+TEST_CASE("a rule file with very many errors stops after the limit", "[dsl]") {
+  std::string text;
+  for (int i = 0; i < 300; ++i) text += "rule r" + std::to_string(i) + ": lgo(x) => x\n";
+  const PredicateRegistry predicates;
+  auto r = check_rules_text("many.rules", text, pt_registry(), predicates,
+                            {std::make_shared<MemoryResolver>(), {}});
+  REQUIRE(r.diagnostics.size() == kMaxErrorsPerFile);
+  CHECK(r.diagnostics.back().notes.at(0).message == "too many errors (50); stopping here");
 }
