@@ -14,6 +14,7 @@ namespace rw::dsl::ast {
 
 /// Index of an expression in File::exprs.
 enum class ExprId : std::uint32_t {};
+/// The index an ExprId stands for.
 constexpr std::uint32_t index_of(ExprId id) {
   return static_cast<std::uint32_t>(id);
 }
@@ -24,7 +25,7 @@ struct Name {
   Span span;
 };
 
-/// Infix operators, tightest last: comparisons, `+ -`, `* /`, `**`.
+/// Infix operators, loosest first: comparisons, `+ -`, `* /`, `**`.
 enum class BinaryOp : std::uint8_t { Lt, Gt, Le, Ge, Eq, Ne, Add, Sub, Mul, Div, Pow };
 /// Prefix operators: `-x` and `not g`.
 enum class UnaryOp : std::uint8_t { Neg, Not };
@@ -48,11 +49,13 @@ struct Identifier {
   Sigil sigil = Sigil::None;
 };
 
+/// `-x` or `not g`.
 struct Unary {
   UnaryOp op;
   ExprId operand;
 };
 
+/// `lhs OP rhs`.
 struct Binary {
   BinaryOp op;
   ExprId lhs;
@@ -73,6 +76,7 @@ struct TupleItem {
 
 /// The value of a parameter as written.
 struct ParamValue {
+  /// How the value was written.
   enum class Kind : std::uint8_t {
     Int,       ///< `0`, `-1`
     Float,     ///< `1.5`, `-inf`
@@ -180,6 +184,7 @@ struct OutputDecl {
   Span span;
 };
 
+/// One statement of a file.
 using Statement =
     std::variant<Import, RulesetDecl, RuleDecl, Declare, InputDecl, Binding, OutputDecl>;
 

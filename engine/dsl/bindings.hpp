@@ -13,6 +13,7 @@ namespace rw::dsl {
 
 /// Index of a variable in CheckedRule::vars.
 enum class VarId : std::uint32_t {};
+/// The index a VarId stands for.
 constexpr std::uint32_t index_of(VarId id) {
   return static_cast<std::uint32_t>(id);
 }
@@ -24,10 +25,15 @@ class Bindings {
   /// Room for `n` variables, none bound.
   explicit Bindings(std::size_t n = 0) : values_(n) {}
 
+  /// Number of variables.
   std::size_t size() const { return values_.size(); }
+  /// Binds a tensor variable to a graph variable.
   void bind(VarId id, Var value) { values_.at(index_of(id)) = std::move(value); }
+  /// Binds a parameter variable to a property value.
   void bind(VarId id, PropValue value) { values_.at(index_of(id)) = std::move(value); }
+  /// Forgets what `id` was bound to.
   void unbind(VarId id) { values_.at(index_of(id)) = std::monostate{}; }
+  /// Whether `id` is bound to anything.
   bool is_bound(VarId id) const {
     return !std::holds_alternative<std::monostate>(values_.at(index_of(id)));
   }

@@ -48,6 +48,7 @@ template <class T>
 struct LoadResult {
   std::optional<T> value;
   std::vector<Diagnostic> diagnostics;
+  /// True when the load succeeded (there were no errors).
   bool ok() const { return value.has_value(); }
   /// The value; throws LoadError with the diagnostics when there is none.
   T take();
@@ -56,7 +57,9 @@ struct LoadResult {
 /// Thrown by the loaders when a file has errors; nothing was loaded.
 class LoadError : public Error {
  public:
+  /// An error whose message is the rendered diagnostics.
   explicit LoadError(std::vector<Diagnostic> diagnostics);
+  /// Every diagnostic of the failed load.
   const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
 
  private:

@@ -8,13 +8,6 @@ namespace grammar {
 
 BOOST_SPIRIT_INSTANTIATE(statement_type, iterator_type, context_type)
 
-Span ParseState::trimmed_span(const char* b, const char* e) const {
-  skipper_parser const skip{};
-  x3::unused_type u;
-  skip.parse(b, e, u, u, u);
-  return span(b, e);
-}
-
 ast::ExprId ParseState::push(ast::Expr expr) {
   int depth = 0;
   auto child = [&](ast::ExprId c) { depth = std::max<int>(depth, file_[c].depth); };

@@ -42,8 +42,6 @@ class ParseState {
   ast::File& file() { return file_; }
   std::uint32_t offset(const char* p) const { return static_cast<std::uint32_t>(p - begin_); }
   Span span(const char* b, const char* e) const { return {offset(b), offset(e)}; }
-  /// Span of [b, e) without the whitespace and comments it starts with.
-  Span trimmed_span(const char* b, const char* e) const;
 
   /// Appends an expression node after its children; refuses trees taller than kMaxTreeDepth.
   ast::ExprId push(ast::Expr expr);

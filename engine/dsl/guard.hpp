@@ -18,6 +18,7 @@ namespace rw::dsl {
 
 /// One side of a guard comparison.
 struct GuardOperand {
+  /// What the operand reads.
   enum class Kind : std::uint8_t {
     DType,         ///< `dtype(x)`
     Rank,          ///< `rank(x)` / `ndim(x)`
@@ -39,6 +40,7 @@ struct GuardOperand {
 
 /// One node of a guard.
 struct GuardNode {
+  /// And, Or, Not combine other nodes; Predicate and Compare are the leaves.
   enum class Kind : std::uint8_t { And, Or, Not, Predicate, Compare };
   Kind kind = Kind::Predicate;
   Span span;
@@ -58,9 +60,13 @@ struct GuardNode {
 /// root is last. `and`/`or` short-circuit left to right.
 class Guard {
  public:
+  /// A guard from its nodes (post-order, root last), the file it was written
+  /// in, and the names of the rule's variables (for messages).
   Guard(std::vector<GuardNode> nodes, SourcePtr file, std::vector<std::string> var_names);
 
+  /// Every node, children before parents.
   const std::vector<GuardNode>& nodes() const { return nodes_; }
+  /// The last node: the whole guard.
   const GuardNode& root() const { return nodes_.back(); }
   /// The guard as written.
   std::string_view text() const { return file_->slice(root().span); }

@@ -21,8 +21,11 @@ struct OperatorInfo {
 
 /// Binding strength of the levels that have no Op: `or` < `and` < `not` < comparisons.
 inline constexpr int kOrPrecedence = 1;
+/// `and`.
 inline constexpr int kAndPrecedence = 2;
+/// `not`.
 inline constexpr int kNotPrecedence = 3;
+/// `< > <= >= == !=` (the Ops `lt` … `neq`).
 inline constexpr int kComparePrecedence = 4;
 /// Unary minus: tighter than `*`, looser than `**` (`-x**2` is `-(x**2)`).
 inline constexpr int kNegPrecedence = 7;
@@ -33,6 +36,7 @@ const OperatorInfo& operator_info(ast::BinaryOp op);
 inline constexpr std::string_view kNegOpName = "neg";
 /// `not`, `and`, `or` as written.
 std::string_view symbol(ast::UnaryOp op);
+/// `and` or `or`.
 std::string_view symbol(ast::LogicalOp op);
 /// True for `< > <= >= == !=`.
 bool is_comparison(ast::BinaryOp op);

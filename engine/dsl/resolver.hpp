@@ -36,8 +36,10 @@ class SourceResolver {
 /// beside the importing file, then in each search directory in order.
 class FileResolver final : public SourceResolver {
  public:
+  /// A resolver that looks for imports in `search_paths` after the importer's folder.
   explicit FileResolver(std::vector<std::filesystem::path> search_paths = {})
       : search_paths_(std::move(search_paths)) {}
+  /// See SourceResolver::resolve.
   std::optional<ResolvedSource> resolve(std::string_view path, const SourceFile* importer,
                                         std::string& why_not) const override;
 
@@ -51,6 +53,7 @@ class MemoryResolver final : public SourceResolver {
  public:
   /// Adds or replaces a file.
   void add(std::string name, std::string text);
+  /// See SourceResolver::resolve.
   std::optional<ResolvedSource> resolve(std::string_view path, const SourceFile* importer,
                                         std::string& why_not) const override;
 

@@ -54,6 +54,7 @@ struct PatternParam {
 
 /// One node of a pattern.
 struct PatternNode {
+  /// What the node is.
   enum class Kind : std::uint8_t {
     Var,      ///< a rule variable
     Literal,  ///< a number: on the left, matches a constant whose elements all equal it
@@ -82,7 +83,9 @@ struct PatternNode {
 struct Pattern {
   std::vector<PatternNode> nodes;
 
+  /// The last node: the whole pattern.
   const PatternNode& root() const { return nodes.back(); }
+  /// Its index.
   std::uint32_t root_index() const { return static_cast<std::uint32_t>(nodes.size() - 1); }
   /// The pattern in the rules language, with the fewest parentheses.
   std::string to_string(std::span<const RuleVariable> vars) const;
@@ -139,10 +142,15 @@ struct RuleModule {
   std::vector<CheckedRule> rules;
   std::vector<OpDeclaration> declarations;
 
+  /// The rule called `name`, or null (a linear search).
   const CheckedRule* find_rule(std::string_view name) const;
+  /// The ruleset called `name`, or null.
   const RuleSetInfo* find_ruleset(std::string_view name) const;
+  /// The merged declaration of an op (canonical registry name), or null.
   const OpDeclaration* declaration(std::string_view op) const;
+  /// Whether `op` was declared commutative.
   bool is_commutative(std::string_view op) const;
+  /// Whether `op` was declared associative.
   bool is_associative(std::string_view op) const;
   /// Rules carrying `tag` (from their ruleset or their own list).
   std::vector<const CheckedRule*> rules_with_tag(std::string_view tag) const;

@@ -36,11 +36,15 @@ class SourceFile {
   /// `name` is what diagnostics print; `key` identifies the file for import
   /// cycles and de-duplication (a canonical path), and defaults to `name`.
   SourceFile(std::string name, std::string text, std::string key = {});
+  /// A shared SourceFile.
   static std::shared_ptr<const SourceFile> make(std::string name, std::string text,
                                                 std::string key = {});
 
+  /// What diagnostics call the file.
   const std::string& name() const { return name_; }
+  /// Its identity among the files of a load.
   const std::string& key() const { return key_; }
+  /// The whole text.
   std::string_view text() const { return text_; }
   /// The text a span covers.
   std::string_view slice(Span span) const;
@@ -49,6 +53,7 @@ class SourceFile {
   LineCol location(std::uint32_t offset) const;
   /// The 1-based line `line` without its line break.
   std::string_view line_text(std::uint32_t line) const;
+  /// Number of lines (a final line break starts an empty last line).
   std::uint32_t line_count() const { return static_cast<std::uint32_t>(line_starts_.size()); }
   /// Byte offset where line `line` starts.
   std::uint32_t line_start(std::uint32_t line) const { return line_starts_[line - 1]; }

@@ -18,6 +18,7 @@ namespace rw::dsl::detail {
 /// declarations) are shared across the files of one load.
 class RuleChecker {
  public:
+  /// Checks into `module`, reporting to `out`.
   RuleChecker(const OpRegistry& ops, const PredicateRegistry& predicates, RuleModule& module,
               std::vector<Diagnostic>& out)
       : ops_(ops), predicates_(predicates), module_(module), out_(out) {}

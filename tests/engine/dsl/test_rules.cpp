@@ -374,3 +374,46 @@ TEST_CASE("a rule file with very many errors stops after the limit", "[dsl]") {
   REQUIRE(r.diagnostics.size() == kMaxErrorsPerFile);
   CHECK(r.diagnostics.back().notes.at(0).message == "too many errors (50); stopping here");
 }
+
+TEST_CASE("checked patterns keep their invariants", "[dsl]") {
+  const RuleModule m = load(
+      "rule a: log(1 + x) * 2 => log1p(x) + log1p(x)\n"
+      "rule b: sum(c * x, axis=?a) => c * sum(x, axis=a) where scalar(c)\n"
+      "rule c: dimshuffle{order=(x, 0)}(exp(-x)) => exp(-dimshuffle(x, order=(x, 0)))\n"
+      "rule d: (x - y) ** -2 / (y - x) => 1 / (x - y) ** 3\n"
+      "rule e: cast(cast(x, dtype=_), dtype=d) => cast(x, dtype=d)\n"
+      "rule f: subtensor{index=(i)}(shape(x), k) => shape(x)\n");
+  REQUIRE(m.rules.size() == 6);
+  for (const CheckedRule& r : m.rules) {
+    INFO(r.name);
+    for (const Pattern* p : {&r.lhs, &r.rhs}) {
+      REQUIRE_FALSE(p->nodes.empty());
+      for (std::size_t i = 0; i < p->nodes.size(); ++i) {
+        const PatternNode& n = p->nodes[i];
+        CHECK(r.file->slice(n.span).size() > 0);
+        if (n.kind == PatternNode::Kind::Var) {
+          CHECK(index_of(n.var) < r.vars.size());
+          continue;
+        }
+        if (n.kind != PatternNode::Kind::Apply) continue;
+        for (std::uint32_t in : n.inputs) CHECK(in < i);  // post-order
+        CHECK(OpRegistry::arity_ok(*n.op_info, n.inputs.size()));
+        REQUIRE(n.params.size() == n.op_info->params.size());
+        bool any_var = false;
+        for (std::size_t k = 0; k < n.params.size(); ++k) {
+          CHECK(n.params[k].name == n.op_info->params[k].name);
+          CHECK(n.params[k].value.has_value() != n.params[k].var.has_value());
+          any_var |= n.params[k].var.has_value();
+        }
+        CHECK((n.op == nullptr) == any_var);
+      }
+      // Every node but the root is the input of a later node: nothing dangles.
+      std::vector<int> uses(p->nodes.size(), 0);
+      for (const PatternNode& n : p->nodes)
+        for (std::uint32_t in : n.inputs) ++uses[in];
+      for (std::size_t i = 0; i + 1 < p->nodes.size(); ++i) CHECK(uses[i] == 1);
+    }
+    for (const RuleVariable& v : r.vars) CHECK(r.file->slice(v.span).size() > 0);
+  }
+  CHECK(m.rules[3].to_string() == "rule d: (x - y) ** -2 / (y - x) => 1 / (x - y) ** 3");
+}
