@@ -742,13 +742,13 @@ auto const call_syntax_def =
             -((brace_params[set_braces] > call_args[set_args]) | call_args[set_args])];
 auto const call_args_def = tok("(") > call_args_rest;
 auto const call_args_rest_def =
-    tok(")") | (call_arg >> *(tok(",") > call_arg) > tok(")", {}, "`,` or `)`"));
+    tok(")") | ((call_arg >> *(tok(",") > call_arg)) > tok(")", {}, "`,` or `)`"));
 auto const call_arg_def = named_arg[arg_param] | expr[arg_input];
 auto const named_arg_def =
     spanned[(name >> tok("=", "=>"))[param_name(false)] > param_value[param_val]];
 auto const brace_params_def = tok("{") > brace_params_rest;
 auto const brace_params_rest_def =
-    tok("}") | (brace_param >> *(tok(",") > brace_param) > tok("}", {}, "`,` or `}`"));
+    tok("}") | ((brace_param >> *(tok(",") > brace_param)) > tok("}", {}, "`,` or `}`"));
 auto const brace_param_def =
     spanned[name[param_name(true)] > tok("=", "=>", "`=`") > param_value[param_val]];
 
@@ -756,7 +756,7 @@ auto const param_value_def =
     spanned[qvar[pv_variable] | tuple_items[pv_tuple] | string_lit[pv_string] |
             signed_number[pv_number] | name[pv_word]];
 auto const tuple_items_def = tok("(") > tuple_rest;
-auto const tuple_rest_def = tok(")") | (tuple_item >> *(tok(",") >> !tok(")") > tuple_item) >
+auto const tuple_rest_def = tok(")") | ((tuple_item >> *((tok(",") >> !tok(")")) > tuple_item)) >
                                         -tok(",") > tok(")", {}, "`,` or `)`"));
 auto const tuple_item_def = signed_number[ti_number] | name[ti_word];
 auto const signed_number_def = spanned[(x3::matches[tok("-")] >> number)[make_signed]];
@@ -764,7 +764,7 @@ auto const signed_number_def = spanned[(x3::matches[tok("-")] >> number)[make_si
 // Statements.
 auto const import_stmt_def = spanned[tok("import") > string_lit[imp_path]];
 auto const tags_clause_def = tok("tags") > tok("(") > tags_rest;
-auto const tags_rest_def = tok(")") | (name >> *(tok(",") > name) > tok(")", {}, "`,` or `)`"));
+auto const tags_rest_def = tok(")") | ((name >> *(tok(",") > name)) > tok(")", {}, "`,` or `)`"));
 auto const ruleset_stmt_def = spanned[tok("ruleset") > name[set_name] > -tags_clause[set_tags]];
 auto const rule_stmt_def =
     spanned[tok("rule") > name[set_name] >
@@ -777,7 +777,7 @@ auto const property_list_def = name >> *(tok(",") > name);
 auto const input_stmt_def = spanned[tok("input") > input_name[set_name] > type_spec[set_type]];
 auto const input_name_def = name | ref;
 auto const type_spec_def = spanned[name[set_dtype] > -(tok("[") > dims_rest[set_dims])];
-auto const dims_rest_def = tok("]") | (dim >> *(tok(",") > dim) > tok("]", {}, "`,` or `]`"));
+auto const dims_rest_def = tok("]") | ((dim >> *(tok(",") > dim)) > tok("]", {}, "`,` or `]`"));
 auto const dim_def = spanned[tok("?")[dim_unknown] | number[dim_extent]];
 auto const binding_stmt_def = spanned[(input_name >> tok("=", "=>"))[set_name] > expr[set_value]];
 auto const output_stmt_def = spanned[tok("output") > output_list[set_values]];
