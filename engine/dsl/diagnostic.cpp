@@ -1,0 +1,107 @@
+// Diagnostic rendering: location, source line and caret.
+#include "engine/dsl/diagnostic.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace rw::dsl {
+
+LineCol Diagnostic::location() const {
+  return file ? file->location(span.begin) : LineCol{};
+}
+
+namespace {
+
+bool is_continuation_byte(char c) {
+  return (static_cast<unsigned char>(c) & 0xC0) == 0x80;
+}
+
+/// Source lines longer than this many characters are shown as a window
+/// around the caret, cut ends marked `…`.
+constexpr std::size_t kMaxExcerptColumns = 120;
+
+// The source line, then a caret under the span's first character and `~` under
+// the rest of it on that line. Tabs in the prefix are kept so that the caret
+// lines up in a terminal; columns are characters (UTF-8 code points).
+void render_excerpt(const Diagnostic& d, std::string& out) {
+  const SourceFile& f = *d.file;
+  if (f.text().empty()) return;
+  const LineCol at = f.location(d.span.begin);
+  const std::string_view line = f.line_text(at.line);
+  const std::uint32_t start = f.line_start(at.line);
+  std::vector<std::size_t> chars;  // byte offset of each character of the line
+  for (std::size_t i = 0; i < line.size(); ++i)
+    if (!is_continuation_byte(line[i])) chars.push_back(i);
+  const std::size_t n = chars.size();
+  auto char_at = [&](std::uint32_t offset) {  // index of the character at a file offset
+    const std::size_t byte =
+        std::min<std::size_t>(offset > start ? offset - start : 0, line.size());
+    return static_cast<std::size_t>(std::lower_bound(chars.begin(), chars.end(), byte) -
+                                    chars.begin());
+  };
+  const std::size_t caret = char_at(d.span.begin);
+  const std::size_t span_end = std::max(char_at(d.span.end), caret + 1);
+
+  std::size_t first = 0, last = n;
+  if (n > kMaxExcerptColumns) {
+    first = caret > kMaxExcerptColumns / 2 ? caret - kMaxExcerptColumns / 2 : 0;
+    last = std::min(n, first + kMaxExcerptColumns);
+    first = last - kMaxExcerptColumns;
+  }
+  auto byte_of = [&](std::size_t c) { return c < n ? chars[c] : line.size(); };
+  if (first > 0) out += "\u2026";
+  out += line.substr(byte_of(first), byte_of(last) - byte_of(first));
+  if (last < n) out += "\u2026";
+  out += '\n';
+  if (first > 0) out += ' ';
+  for (std::size_t c = first; c < caret; ++c) out += line[chars[c]] == '\t' ? '\t' : ' ';
+  out += '^';
+  for (std::size_t c = caret + 1; c < std::min(span_end, last); ++c) out += '~';
+  out += '\n';
+}
+
+void render_one(const Diagnostic& d, std::string& out) {
+  const char* kind = d.severity == Severity::Error ? "error" : "note";
+  if (d.file) {
+    const LineCol at = d.location();
+    out += fmt::format("{}:{}:{}: {}: {}\n", d.file->name(), at.line, at.column, kind, d.message);
+    render_excerpt(d, out);
+  } else {
+    out += fmt::format("{}: {}\n", kind, d.message);
+  }
+  for (const Diagnostic& n : d.notes) render_one(n, out);
+}
+
+}  // namespace
+
+std::string Diagnostic::render() const {
+  std::string out;
+  render_one(*this, out);
+  return out;
+}
+
+Diagnostic make_error(SourcePtr file, Span span, std::string message) {
+  return {Severity::Error, std::move(file), span, std::move(message), {}};
+}
+
+Diagnostic make_note(SourcePtr file, Span span, std::string message) {
+  return {Severity::Note, std::move(file), span, std::move(message), {}};
+}
+
+std::string render(std::span<const Diagnostic> diagnostics) {
+  std::string out;
+  for (const Diagnostic& d : diagnostics) render_one(d, out);
+  return out;
+}
+
+std::size_t count_errors(std::span<const Diagnostic> diagnostics) {
+  return static_cast<std::size_t>(
+      std::count_if(diagnostics.begin(), diagnostics.end(),
+                    [](const Diagnostic& d) { return d.severity == Severity::Error; }));
+}
+
+LoadError::LoadError(std::vector<Diagnostic> diagnostics)
+    : Error(render(diagnostics)), diagnostics_(std::move(diagnostics)) {}
+
+}  // namespace rw::dsl

@@ -1,0 +1,130 @@
+// PredicateRegistry and the built-in predicates.
+#include "engine/dsl/predicates.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace rw::dsl {
+
+namespace {
+
+const TensorType* tensor_type(const Var& v) {
+  return v ? v->tensor_type() : nullptr;
+}
+
+bool dtype_is(const PredicateInput& in, bool (*test)(DType)) {
+  const TensorType* t = tensor_type(in.tensors[0]);
+  return t && test(t->dtype());
+}
+
+bool valid_name(std::string_view name) {
+  if (name.empty()) return false;
+  auto start = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
+  if (!start(name[0])) return false;
+  return std::all_of(name.begin(), name.end(),
+                     [&](char c) { return start(c) || (c >= '0' && c <= '9'); });
+}
+
+}  // namespace
+
+PredicateRegistry::PredicateRegistry() {
+  using A = PredicateArg;
+  add({"float",
+       {A::Tensor},
+       "the dtype is a float type (float32, float64)",
+       [](const PredicateInput& in) { return dtype_is(in, [](DType d) { return is_float(d); }); }});
+  add({"int",
+       {A::Tensor},
+       "the dtype is an integer type (int8 … int64, uint8)",
+       [](const PredicateInput& in) {
+         return dtype_is(in, [](DType d) { return is_integer(d); });
+       }});
+  add({"bool", {A::Tensor}, "the dtype is bool", [](const PredicateInput& in) {
+         return dtype_is(in, [](DType d) { return is_bool(d); });
+       }});
+  add({"constant", {A::Tensor}, "the variable is a constant", [](const PredicateInput& in) {
+         return in.tensors[0] && in.tensors[0]->is_constant();
+       }});
+  add({"scalar",
+       {A::Tensor},
+       "the static shape holds one element (rank 0, or every extent 1)",
+       [](const PredicateInput& in) {
+         const TensorType* t = tensor_type(in.tensors[0]);
+         return t && std::all_of(t->shape().begin(), t->shape().end(),
+                                 [](std::int64_t d) { return d == 1; });
+       }});
+  add({"known_shape",
+       {A::Tensor},
+       "every extent of the static shape is known",
+       [](const PredicateInput& in) {
+         const TensorType* t = tensor_type(in.tensors[0]);
+         return t && t->shape_known();
+       }});
+  add({"broadcastable",
+       {A::Tensor, A::Int},
+       "axis i (negative counts from the end) has static extent 1",
+       [](const PredicateInput& in) {
+         const TensorType* t = tensor_type(in.tensors[0]);
+         if (!t) return false;
+         const auto n = static_cast<std::int64_t>(t->ndim());
+         const std::int64_t axis = in.ints[0] < 0 ? in.ints[0] + n : in.ints[0];
+         return axis >= 0 && axis < n && t->is_broadcastable(static_cast<std::size_t>(axis));
+       }});
+  add({"same_type",
+       {A::Tensor, A::Tensor},
+       "the two variables have equal types",
+       [](const PredicateInput& in) {
+         return in.tensors[0] && in.tensors[1] && *in.tensors[0]->type() == *in.tensors[1]->type();
+       }});
+  add({"one_client",
+       {A::Tensor},
+       "the variable has exactly one use in the graph being rewritten (false outside one)",
+       [](const PredicateInput& in) {
+         return in.fgraph && in.tensors[0] && in.fgraph->num_clients(*in.tensors[0]) == 1;
+       }});
+}
+
+void PredicateRegistry::add(PredicateInfo info) {
+  if (!valid_name(info.name))
+    throw std::invalid_argument("PredicateRegistry::add: `" + info.name +
+                                "` is not a valid predicate name");
+  if (!info.fn)
+    throw std::invalid_argument("PredicateRegistry::add: predicate `" + info.name +
+                                "` has no function");
+  for (std::string_view q : kQueryNames)
+    if (info.name == q)
+      throw std::invalid_argument("PredicateRegistry::add: `" + info.name +
+                                  "` is a query of the rules language");
+  if (predicates_.contains(info.name))
+    throw std::invalid_argument("PredicateRegistry::add: predicate `" + info.name +
+                                "` is already registered");
+  std::string name = info.name;
+  predicates_.emplace(std::move(name), std::make_shared<const PredicateInfo>(std::move(info)));
+}
+
+void PredicateRegistry::add(std::string name, std::size_t arity, std::string doc,
+                            std::function<bool(std::span<const Var>, const FunctionGraph*)> fn) {
+  if (!fn)
+    throw std::invalid_argument("PredicateRegistry::add: predicate `" + name + "` has no function");
+  add({std::move(name), std::vector<PredicateArg>(arity, PredicateArg::Tensor), std::move(doc),
+       [f = std::move(fn)](const PredicateInput& in) { return f(in.tensors, in.fgraph); }});
+}
+
+std::shared_ptr<const PredicateInfo> PredicateRegistry::find(std::string_view name) const {
+  const auto it = predicates_.find(name);
+  return it == predicates_.end() ? nullptr : it->second;
+}
+
+std::vector<std::shared_ptr<const PredicateInfo>> PredicateRegistry::all() const {
+  std::vector<std::shared_ptr<const PredicateInfo>> out;
+  for (const auto& [name, p] : predicates_) out.push_back(p);
+  return out;
+}
+
+std::vector<std::string> PredicateRegistry::names() const {
+  std::vector<std::string> out;
+  for (const auto& [name, p] : predicates_) out.push_back(name);
+  return out;
+}
+
+}  // namespace rw::dsl

@@ -1,0 +1,76 @@
+// PredicateRegistry: the named conditions a rule's `where` guard may call,
+// the built-in ones (`float(x)`, `constant(c)`, `one_client(x)`, …) and those
+// a program registers in C++.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/graph/function_graph.hpp"
+#include "engine/graph/variable.hpp"
+
+namespace rw::dsl {
+
+/// What one argument of a predicate is: a variable bound by the rule's left
+/// side, or an integer literal (`broadcastable(x, 0)`).
+enum class PredicateArg : std::uint8_t { Tensor, Int };
+
+/// The arguments of one predicate call: the tensor arguments in order, the
+/// integer arguments in order, and the graph being rewritten (null when the
+/// guard is evaluated outside a FunctionGraph).
+struct PredicateInput {
+  std::span<const Var> tensors;
+  std::span<const std::int64_t> ints;
+  const FunctionGraph* fgraph = nullptr;
+};
+
+/// A predicate's implementation.
+using PredicateFn = std::function<bool(const PredicateInput&)>;
+
+/// One predicate: its name, its arguments, one line of documentation, and
+/// the function.
+struct PredicateInfo {
+  std::string name;
+  std::vector<PredicateArg> args;
+  std::string doc;
+  PredicateFn fn;
+};
+
+/// Names that guards use for values (`dtype(x) == float32`), which cannot be
+/// predicates.
+inline constexpr std::string_view kQueryNames[] = {"dtype", "rank", "ndim", "shape", "value"};
+
+/// Predicates by name. A default-constructed registry holds the built-in
+/// predicates of the language (see docs/rules-language.md); a program adds
+/// its own with `add`. Rules loaded against a registry keep shared handles to
+/// the predicates they call, so the registry need not outlive them.
+class PredicateRegistry {
+ public:
+  /// A registry with the built-in predicates.
+  PredicateRegistry();
+
+  /// Adds a predicate. Throws std::invalid_argument when the name is empty,
+  /// not an identifier, taken, or a query name, or `fn` is empty.
+  void add(PredicateInfo info);
+  /// Adds a predicate whose arguments are `arity` tensors.
+  void add(std::string name, std::size_t arity, std::string doc,
+           std::function<bool(std::span<const Var>, const FunctionGraph*)> fn);
+
+  /// The predicate, or null.
+  std::shared_ptr<const PredicateInfo> find(std::string_view name) const;
+  /// Every predicate, sorted by name.
+  std::vector<std::shared_ptr<const PredicateInfo>> all() const;
+  /// Every predicate name, sorted.
+  std::vector<std::string> names() const;
+
+ private:
+  std::map<std::string, std::shared_ptr<const PredicateInfo>, std::less<>> predicates_;
+};
+
+}  // namespace rw::dsl
