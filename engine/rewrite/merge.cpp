@@ -183,6 +183,7 @@ PassReport MergeOptimizer::apply(FunctionGraph& fgraph, RewriteContext& ctx) con
     MergeFeature::Candidate c = sched[i];
     pairs.clear();
     Apply* node = c.node.get();
+    Apply* survivor = nullptr;
     const std::pair<const void*, const void*> key =
         c.constant ? std::pair<const void*, const void*>(c.constant.get(), c.into_constant.get())
                    : std::pair<const void*, const void*>(node, c.into.get());
@@ -200,15 +201,29 @@ PassReport MergeOptimizer::apply(FunctionGraph& fgraph, RewriteContext& ctx) con
         mf->process_node(*node);
         continue;
       }
+      // Keep the node that comes first in the graph's order, so that the
+      // replacement goes along the order labels (against them, the graph must
+      // search for cycles and relabel); the types decide when only one
+      // direction keeps every client's type.
+      Apply* drop = node;
+      Apply* keep = c.into.get();
+      auto can_replace = [&](const Apply* from, const Apply* to) {
+        for (std::size_t o = 0; o < from->num_outputs(); ++o)
+          if (fgraph.num_clients(from->output_var(o)) > 0 &&
+              !from->output_var(o).type()->is_super(*to->output_var(o).type()))
+            return false;
+        return true;
+      };
+      bool swap = fgraph.order_of(*keep) > fgraph.order_of(*drop);
+      if (swap ? !can_replace(keep, drop) : !can_replace(drop, keep)) swap = !swap;
+      if (swap) std::swap(drop, keep);
+      survivor = keep;
       // Outputs nobody uses are left alone: once the used ones are moved the
       // node is pruned, and with it those outputs.
-      for (std::size_t o = 0; o < node->num_outputs(); ++o)
-        if (fgraph.num_clients(node->output_var(o)) > 0)
-          pairs.emplace_back(node->output(o), c.into->output(o));
-      // Keep the more specific type: replace the one whose type is wider.
+      for (std::size_t o = 0; o < drop->num_outputs(); ++o)
+        if (fgraph.num_clients(drop->output_var(o)) > 0)
+          pairs.emplace_back(drop->output(o), keep->output(o));
       if (pairs.empty()) continue;
-      if (node->num_outputs() == 1 && !pairs[0].first->type()->is_super(*pairs[0].second->type()))
-        std::swap(pairs[0].first, pairs[0].second);
     }
     try {
       fgraph.replace_all(pairs, name());
@@ -226,9 +241,8 @@ PassReport MergeOptimizer::apply(FunctionGraph& fgraph, RewriteContext& ctx) con
       continue;
     }
     ++report.applications;
-    // When the type check made the representative give way, the survivor
-    // becomes the representative.
-    if (node && fgraph.contains(*node)) mf->process_node(*node);
+    // When the representative gave way, the survivor takes its place.
+    if (survivor && fgraph.contains(*survivor)) mf->process_node(*survivor);
     if (ctx.tracing())
       for (const auto& [old_var, new_var] : pairs) {
         TraceEvent e;

@@ -101,3 +101,18 @@ TEST_CASE("merge without its feature says what is missing", "[rewrite]") {
                       "`merge2` needs a MergeFeature on the graph; run it with rewrite(), or call "
                       "add_requirements() first");
 }
+
+TEST_CASE("merge moves every use of a duplicate, however many it has", "[rewrite]") {
+  Var x = fvec("x");
+  const Var e1 = exp(x), e2 = exp(x);
+  Var sum = add(e1, e2);
+  for (int i = 0; i < 9; ++i) sum = add(add(sum, mul(e1, fconst(i))), mul(e2, fconst(i)));
+  FunctionGraph fg({x}, {sum}, false);
+  REQUIRE(fg.num_clients(*e1) == 10);
+  REQUIRE(fg.num_clients(*e2) == 10);
+  MergeOptimizer().rewrite(fg);
+  fg.check_integrity();
+  const bool kept_e1 = fg.contains(*e1);
+  REQUIRE(kept_e1 != fg.contains(*e2));
+  REQUIRE(fg.num_clients(kept_e1 ? *e1 : *e2) == 11);  // 20 uses, the 9 products merged
+}
