@@ -170,17 +170,18 @@ struct EquilibriumRun {
     for (auto it = order.rbegin(); it != order.rend(); ++it) push(*it);
   }
 
-  /// Queues what the last change touched, and the users above it up to the
-  /// rewriters' depth, so that the first touched node is tried first.
+  /// Queues what the last change touched — new nodes and nodes whose inputs
+  /// changed, with the users above them up to the rewriters' depth, and nodes
+  /// whose outputs' uses changed — so that the first touched node is tried first.
   void absorb() {
     detail::ChangeListener& l = proc.listener();
     scratch.clear();
     for (const ApplyRef& t : l.touched)
       if (fg.contains(*t)) scratch.push_back(t.get());
-    l.forget();
+    const std::size_t n_touched = scratch.size();
     const int depth = eq.max_depth_;
     if (depth > 0 && depth != kAnyDepth) {
-      frontier.assign(scratch.begin(), scratch.end());
+      frontier.assign(scratch.begin(), scratch.begin() + static_cast<std::ptrdiff_t>(n_touched));
       for (int level = 0; level < depth && !frontier.empty(); ++level) {
         next.clear();
         for (Apply* n : frontier)
@@ -191,6 +192,9 @@ struct EquilibriumRun {
         frontier.swap(next);
       }
     }
+    for (const ApplyRef& t : l.uses_changed)
+      if (fg.contains(*t)) scratch.push_back(t.get());
+    l.forget();
     for (auto it = scratch.rbegin(); it != scratch.rend(); ++it) push(*it);
   }
 
@@ -279,7 +283,8 @@ struct EquilibriumRun {
     if (!r.ok()) report.children.push_back(std::move(r));
     if (l.changes == changes0) return false;
     ++graph_applied[gi];
-    if (role == Role::Cleanup) ++cleanup_changes;
+    // A cleanup pass counts the replacements it made (at least one).
+    if (role == Role::Cleanup) cleanup_changes += std::max<std::size_t>(r.applications, 1);
     note_application(static_cast<std::uint32_t>(n_node_rewriters + gi));
     absorb();
     return true;

@@ -22,9 +22,9 @@ class RewriterIndex;
 /// A worklist holds the nodes still to try, first in topological order
 /// (inputs before users). A node tries the rewriters that track its Op kind
 /// (one index lookup), by decreasing benefit. When one applies, the driver
-/// queues exactly the nodes the change touched — new nodes, nodes whose inputs
-/// changed, nodes whose outputs gained or lost a client — and the users above
-/// them up to the largest `depth` of its rewriters. When some rewriter has
+/// queues exactly the nodes the change touched — new nodes and nodes whose
+/// inputs changed, with the users above them up to the largest `depth` of its
+/// rewriters, and nodes whose outputs gained or lost a use. When some rewriter has
 /// `kAnyDepth`, a quiet worklist is followed by a sweep of the whole graph
 /// until a sweep changes nothing (Aesara's behaviour).
 ///

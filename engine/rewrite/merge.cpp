@@ -2,6 +2,8 @@
 #include "engine/rewrite/merge.hpp"
 
 #include <algorithm>
+#include <functional>
+#include <queue>
 
 #include <fmt/format.h>
 
@@ -131,7 +133,13 @@ void MergeFeature::on_attach(FunctionGraph& fgraph) {
   if (fgraph_ && fgraph_ != &fgraph)
     throw RewriteError("a MergeFeature serves one FunctionGraph at a time");
   fgraph_ = &fgraph;
-  for (Apply* node : fgraph.toposort()) on_import(fgraph, *node, "merge: attach");
+  // In the graph's order labels, so that of duplicates already there the
+  // earliest stays (see MergeOptimizer::apply).
+  std::vector<std::pair<std::uint64_t, Apply*>> nodes;
+  for (Apply* node : fgraph.toposort()) nodes.emplace_back(fgraph.order_of(*node), node);
+  std::stable_sort(nodes.begin(), nodes.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [order, node] : nodes) on_import(fgraph, *node, "merge: attach");
 }
 
 void MergeFeature::on_detach(FunctionGraph&) {
@@ -163,6 +171,24 @@ void MergeOptimizer::add_requirements(FunctionGraph& fgraph) const {
   if (!fgraph.find_feature<MergeFeature>()) fgraph.attach_feature(std::make_shared<MergeFeature>());
 }
 
+namespace {
+
+/// A scheduled merge with the position it is made in: merges are made in the
+/// graph's order (the order label of the node that gives way), so that in
+/// each class of duplicates the earliest node is met first, stays, and the
+/// later ones move their uses to it — always along the order labels, which
+/// spares the graph its cycle search and relabelling.
+struct Pending {
+  std::uint64_t order;
+  std::size_t seq;
+  std::size_t index;  // into the feature's schedule
+  bool operator>(const Pending& o) const {
+    return order != o.order ? order > o.order : seq > o.seq;
+  }
+};
+
+}  // namespace
+
 PassReport MergeOptimizer::apply(FunctionGraph& fgraph, RewriteContext& ctx) const {
   MergeFeature* mf = fgraph.find_feature<MergeFeature>();
   if (!mf)
@@ -177,10 +203,28 @@ PassReport MergeOptimizer::apply(FunctionGraph& fgraph, RewriteContext& ctx) con
   // Merges the graph refused in this run: undoing one re-schedules it, so
   // without this list a refusal would be retried forever (Aesara's blacklist).
   std::vector<std::pair<const void*, const void*>> refused;
-  // Merges can schedule further merges (users of merged nodes may now be
-  // duplicates); the loop takes them in the order they were found.
-  for (std::size_t i = 0; i < sched.size(); ++i) {
-    MergeFeature::Candidate c = sched[i];
+  std::priority_queue<Pending, std::vector<Pending>, std::greater<>> queue;
+  std::size_t taken = 0;
+  // Orders the merges scheduled since the last call. Keys are computed here,
+  // between replacements, never inside the graph's callbacks.
+  auto take_new = [&] {
+    for (; taken < sched.size(); ++taken) {
+      const MergeFeature::Candidate& c = sched[taken];
+      // Constants are roots, before every node: they are merged first.
+      std::uint64_t order = 0;
+      if (c.constant) {
+        if (!fgraph.contains(*c.constant)) continue;
+      } else {
+        if (!fgraph.contains(*c.node)) continue;
+        order = fgraph.order_of(*c.node);
+      }
+      queue.push({order, taken, taken});
+    }
+  };
+  take_new();
+  while (!queue.empty()) {
+    const MergeFeature::Candidate c = sched[queue.top().index];
+    queue.pop();
     pairs.clear();
     Apply* node = c.node.get();
     Apply* survivor = nullptr;
@@ -192,6 +236,7 @@ PassReport MergeOptimizer::apply(FunctionGraph& fgraph, RewriteContext& ctx) con
       if (!fgraph.contains(*c.constant)) continue;
       if (!fgraph.contains(*c.into_constant)) {
         mf->process_constant(*c.constant);
+        take_new();
         continue;
       }
       pairs.emplace_back(c.constant, c.into_constant);
@@ -199,12 +244,12 @@ PassReport MergeOptimizer::apply(FunctionGraph& fgraph, RewriteContext& ctx) con
       if (!fgraph.contains(*node)) continue;
       if (!fgraph.contains(*c.into) || !same_node(*node, *c.into)) {
         mf->process_node(*node);
+        take_new();
         continue;
       }
-      // Keep the node that comes first in the graph's order, so that the
-      // replacement goes along the order labels (against them, the graph must
-      // search for cycles and relabel); the types decide when only one
-      // direction keeps every client's type.
+      // The duplicate earlier in the graph's order stays: its uses all come
+      // after it, so the other's uses can move to it along the order labels.
+      // The types may allow only one direction.
       Apply* drop = node;
       Apply* keep = c.into.get();
       auto can_replace = [&](const Apply* from, const Apply* to) {
@@ -238,6 +283,7 @@ PassReport MergeOptimizer::apply(FunctionGraph& fgraph, RewriteContext& ctx) con
         e.message = err.what();
         ctx.trace->emit(e);
       }
+      take_new();
       continue;
     }
     ++report.applications;
@@ -253,6 +299,7 @@ PassReport MergeOptimizer::apply(FunctionGraph& fgraph, RewriteContext& ctx) con
         e.new_var = new_var.get();
         ctx.trace->emit(e);
       }
+    take_new();
   }
   sched.clear();
   report.changed = report.applications > 0;

@@ -67,10 +67,12 @@ class Tracks {
 ///
 /// Besides its name and tracked Ops a rewriter declares:
 ///  - `depth`: how many levels of inputs below the node `transform` reads (0:
-///    the node, its Op and its input variables, their types, constness and
-///    clients; 1: also the nodes computing those inputs; …). After a change the
-///    driver re-tries exactly the nodes within that distance above it, instead
-///    of sweeping the whole graph. `kAnyDepth` (the default) is always safe.
+///    the node, its Op, its input variables with their types and constness,
+///    and the uses of its own outputs; 1: also the nodes computing those
+///    inputs; …). After a change the driver re-tries exactly the nodes within
+///    that distance above it, instead of sweeping the whole graph. A rewriter
+///    that reads anything else (the uses of its inputs, say) must declare
+///    `kAnyDepth`, the default, which is always safe.
 ///  - `benefit`: rewriters of the same node are tried in decreasing benefit,
 ///    then in the order they were given.
 class NodeRewriter {

@@ -62,15 +62,15 @@ void ChangeListener::on_prune(FunctionGraph&, Apply& node, std::string_view) {
   ++changes;
   // What the pruned node used lost a client.
   for (const Var& in : node.inputs())
-    if (Apply* o = in->owner()) touched.emplace_back(o);
+    if (Apply* o = in->owner()) uses_changed.emplace_back(o);
 }
 
 void ChangeListener::on_change_input(FunctionGraph&, const Client& client, const Var& old_var,
                                      const Var& new_var, std::string_view) {
   ++changes;
   if (client.node) touched.emplace_back(client.node);
-  if (Apply* o = old_var->owner()) touched.emplace_back(o);
-  if (Apply* o = new_var->owner()) touched.emplace_back(o);
+  if (Apply* o = old_var->owner()) uses_changed.emplace_back(o);
+  if (Apply* o = new_var->owner()) uses_changed.emplace_back(o);
 }
 
 bool same_computation(const Variable& old_var, const Variable& new_var) {
@@ -208,12 +208,14 @@ bool NodeProcessor::attempt(std::uint32_t rank, Apply& node) {
 
   ChangeListener& l = *listener_;
   const std::size_t imported0 = l.imported, pruned0 = l.pruned, changes0 = l.changes;
-  const std::size_t touched0 = l.touched.size(), imported_nodes0 = l.imported_nodes.size();
+  const std::size_t touched0 = l.touched.size(), imported_nodes0 = l.imported_nodes.size(),
+                    uses_changed0 = l.uses_changed.size();
   try {
     fgraph_.replace_all(pairs_, rw.name());
   } catch (const ReplacementError& err) {
     // The graph undid the change; so does the bookkeeping of what it touched.
     l.touched.resize(touched0);
+    l.uses_changed.resize(uses_changed0);
     l.imported_nodes.resize(imported_nodes0);
     l.imported = imported0;
     l.pruned = pruned0;

@@ -68,9 +68,11 @@ template <class F> bool for_each_candidate(const RewriterIndex::Candidates& c, F
 /// how many nodes came and went.
 class ChangeListener final : public Feature {
  public:
-  /// Nodes touched since the driver last took them: imported nodes, nodes
-  /// whose inputs changed, and nodes whose outputs gained or lost a client.
+  /// Nodes touched since the driver last took them: imported nodes and nodes
+  /// whose inputs changed (their users may match now too).
   std::vector<ApplyRef> touched;
+  /// Nodes whose outputs gained or lost a client (only they may match now).
+  std::vector<ApplyRef> uses_changed;
   /// Of those, the imported nodes only (for drivers that queue new nodes only).
   std::vector<ApplyRef> imported_nodes;
   std::size_t imported = 0;
@@ -85,6 +87,7 @@ class ChangeListener final : public Feature {
   /// Forgets what was collected (after a refused change, which undid itself).
   void forget() {
     touched.clear();
+    uses_changed.clear();
     imported_nodes.clear();
   }
 };
