@@ -15,8 +15,10 @@ namespace rw {
 class ConstantFolding final : public NodeRewriter {
  public:
   explicit ConstantFolding(std::string name = "constant_folding");
+  /// The folded constants, or why the node cannot be folded.
   RewriteResult transform(FunctionGraph& fgraph, Apply& node,
                           const RewriteContext& ctx) const override;
+  /// `op(constants…) -> constant`.
   std::string describe() const override;
 };
 

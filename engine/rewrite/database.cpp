@@ -272,13 +272,14 @@ void EquilibriumDB::check_entry(const Entry& entry, const EntryOptions& options)
 }
 
 GraphRewriterPtr EquilibriumDB::build(const RewriteQuery& query) const {
-  auto eq = std::make_shared<EquilibriumRewriter>(name());
+  const std::vector<const Entry*> selected = selection(query);
+  std::vector<NodeRewriterPtr> node_rewriters;
+  for (const Entry* e : selected)
+    if (const auto* n = std::get_if<NodeRewriterPtr>(&e->item)) node_rewriters.push_back(*n);
+  auto eq = std::make_shared<EquilibriumRewriter>(name(), std::move(node_rewriters));
   eq->with_max_use_ratio(max_use_ratio_).with_node_limit(node_limit_).with_time_limit(time_limit_);
-  for (const Entry* e : selection(query)) {
-    if (const auto* n = std::get_if<NodeRewriterPtr>(&e->item)) {
-      eq->add(*n);
-      continue;
-    }
+  for (const Entry* e : selected) {
+    if (std::holds_alternative<NodeRewriterPtr>(e->item)) continue;
     GraphRewriterPtr g = as_graph_rewriter(*e, query);
     switch (e->role) {
       case EntryRole::Normal: eq->add_global(std::move(g)); break;

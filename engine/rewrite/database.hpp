@@ -35,13 +35,19 @@ class RewriteQuery {
  public:
   /// Selects nothing.
   RewriteQuery() = default;
+  /// Selects entries with any of these tags.
   RewriteQuery(std::initializer_list<std::string_view> include);
+  /// Selects entries with any of `include`, all of `require`, none of `exclude`.
   RewriteQuery(std::vector<std::string> include, std::vector<std::string> require,
                std::vector<std::string> exclude);
 
+  /// This query, also selecting entries with any of `tags`.
   RewriteQuery including(std::initializer_list<std::string_view> tags) const;
+  /// This query, keeping only entries with all of `tags` too.
   RewriteQuery requiring(std::initializer_list<std::string_view> tags) const;
+  /// This query, dropping entries with any of `tags`.
   RewriteQuery excluding(std::initializer_list<std::string_view> tags) const;
+  /// `including` and `excluding` with tags known at run time.
   RewriteQuery including(const std::vector<std::string>& tags) const;
   RewriteQuery excluding(const std::vector<std::string>& tags) const;
   /// Queries the sub-database named `db_name` with `query` instead of this one.
@@ -52,12 +58,14 @@ class RewriteQuery {
   /// this query (Aesara's extra_rewrites); sub-queries do not inherit it.
   RewriteQuery registering(GraphRewriterPtr rewriter, double position) const;
 
+  /// The tags of the query and its position cutoff.
   const std::vector<std::string>& include() const { return include_; }
   const std::vector<std::string>& require() const { return require_; }
   const std::vector<std::string>& exclude() const { return exclude_; }
   double position_cutoff() const { return position_cutoff_; }
   /// The query for the sub-database named `db_name`.
   RewriteQuery for_sub(std::string_view db_name) const;
+  /// The passes added by `registering`, with their positions.
   const std::vector<std::pair<GraphRewriterPtr, double>>& extra() const { return extra_; }
   /// `include(fast_run) require() exclude(inplace)`.
   std::string to_string() const;
@@ -100,10 +108,15 @@ class RewriteDB {
   using Item = std::variant<NodeRewriterPtr, GraphRewriterPtr, std::shared_ptr<RewriteDB>>;
   /// One registration.
   struct Entry {
+    /// The entry's name (its rewriter's or database's name).
     std::string name;
+    /// What is registered.
     Item item;
+    /// Its tags (the database's name included, unless turned off).
     std::vector<std::string> tags;
+    /// Sequences: where it runs.
     double position = 0;
+    /// Equilibrium groups: how a graph rewriter takes part.
     EntryRole role = EntryRole::Normal;
     /// True when `tag` is the entry's name or one of its tags.
     bool has(std::string_view tag) const;
@@ -113,6 +126,7 @@ class RewriteDB {
   RewriteDB(const RewriteDB&) = delete;
   RewriteDB& operator=(const RewriteDB&) = delete;
 
+  /// The database's name, a tag of its entries.
   const std::string& name() const { return name_; }
   /// "equilibrium", "sequence" or "walking".
   virtual std::string_view kind() const = 0;
@@ -121,10 +135,12 @@ class RewriteDB {
   void add(Item item, std::vector<std::string> tags = {}, EntryOptions options = {});
   /// Adds or removes tags of the entry `name`.
   void add_tags(std::string_view name, const std::vector<std::string>& tags);
+  /// Throws RewriteError when there is no entry `name`; unknown tags are ignored.
   void remove_tags(std::string_view name, const std::vector<std::string>& tags);
 
   /// The entry named `name`, or nullptr.
   const Entry* find(std::string_view name) const;
+  /// Whether an entry is named `name`.
   bool contains(std::string_view name) const { return find(name) != nullptr; }
   /// The sub-database named `name`; throws RewriteError when there is none of
   /// that kind.
@@ -172,12 +188,14 @@ class RewriteDB {
 /// Rewriters applied together to a fixed point: builds an EquilibriumRewriter.
 class EquilibriumDB final : public RewriteDB {
  public:
+  /// An empty group; throws RewriteError when `name` is empty.
   explicit EquilibriumDB(std::string name);
   std::string_view kind() const override { return "equilibrium"; }
   /// Limits given to the built EquilibriumRewriter (see it for meaning).
   EquilibriumDB& with_max_use_ratio(double ratio);
   EquilibriumDB& with_node_limit(std::size_t nodes);
   EquilibriumDB& with_time_limit(double seconds);
+  /// An EquilibriumRewriter named as the group, with its limits.
   GraphRewriterPtr build(const RewriteQuery& query) const override;
 
  protected:
@@ -193,8 +211,10 @@ class EquilibriumDB final : public RewriteDB {
 /// the query selects: builds a SequenceRewriter.
 class SequenceDB final : public RewriteDB {
  public:
+  /// An empty sequence; throws RewriteError when `name` is empty.
   explicit SequenceDB(std::string name);
   std::string_view kind() const override { return "sequence"; }
+  /// A SequenceRewriter named as the sequence.
   GraphRewriterPtr build(const RewriteQuery& query) const override;
 
  protected:
@@ -207,9 +227,11 @@ class SequenceDB final : public RewriteDB {
 /// LocalGroupDB): builds a WalkingRewriter.
 class WalkingDB final : public RewriteDB {
  public:
+  /// An empty group walked in `order` (see WalkingRewriter).
   explicit WalkingDB(std::string name, WalkOrder order = WalkOrder::InToOut,
                      bool ignore_newtrees = false);
   std::string_view kind() const override { return "walking"; }
+  /// A WalkingRewriter named as the group.
   GraphRewriterPtr build(const RewriteQuery& query) const override;
 
  protected:

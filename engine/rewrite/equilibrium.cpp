@@ -16,8 +16,8 @@ namespace rw {
 
 EquilibriumRewriter::EquilibriumRewriter(std::string name, std::vector<NodeRewriterPtr> rewriters)
     : GraphRewriter(std::move(name)) {
-  index_ = std::make_unique<detail::RewriterIndex>(rewriters_);
-  for (auto& r : rewriters) add(std::move(r));
+  for (auto& r : rewriters) insert(std::move(r));
+  reindex();
 }
 
 EquilibriumRewriter::~EquilibriumRewriter() = default;
@@ -31,7 +31,7 @@ void EquilibriumRewriter::check_new_name(const std::string& name) const {
         fmt::format("`{}` already has a rewriter named `{}`", this->name(), name));
 }
 
-EquilibriumRewriter& EquilibriumRewriter::add(NodeRewriterPtr rewriter) {
+void EquilibriumRewriter::insert(NodeRewriterPtr rewriter) {
   if (!rewriter) throw RewriteError(fmt::format("`{}`: null node rewriter", name()));
   check_new_name(rewriter->name());
   // Keep rank order: decreasing benefit, then the order given.
@@ -39,9 +39,17 @@ EquilibriumRewriter& EquilibriumRewriter::add(NodeRewriterPtr rewriter) {
     return r->benefit() < rewriter->benefit();
   });
   rewriters_.insert(pos, std::move(rewriter));
+}
+
+void EquilibriumRewriter::reindex() {
   index_ = std::make_unique<detail::RewriterIndex>(rewriters_);
   max_depth_ = 0;
   for (const auto& r : rewriters_) max_depth_ = std::max(max_depth_, r->depth());
+}
+
+EquilibriumRewriter& EquilibriumRewriter::add(NodeRewriterPtr rewriter) {
+  insert(std::move(rewriter));
+  reindex();
   return *this;
 }
 

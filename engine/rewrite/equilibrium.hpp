@@ -42,6 +42,8 @@ class RewriterIndex;
 /// limit, a time limit.
 class EquilibriumRewriter final : public GraphRewriter {
  public:
+  /// A driver of these node rewriters; throws RewriteError for an empty name,
+  /// a null rewriter or two of one name.
   explicit EquilibriumRewriter(std::string name, std::vector<NodeRewriterPtr> rewriters = {});
   ~EquilibriumRewriter() override;
 
@@ -63,11 +65,13 @@ class EquilibriumRewriter final : public GraphRewriter {
   /// Stop after `seconds` (0: no limit, the default).
   EquilibriumRewriter& with_time_limit(double seconds);
 
+  /// The limits set (0: none).
   double max_use_ratio() const { return max_use_ratio_; }
   std::size_t node_limit() const { return node_limit_; }
   double time_limit() const { return time_limit_; }
   /// The node rewriters in the order a node tries them (benefit, then order given).
   const std::vector<NodeRewriterPtr>& rewriters() const { return rewriters_; }
+  /// The graph rewriters of each role.
   const std::vector<GraphRewriterPtr>& global_rewriters() const { return global_; }
   const std::vector<GraphRewriterPtr>& final_rewriters() const { return final_; }
   const std::vector<GraphRewriterPtr>& cleanup_rewriters() const { return cleanup_; }
@@ -81,6 +85,8 @@ class EquilibriumRewriter final : public GraphRewriter {
  private:
   friend struct EquilibriumRun;
   void check_new_name(const std::string& name) const;
+  void insert(NodeRewriterPtr rewriter);
+  void reindex();
 
   std::vector<NodeRewriterPtr> rewriters_;
   std::vector<GraphRewriterPtr> global_;

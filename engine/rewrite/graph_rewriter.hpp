@@ -30,7 +30,9 @@ std::string_view stop_reason_name(StopReason reason);
 
 /// What one run of a pass did.
 struct PassReport {
+  /// The pass's name.
   std::string pass;
+  /// Why it stopped.
   StopReason stop = StopReason::Completed;
   /// For a pass that stopped early, what happened, naming the rewriters at fault.
   std::string diagnostic;
@@ -38,6 +40,7 @@ struct PassReport {
   std::size_t applications = 0;
   /// Whether the graph changed (including through nested passes).
   bool changed = false;
+  /// Nodes in the graph before and after the pass.
   std::size_t nodes_before = 0;
   std::size_t nodes_after = 0;
   /// The most nodes the graph had during the pass.
@@ -61,6 +64,7 @@ class GraphRewriter {
   GraphRewriter(const GraphRewriter&) = delete;
   GraphRewriter& operator=(const GraphRewriter&) = delete;
 
+  /// The pass's name, in reports, trace events, profiles and databases.
   const std::string& name() const { return name_; }
 
   /// Attaches the features `apply` relies on (Aesara's add_requirements).
@@ -94,8 +98,11 @@ using GraphRewriterPtr = std::shared_ptr<const GraphRewriter>;
 /// function reports whether it changed the graph.
 class FunctionGraphRewriter final : public GraphRewriter {
  public:
+  /// Rewrites the graph; returns whether it changed it.
   using Fn = std::function<bool(FunctionGraph&, RewriteContext&)>;
+  /// Attaches the features `Fn` needs.
   using Requirements = std::function<void(FunctionGraph&)>;
+  /// Throws RewriteError for an empty name or function.
   FunctionGraphRewriter(std::string name, Fn fn, Requirements requirements = {});
   void add_requirements(FunctionGraph& fgraph) const override;
   PassReport apply(FunctionGraph& fgraph, RewriteContext& ctx) const override;

@@ -84,7 +84,7 @@ MergeFeature::~MergeFeature() = default;
 
 std::size_t MergeFeature::scheduled() const { return scheduled_.size(); }
 
-void MergeFeature::process_constant(Variable& c) {
+void MergeFeature::process_constant(const FunctionGraph& fgraph, Variable& c) {
   const Constant* k = c.as_constant();
   const std::uint64_t h = k->signature_hash();
   detail::ConstSlot* found = tables_->constants.find(h, [&](const detail::ConstSlot& s) {
@@ -96,7 +96,7 @@ void MergeFeature::process_constant(Variable& c) {
     return;
   }
   if (found->constant == &c) return;
-  if (!fgraph_->contains(*found->constant)) {
+  if (!fgraph.contains(*found->constant)) {
     // The representative left the graph: this constant takes its place.
     found->constant = &c;
     tables_->keep.push_back(c.ref());
@@ -130,9 +130,8 @@ void MergeFeature::forget_node(Apply& node) {
 }
 
 void MergeFeature::on_attach(FunctionGraph& fgraph) {
-  if (fgraph_ && fgraph_ != &fgraph)
-    throw RewriteError("a MergeFeature serves one FunctionGraph at a time");
-  fgraph_ = &fgraph;
+  if (attached_) throw RewriteError("a MergeFeature serves one FunctionGraph at a time");
+  attached_ = true;
   // In the graph's order labels, so that of duplicates already there the
   // earliest stays (see MergeOptimizer::apply).
   std::vector<std::pair<std::uint64_t, Apply*>> nodes;
@@ -143,22 +142,22 @@ void MergeFeature::on_attach(FunctionGraph& fgraph) {
 }
 
 void MergeFeature::on_detach(FunctionGraph&) {
-  fgraph_ = nullptr;
+  attached_ = false;
   scheduled_.clear();
   tables_ = std::make_unique<detail::MergeTables>();
 }
 
-void MergeFeature::on_import(FunctionGraph&, Apply& node, std::string_view) {
+void MergeFeature::on_import(FunctionGraph& fgraph, Apply& node, std::string_view) {
   for (const Var& in : node.inputs())
-    if (in->is_constant()) process_constant(*in);
+    if (in->is_constant()) process_constant(fgraph, *in);
   process_node(node);
 }
 
 void MergeFeature::on_prune(FunctionGraph&, Apply& node, std::string_view) { forget_node(node); }
 
-void MergeFeature::on_change_input(FunctionGraph&, const Client& client, const Var&,
+void MergeFeature::on_change_input(FunctionGraph& fgraph, const Client& client, const Var&,
                                    const Var& new_var, std::string_view) {
-  if (new_var->is_constant()) process_constant(*new_var);
+  if (new_var->is_constant()) process_constant(fgraph, *new_var);
   if (client.node) {
     forget_node(*client.node);
     process_node(*client.node);
@@ -235,7 +234,7 @@ PassReport MergeOptimizer::apply(FunctionGraph& fgraph, RewriteContext& ctx) con
     if (c.constant) {
       if (!fgraph.contains(*c.constant)) continue;
       if (!fgraph.contains(*c.into_constant)) {
-        mf->process_constant(*c.constant);
+        mf->process_constant(fgraph, *c.constant);
         take_new();
         continue;
       }

@@ -28,8 +28,12 @@ class MergeFeature final : public Feature {
   MergeFeature();
   ~MergeFeature() override;
 
+  /// Registers every node of the graph, in its order (duplicates are scheduled).
+
   void on_attach(FunctionGraph& fgraph) override;
+  /// Forgets the graph.
   void on_detach(FunctionGraph& fgraph) override;
+  /// Keep the tables current.
   void on_import(FunctionGraph& fgraph, Apply& node, std::string_view reason) override;
   void on_prune(FunctionGraph& fgraph, Apply& node, std::string_view reason) override;
   void on_change_input(FunctionGraph& fgraph, const Client& client, const Var& old_var,
@@ -48,10 +52,10 @@ class MergeFeature final : public Feature {
     Var into_constant;
   };
   void process_node(Apply& node);
-  void process_constant(Variable& constant);
+  void process_constant(const FunctionGraph& fgraph, Variable& constant);
   void forget_node(Apply& node);
 
-  FunctionGraph* fgraph_ = nullptr;
+  bool attached_ = false;
   std::vector<Candidate> scheduled_;
   std::unique_ptr<detail::MergeTables> tables_;
 };
@@ -62,6 +66,7 @@ class MergeFeature final : public Feature {
 /// serves as an equilibrium's cleanup rewriter.
 class MergeOptimizer final : public GraphRewriter {
  public:
+  /// Throws RewriteError for an empty name.
   explicit MergeOptimizer(std::string name = "merge");
   /// Attaches a MergeFeature unless one is attached.
   void add_requirements(FunctionGraph& fgraph) const override;

@@ -37,6 +37,7 @@ class Mode {
   /// The names `named` knows.
   static std::vector<std::string> names();
 
+  /// This mode with the query's `including`, `excluding` or `requiring`.
   Mode including(std::initializer_list<std::string_view> tags) const;
   Mode excluding(std::initializer_list<std::string_view> tags) const;
   Mode requiring(std::initializer_list<std::string_view> tags) const;
@@ -45,6 +46,7 @@ class Mode {
   /// Adds a graph rewriter at a position of the top-level sequence.
   Mode registering(GraphRewriterPtr rewriter, double position) const;
 
+  /// The mode's name, query and database.
   const std::string& name() const { return name_; }
   const RewriteQuery& query() const { return query_; }
   const std::shared_ptr<const RewriteDB>& db() const { return db_; }
@@ -53,6 +55,7 @@ class Mode {
   GraphRewriterPtr rewriter() const;
   /// Builds the pipeline and applies it (requirements included) to `fgraph`.
   PassReport rewrite(FunctionGraph& fgraph, RewriteContext& ctx) const;
+  /// `rewrite` with a silent context.
   PassReport rewrite(FunctionGraph& fgraph) const;
 
  private:

@@ -32,6 +32,7 @@ class Tracks {
   /// Nodes whose Op has one of these names. Throws RewriteError when empty
   /// (use `Tracks::any()` for every Op).
   Tracks(std::initializer_list<std::string_view> op_names);
+  /// Names known at run time (from a rules file); throws RewriteError when empty.
   explicit Tracks(std::vector<std::string> op_names);
   /// Every node.
   static Tracks any() { return Tracks(); }
@@ -44,7 +45,9 @@ class Tracks {
   /// These tracks and also nodes whose Op has one of `op_names`.
   Tracks& and_ops(std::initializer_list<std::string_view> op_names);
 
+  /// True for `Tracks::any()`.
   bool tracks_any() const { return names_.empty() && classes_.empty(); }
+  /// The tracked names and classes.
   const std::vector<std::string>& op_names() const { return names_; }
   const std::vector<std::type_index>& op_classes() const { return classes_; }
   /// Whether a node with this Op is tracked.
@@ -83,6 +86,7 @@ class NodeRewriter {
 
   /// The name trace events and profiles use, and the database registers.
   const std::string& name() const { return name_; }
+  /// What it is tried on, how deep it reads, and its benefit (see above).
   const Tracks& tracks() const { return tracks_; }
   int depth() const { return depth_; }
   int benefit() const { return benefit_; }
@@ -123,6 +127,7 @@ template <class OpT> class OpRewriter : public NodeRewriter {
                                 const RewriteContext& ctx) const = 0;
 
  public:
+  /// Casts the Op and calls `rewrite`.
   RewriteResult transform(FunctionGraph& fgraph, Apply& node,
                           const RewriteContext& ctx) const final {
     const auto* op = dynamic_cast<const OpT*>(&node.op());
@@ -138,10 +143,13 @@ using NodeRewriteFn =
 /// A node rewriter made from a function (Aesara's @node_rewriter).
 class FunctionNodeRewriter final : public NodeRewriter {
  public:
+  /// Throws RewriteError for an empty name or function, or a negative depth.
   FunctionNodeRewriter(std::string name, Tracks tracks, NodeRewriteFn fn, int depth = kAnyDepth,
                        int benefit = 1, std::string description = {});
+  /// Calls the function.
   RewriteResult transform(FunctionGraph& fgraph, Apply& node,
                           const RewriteContext& ctx) const override;
+  /// The description given, or the name.
   std::string describe() const override;
 
  private:

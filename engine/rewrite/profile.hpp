@@ -13,6 +13,7 @@ namespace rw {
 
 /// What one rewriter did within one pass, summed over the pass's runs.
 struct RewriterStats {
+  /// The rewriter's name.
   std::string name;
   /// Time spent in the rewriter (matching, building, and its replacements).
   double seconds = 0;
@@ -33,9 +34,11 @@ struct RewriterStats {
 
 /// One pass (a graph rewriter run under a profile), summed over its runs.
 struct PassProfile {
+  /// The pass's name.
   std::string name;
   /// Nesting depth: 0 for a pass run directly, 1 for a pass of a sequence, …
   int depth = 0;
+  /// Runs of the pass and their total time.
   std::size_t runs = 0;
   double seconds = 0;
   /// Nodes when the pass started and ended (summed over runs), and the most

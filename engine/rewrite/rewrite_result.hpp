@@ -38,6 +38,7 @@ class RewriteResult {
   /// Replace each `first` by its `second` (any variables of the graph).
   static RewriteResult replace(std::vector<std::pair<Var, Var>> pairs);
 
+  /// Results move; they are made once and handed to the driver.
   RewriteResult(RewriteResult&&) noexcept = default;
   RewriteResult& operator=(RewriteResult&&) noexcept = default;
 

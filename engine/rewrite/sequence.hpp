@@ -13,7 +13,9 @@ namespace rw {
 /// and the profile; the report lists theirs as children.
 class SequenceRewriter final : public GraphRewriter {
  public:
+  /// Throws RewriteError for an empty name or a null pass.
   SequenceRewriter(std::string name, std::vector<GraphRewriterPtr> passes);
+  /// The passes, in the order they run.
   const std::vector<GraphRewriterPtr>& passes() const { return passes_; }
 
   void add_requirements(FunctionGraph& fgraph) const override;

@@ -52,9 +52,13 @@ class StaticShapeFeature final : public ShapeFeature {
 /// Nothing is attached when a feature of the same class is already there.
 class RequireFeature final : public GraphRewriter {
  public:
+  /// Makes the feature to attach.
   using Factory = std::function<std::shared_ptr<Feature>()>;
+  /// Throws RewriteError for an empty name or factory.
   RequireFeature(std::string name, Factory factory);
+  /// Attaches the feature unless one of its class is attached.
   void add_requirements(FunctionGraph& fgraph) const override;
+  /// Does nothing: the work is in add_requirements.
   PassReport apply(FunctionGraph& fgraph, RewriteContext& ctx) const override;
 
  private:

@@ -11,6 +11,7 @@ namespace rw {
 
 /// Positions of the standard pipeline's passes (Aesara's).
 namespace position {
+/// The merges, the walk of useless-node removals and the equilibrium groups.
 inline constexpr double kMerge1 = 0;
 inline constexpr double kUseless = 0.6;
 inline constexpr double kMerge11 = 0.65;

@@ -15,8 +15,10 @@ class SubstitutionNodeRewriter final : public NodeRewriter {
  public:
   /// The name defaults to `op1->op2` (Op strings).
   SubstitutionNodeRewriter(OpPtr op1, OpPtr op2, std::string name = {});
+  /// `op2(inputs…)` for a node of `op1`; fails for other properties.
   RewriteResult transform(FunctionGraph& fgraph, Apply& node,
                           const RewriteContext& ctx) const override;
+  /// `op1(x…) -> op2(x…)`.
   std::string describe() const override;
 
  private:
@@ -31,8 +33,10 @@ class RemovalNodeRewriter final : public NodeRewriter {
  public:
   /// The name defaults to `remove_<op>`.
   explicit RemovalNodeRewriter(OpPtr op, std::string name = {});
+  /// The node's inputs, when types allow.
   RewriteResult transform(FunctionGraph& fgraph, Apply& node,
                           const RewriteContext& ctx) const override;
+  /// `op(x) -> x`.
   std::string describe() const override;
 
  private:

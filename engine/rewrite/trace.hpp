@@ -36,6 +36,7 @@ std::string_view trace_kind_name(TraceKind kind);
 /// One event. Pointers and views are valid only during the callback; a
 /// listener that keeps an event keeps its text (`format_event`).
 struct TraceEvent {
+  /// What happened.
   TraceKind kind = TraceKind::Tried;
   /// The graph rewriter (pass) the event belongs to.
   std::string_view pass;
@@ -102,6 +103,7 @@ class TraceRecorder final : public TraceListener {
   const std::vector<std::string>& lines() const { return lines_; }
   /// The lines joined with newlines.
   std::string text() const;
+  /// Forgets the lines.
   void clear() { lines_.clear(); }
 
  private:

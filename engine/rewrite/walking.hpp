@@ -29,10 +29,12 @@ enum class WalkOrder : unsigned char {
 /// point: use EquilibriumRewriter for that.
 class WalkingRewriter final : public GraphRewriter {
  public:
+  /// Throws RewriteError for an empty name, a null rewriter or two of one name.
   WalkingRewriter(std::string name, std::vector<NodeRewriterPtr> rewriters,
                   WalkOrder order = WalkOrder::InToOut, bool ignore_newtrees = false);
   ~WalkingRewriter() override;
 
+  /// How it was built; the rewriters in the order a node tries them.
   WalkOrder order() const { return order_; }
   bool ignore_newtrees() const { return ignore_newtrees_; }
   const std::vector<NodeRewriterPtr>& rewriters() const { return rewriters_; }

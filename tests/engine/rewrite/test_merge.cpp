@@ -116,3 +116,17 @@ TEST_CASE("merge moves every use of a duplicate, however many it has", "[rewrite
   REQUIRE(kept_e1 != fg.contains(*e2));
   REQUIRE(fg.num_clients(kept_e1 ? *e1 : *e2) == 11);  // 20 uses, the 9 products merged
 }
+
+TEST_CASE("the merge feature follows its graph when the graph is moved", "[rewrite]") {
+  Var x = fvec("x");
+  FunctionGraph first({x}, {add(exp(x), neg(x))});
+  MergeOptimizer merge;
+  merge.add_requirements(first);
+  FunctionGraph fg = std::move(first);
+  const Var negx = fg.outputs()[0]->owner()->input(1);
+  fg.replace(negx, exp(fg.inputs()[0]));
+  RewriteContext ctx;
+  REQUIRE(merge.run(fg, ctx).applications == 1);
+  REQUIRE(fg.num_nodes() == 2);
+  fg.check_integrity();
+}
