@@ -44,7 +44,11 @@ void EquilibriumRewriter::insert(NodeRewriterPtr rewriter) {
 void EquilibriumRewriter::reindex() {
   index_ = std::make_unique<detail::RewriterIndex>(rewriters_);
   max_depth_ = 0;
-  for (const auto& r : rewriters_) max_depth_ = std::max(max_depth_, r->depth());
+  uses_depth_ = 0;
+  for (const auto& r : rewriters_) {
+    max_depth_ = std::max(max_depth_, r->depth());
+    if (r->reads_uses()) uses_depth_ = std::max(uses_depth_, r->depth());
+  }
 }
 
 EquilibriumRewriter& EquilibriumRewriter::add(NodeRewriterPtr rewriter) {
@@ -178,30 +182,35 @@ struct EquilibriumRun {
     for (auto it = order.rbegin(); it != order.rend(); ++it) push(*it);
   }
 
+  /// Adds to `scratch` the users above `scratch[first…]`, up to `depth` levels.
+  void add_users(std::size_t first, int depth) {
+    if (depth <= 0 || depth == kAnyDepth || first == scratch.size()) return;
+    frontier.assign(scratch.begin() + static_cast<std::ptrdiff_t>(first), scratch.end());
+    for (int level = 0; level < depth && !frontier.empty(); ++level) {
+      next.clear();
+      for (Apply* n : frontier)
+        for (std::size_t o = 0; o < n->num_outputs(); ++o)
+          for (const Client& c : fg.clients(n->output_var(o)))
+            if (c.node) next.push_back(c.node);
+      scratch.insert(scratch.end(), next.begin(), next.end());
+      frontier.swap(next);
+    }
+  }
+
   /// Queues what the last change touched — new nodes and nodes whose inputs
   /// changed, with the users above them up to the rewriters' depth, and nodes
-  /// whose outputs' uses changed — so that the first touched node is tried first.
+  /// whose outputs' uses changed (with their users only for rewriters that
+  /// read uses) — so that the first touched node is tried first.
   void absorb() {
     detail::ChangeListener& l = proc.listener();
     scratch.clear();
     for (const ApplyRef& t : l.touched)
       if (fg.contains(*t)) scratch.push_back(t.get());
-    const std::size_t n_touched = scratch.size();
-    const int depth = eq.max_depth_;
-    if (depth > 0 && depth != kAnyDepth) {
-      frontier.assign(scratch.begin(), scratch.begin() + static_cast<std::ptrdiff_t>(n_touched));
-      for (int level = 0; level < depth && !frontier.empty(); ++level) {
-        next.clear();
-        for (Apply* n : frontier)
-          for (std::size_t o = 0; o < n->num_outputs(); ++o)
-            for (const Client& c : fg.clients(n->output_var(o)))
-              if (c.node) next.push_back(c.node);
-        scratch.insert(scratch.end(), next.begin(), next.end());
-        frontier.swap(next);
-      }
-    }
+    add_users(0, eq.max_depth_);
+    const std::size_t uses_from = scratch.size();
     for (const ApplyRef& t : l.uses_changed)
       if (fg.contains(*t)) scratch.push_back(t.get());
+    add_users(uses_from, eq.uses_depth_);
     l.forget();
     for (auto it = scratch.rbegin(); it != scratch.rend(); ++it) push(*it);
   }

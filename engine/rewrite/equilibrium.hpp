@@ -24,7 +24,8 @@ class RewriterIndex;
 /// (one index lookup), by decreasing benefit. When one applies, the driver
 /// queues exactly the nodes the change touched — new nodes and nodes whose
 /// inputs changed, with the users above them up to the largest `depth` of its
-/// rewriters, and nodes whose outputs gained or lost a use. When some rewriter has
+/// rewriters, and nodes whose outputs gained or lost a use (with the users
+/// above them up to the depth of the rewriters that read uses). When some rewriter has
 /// `kAnyDepth`, a quiet worklist is followed by a sweep of the whole graph
 /// until a sweep changes nothing (Aesara's behaviour).
 ///
@@ -77,6 +78,8 @@ class EquilibriumRewriter final : public GraphRewriter {
   const std::vector<GraphRewriterPtr>& cleanup_rewriters() const { return cleanup_; }
   /// The largest depth among the node rewriters (kAnyDepth when one has it).
   int max_depth() const { return max_depth_; }
+  /// The largest depth among the node rewriters that read uses (0 if none).
+  int uses_depth() const { return uses_depth_; }
 
   void add_requirements(FunctionGraph& fgraph) const override;
   PassReport apply(FunctionGraph& fgraph, RewriteContext& ctx) const override;
@@ -94,6 +97,7 @@ class EquilibriumRewriter final : public GraphRewriter {
   std::vector<GraphRewriterPtr> cleanup_;
   std::unique_ptr<detail::RewriterIndex> index_;
   int max_depth_ = 0;
+  int uses_depth_ = 0;
   double max_use_ratio_ = 8.0;
   std::size_t node_limit_ = 0;
   double time_limit_ = 0;

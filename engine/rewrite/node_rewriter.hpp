@@ -74,8 +74,10 @@ class Tracks {
 ///    and the uses of its own outputs; 1: also the nodes computing those
 ///    inputs; …). After a change the driver re-tries exactly the nodes within
 ///    that distance above it, instead of sweeping the whole graph. A rewriter
-///    that reads anything else (the uses of its inputs, say) must declare
-///    `kAnyDepth`, the default, which is always safe.
+///    that also reads the uses of variables below its node (a pattern that
+///    matches single-use intermediates only) says so with `set_reads_uses()`;
+///    one that reads anything else must keep `kAnyDepth`, the default, which
+///    is always safe.
 ///  - `benefit`: rewriters of the same node are tried in decreasing benefit,
 ///    then in the order they were given.
 class NodeRewriter {
@@ -90,6 +92,8 @@ class NodeRewriter {
   const Tracks& tracks() const { return tracks_; }
   int depth() const { return depth_; }
   int benefit() const { return benefit_; }
+  /// Whether `transform` reads the uses of variables below its node.
+  bool reads_uses() const { return reads_uses_; }
 
   /// The replacements for `node`'s outputs (or other variables), or why not.
   /// `node` is in `fgraph`. May throw rw::Error (e.g. a TypeError from
@@ -104,12 +108,15 @@ class NodeRewriter {
  protected:
   /// Throws RewriteError when `name` is empty or `depth` negative.
   NodeRewriter(std::string name, Tracks tracks, int depth = kAnyDepth, int benefit = 1);
+  /// Declares that `transform` reads the uses of variables within its depth.
+  void set_reads_uses(bool reads = true) { reads_uses_ = reads; }
 
  private:
   std::string name_;
   Tracks tracks_;
   int depth_;
   int benefit_;
+  bool reads_uses_ = false;
 };
 
 /// Shared, immutable node rewriters.

@@ -260,21 +260,48 @@ void run(long long n) {
   auto walk = rw::in2out("walk", {mul_one(), add_zero(), neg_neg()});
   bench("rewrite_chain_removable_in2out", removable, *walk, silent);
 
-  // The cost of seeing what happened: a trace nobody listens to, a listener
-  // that only counts, a profile.
-  rw::Trace empty;
-  rw::RewriteContext with_empty_trace{.trace = &empty};
-  bench("rewrite_chain_removable_trace_nobody", removable, *eq, with_empty_trace);
-  rw::Trace counted;
-  auto counter = std::make_shared<CountingListener>();
-  counted.subscribe(counter);
-  rw::RewriteContext with_listener{.trace = &counted};
-  bench("rewrite_chain_removable_trace_counting", removable, *eq, with_listener, [&] {
-    return fmt::format(" events_per_run={}", counter->events / static_cast<std::size_t>(runs + 1));
-  });
-  rw::RewriteProfile profile;
-  rw::RewriteContext with_profile{.profile = &profile};
-  bench("rewrite_chain_removable_profiled", removable, *eq, with_profile);
+  // The cost of seeing what happened, measured interleaved with a silent run
+  // (same graph, alternating) so that load on the machine affects both alike:
+  // a trace nobody listens to, a listener that only counts, a profile.
+  if (wanted("rewrite_observe")) {
+    rw::Trace empty;
+    rw::Trace counted;
+    auto counter = std::make_shared<CountingListener>();
+    counted.subscribe(counter);
+    rw::RewriteProfile profile;
+    struct Variant {
+      const char* name;
+      rw::RewriteContext ctx;
+      std::vector<double> times;
+    };
+    std::vector<Variant> variants;
+    variants.push_back({"silent", {}, {}});
+    variants.push_back({"trace_nobody", {.trace = &empty}, {}});
+    variants.push_back({"trace_counting", {.trace = &counted}, {}});
+    variants.push_back({"profiled", {.profile = &profile}, {}});
+    const int rounds = n >= 100000 ? 5 : (n >= 10000 ? 11 : 31);
+    auto vec = rw::TensorType::make(rw::f64, {rw::kUnknownDim});
+    for (int r = 0; r < rounds + 1; ++r)
+      for (Variant& v : variants) {
+        const Var x = rw::Variable::make(vec, "x");
+        rw::FunctionGraph fg({x}, {chain_removable(x, n)}, /*clone=*/false);
+        eq->add_requirements(fg);
+        const double t = rw::bench::time_once([&] { eq->run(fg, v.ctx); });
+        if (r > 0) v.times.push_back(t);
+      }
+    auto median = [](std::vector<double> ts) {
+      std::sort(ts.begin(), ts.end());
+      return ts[ts.size() / 2];
+    };
+    const double base = median(variants[0].times);
+    for (const Variant& v : variants) {
+      const double m = median(v.times);
+      std::string extra = fmt::format(" vs_silent={:.3f}", m / base);
+      if (std::string(v.name) == "trace_counting")
+        extra += fmt::format(" events_per_run={}", counter->events / static_cast<std::size_t>(rounds + 1));
+      rw::bench::report(fmt::format("rewrite_observe_{}", v.name), n, m, extra);
+    }
+  }
 }
 
 }  // namespace

@@ -396,3 +396,51 @@ TEST_CASE("global and final rewriters run each round until nothing changes", "[r
   REQUIRE(global_runs == 5);
   REQUIRE_THROWS_WITH(eq.add_cleanup(global), "`eq` already has a rewriter named `count_global`");
 }
+
+namespace {
+/// (x * y) / y -> x, only when the product has no other use.
+class SingleUseDivCancel final : public NodeRewriter {
+ public:
+  explicit SingleUseDivCancel(bool declare) : NodeRewriter("single_use_div_cancel", {"div"}, 1) {
+    if (declare) set_reads_uses();
+  }
+  RewriteResult transform(FunctionGraph& fg, Apply& node, const RewriteContext& ctx) const override {
+    const Apply* num = node.input(0)->owner();
+    if (num && fg.num_clients(num->output_var(0)) > 1)
+      return RewriteResult::fail("the product has other uses");
+    return div_cancel()->transform(fg, node, ctx);
+  }
+};
+
+/// Once: replaces exp(v) by exp(x), removing a use of v.
+GraphRewriterPtr drop_other_use(Var x) {
+  auto done = std::make_shared<bool>(false);
+  return std::make_shared<FunctionGraphRewriter>(
+      "drop_other_use", [done, x](FunctionGraph& fg, RewriteContext&) {
+        if (*done) return false;
+        for (Apply* n : fg.toposort())
+          if (n->op().name() == "exp") {
+            fg.replace(n->output(0), exp(fg.inputs()[0]));
+            *done = true;
+            return true;
+          }
+        return false;
+      });
+}
+}  // namespace
+
+TEST_CASE("a rewriter that reads uses is re-tried when uses below it change", "[rewrite]") {
+  Var x = fvec("x"), y = fvec("y");
+  const Var m = mul(x, y);
+  for (const bool declare : {true, false}) {
+    FunctionGraph fg({x, y}, {div(m, y), exp(m)});
+    auto r = std::make_shared<SingleUseDivCancel>(declare);
+    REQUIRE(r->reads_uses() == declare);
+    EquilibriumRewriter eq("eq", {r});
+    eq.add_final(drop_other_use(x));
+    REQUIRE(eq.uses_depth() == (declare ? 1 : 0));
+    eq.rewrite(fg);
+    INFO("declared: " << declare);
+    REQUIRE(infix(fg) == (declare ? "x ; exp(x)" : "x * y / y ; exp(x)"));
+  }
+}
