@@ -102,3 +102,17 @@ TEST_CASE("a mode can add a pass at a position for one call", "[rewrite]") {
   REQUIRE(order == Names{"probe"});
   REQUIRE(names(Mode::fast_compile(db).rewriter()).size() == 6);
 }
+
+TEST_CASE("a built pipeline summarizes what it runs", "[rewrite]") {
+  auto db = make_standard_db();
+  db->sub<EquilibriumDB>("canonicalize").add(div_cancel(), {"fast_run"});
+  const std::string summary = Mode::fast_run(db).rewriter()->summary();
+  INFO(summary);
+  REQUIRE(summary.rfind("optdb (sequence)\n  merge1\n  useless (in to out)\n", 0) == 0);
+  REQUIRE(summary.find("  canonicalize (equilibrium)\n"
+                       "    constant_folding [any] op(constants…) -> constant\n"
+                       "    div_cancel [div] (x * y) / y -> x, (x * y) / x -> y\n"
+                       "    cleanup:\n"
+                       "      merge\n") != std::string::npos);
+  REQUIRE(summary.find("  merge3\n") != std::string::npos);
+}
