@@ -86,10 +86,12 @@ template <class T, std::size_t N> class SmallVec {
   void reserve(std::size_t n) {
     if (n <= cap_) return;
     T* fresh = static_cast<T*>(::operator new(n * sizeof(T)));
-    if (size_) std::memcpy(fresh, ptr_, size_ * sizeof(T));
-    release();
+    const std::size_t kept = size_;
+    if (kept) std::memcpy(fresh, ptr_, kept * sizeof(T));
+    release();  // resets size_: restore it below
     ptr_ = fresh;
     cap_ = n;
+    size_ = kept;
   }
   void resize(std::size_t n, T value = T()) {
     reserve(n);

@@ -1,0 +1,245 @@
+// The rewrite database: rewriters registered under a name and tags, grouped
+// into equilibrium groups, position-ordered sequences and walking groups,
+// nested; queries that select from it (Aesara's RewriteDatabase, EquilibriumDB,
+// SequenceDB, TopoDB and RewriteDatabaseQuery).
+#pragma once
+
+#include <initializer_list>
+#include <limits>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "engine/rewrite/graph_rewriter.hpp"
+#include "engine/rewrite/node_rewriter.hpp"
+#include "engine/rewrite/walking.hpp"
+
+namespace rw {
+
+class RewriteDB;
+
+/// Which rewriters to take from a database (Aesara's RewriteDatabaseQuery).
+/// A name counts as a tag of its entry. At each level of the database an
+/// entry is selected when it has *any* tag of `include`, *all* of `require`
+/// and *none* of `exclude`; a selected sub-database is queried in turn with
+/// its subquery, if one is given for its name, else with this query.
+/// Sequences keep only entries placed before `position_cutoff`.
+///
+/// Queries are values: `including`, `requiring`, `excluding`, … return a new
+/// query.
+class RewriteQuery {
+ public:
+  /// Selects nothing.
+  RewriteQuery() = default;
+  /// Selects entries with any of these tags.
+  RewriteQuery(std::initializer_list<std::string_view> include);
+  /// Selects entries with any of `include`, all of `require`, none of `exclude`.
+  RewriteQuery(std::vector<std::string> include, std::vector<std::string> require,
+               std::vector<std::string> exclude);
+
+  /// This query, also selecting entries with any of `tags`.
+  RewriteQuery including(std::initializer_list<std::string_view> tags) const;
+  /// This query, keeping only entries with all of `tags` too.
+  RewriteQuery requiring(std::initializer_list<std::string_view> tags) const;
+  /// This query, dropping entries with any of `tags`.
+  RewriteQuery excluding(std::initializer_list<std::string_view> tags) const;
+  /// `including` and `excluding` with tags known at run time.
+  RewriteQuery including(const std::vector<std::string>& tags) const;
+  RewriteQuery excluding(const std::vector<std::string>& tags) const;
+  /// Queries the sub-database named `db_name` with `query` instead of this one.
+  RewriteQuery with_subquery(std::string db_name, RewriteQuery query) const;
+  /// Only entries of sequences placed before `position`.
+  RewriteQuery with_position_cutoff(double position) const;
+  /// Adds a graph rewriter at `position` to the top-level sequence built from
+  /// this query (Aesara's extra_rewrites); sub-queries do not inherit it.
+  RewriteQuery registering(GraphRewriterPtr rewriter, double position) const;
+
+  /// The tags of the query and its position cutoff.
+  const std::vector<std::string>& include() const { return include_; }
+  const std::vector<std::string>& require() const { return require_; }
+  const std::vector<std::string>& exclude() const { return exclude_; }
+  double position_cutoff() const { return position_cutoff_; }
+  /// The query for the sub-database named `db_name`.
+  RewriteQuery for_sub(std::string_view db_name) const;
+  /// The passes added by `registering`, with their positions.
+  const std::vector<std::pair<GraphRewriterPtr, double>>& extra() const { return extra_; }
+  /// `include(fast_run) require() exclude(inplace)`.
+  std::string to_string() const;
+
+ private:
+  std::vector<std::string> include_;
+  std::vector<std::string> require_;
+  std::vector<std::string> exclude_;
+  std::map<std::string, RewriteQuery, std::less<>> subqueries_;
+  double position_cutoff_ = std::numeric_limits<double>::infinity();
+  std::vector<std::pair<GraphRewriterPtr, double>> extra_;
+};
+
+/// How a graph rewriter takes part in an equilibrium group.
+enum class EntryRole : unsigned char {
+  Normal,   ///< node rewriters; graph rewriters run at the start of each round
+  Final,    ///< a graph rewriter run at the end of each round
+  Cleanup,  ///< a graph rewriter run after every change (e.g. merge)
+};
+
+/// Options of one registration.
+struct EntryOptions {
+  /// Sequences only: where the entry runs (default: after the last entry).
+  std::optional<double> position;
+  /// Equilibrium groups only.
+  EntryRole role = EntryRole::Normal;
+  /// Whether the database's own name becomes a tag of the entry (as in
+  /// Aesara), so that `including("canonicalize")` selects its whole content.
+  bool db_name_as_tag = true;
+};
+
+/// A named collection of rewriters and sub-databases. Every entry is registered
+/// under its own name (the rewriter's name), with tags; names and tags share
+/// one namespace, so a tag may not equal any name. Registering is refused with
+/// RewriteError, leaving the database as it was, when the name is taken or a
+/// tag collides. Built pipelines do not change when the database does later.
+class RewriteDB {
+ public:
+  /// What can be registered.
+  using Item = std::variant<NodeRewriterPtr, GraphRewriterPtr, std::shared_ptr<RewriteDB>>;
+  /// One registration.
+  struct Entry {
+    /// The entry's name (its rewriter's or database's name).
+    std::string name;
+    /// What is registered.
+    Item item;
+    /// Its tags (the database's name included, unless turned off).
+    std::vector<std::string> tags;
+    /// Sequences: where it runs.
+    double position = 0;
+    /// Equilibrium groups: how a graph rewriter takes part.
+    EntryRole role = EntryRole::Normal;
+    /// True when `tag` is the entry's name or one of its tags.
+    bool has(std::string_view tag) const;
+  };
+
+  virtual ~RewriteDB() = default;
+  RewriteDB(const RewriteDB&) = delete;
+  RewriteDB& operator=(const RewriteDB&) = delete;
+
+  /// The database's name, a tag of its entries.
+  const std::string& name() const { return name_; }
+  /// "equilibrium", "sequence" or "walking".
+  virtual std::string_view kind() const = 0;
+
+  /// Registers a node rewriter, graph rewriter or database under its name.
+  void add(Item item, std::vector<std::string> tags = {}, EntryOptions options = {});
+  /// Adds or removes tags of the entry `name`.
+  void add_tags(std::string_view name, const std::vector<std::string>& tags);
+  /// Throws RewriteError when there is no entry `name`; unknown tags are ignored.
+  void remove_tags(std::string_view name, const std::vector<std::string>& tags);
+
+  /// The entry named `name`, or nullptr.
+  const Entry* find(std::string_view name) const;
+  /// Whether an entry is named `name`.
+  bool contains(std::string_view name) const { return find(name) != nullptr; }
+  /// The sub-database named `name`; throws RewriteError when there is none of
+  /// that kind.
+  template <class DB> DB& sub(std::string_view name) const {
+    DB* db = dynamic_cast<DB*>(find_db(name));
+    if (!db) throw_no_sub(name);
+    return *db;
+  }
+  /// Every entry, in registration order.
+  const std::vector<Entry>& entries() const { return entries_; }
+
+  /// The entries of this level selected by `query` (include/require/exclude),
+  /// in registration order.
+  std::vector<const Entry*> select(const RewriteQuery& query) const;
+  /// The names selected by `query` at every level, depth first: `merge1`,
+  /// `canonicalize/constant_folding`, … (for tools and tests).
+  std::vector<std::string> selected_names(const RewriteQuery& query) const;
+  /// The pipeline for `query`: a graph rewriter of this database's kind over
+  /// the selected entries, sub-databases built with their queries.
+  virtual GraphRewriterPtr build(const RewriteQuery& query) const = 0;
+
+ protected:
+  explicit RewriteDB(std::string name);
+  /// Refuses what this kind of database cannot hold.
+  virtual void check_entry(const Entry& entry, const EntryOptions& options) const;
+  /// The entry as a graph rewriter (a node rewriter is walked in to out; a
+  /// database is built with its query).
+  GraphRewriterPtr as_graph_rewriter(const Entry& entry, const RewriteQuery& query) const;
+  /// The position given to an entry registered without one.
+  virtual double next_position() const { return 0; }
+  /// The entries `query` selects, in the order the built pipeline runs them.
+  virtual std::vector<const Entry*> selection(const RewriteQuery& query) const {
+    return select(query);
+  }
+
+ private:
+  RewriteDB* find_db(std::string_view name) const;
+  bool holds_db(const RewriteDB& db) const;
+  void check_tag(const std::string& tag, std::string_view entry_name) const;
+  [[noreturn]] void throw_no_sub(std::string_view name) const;
+  std::string name_;
+  std::vector<Entry> entries_;
+};
+
+/// Rewriters applied together to a fixed point: builds an EquilibriumRewriter.
+class EquilibriumDB final : public RewriteDB {
+ public:
+  /// An empty group; throws RewriteError when `name` is empty.
+  explicit EquilibriumDB(std::string name);
+  std::string_view kind() const override { return "equilibrium"; }
+  /// Limits given to the built EquilibriumRewriter (see it for meaning).
+  EquilibriumDB& with_max_use_ratio(double ratio);
+  EquilibriumDB& with_node_limit(std::size_t nodes);
+  EquilibriumDB& with_time_limit(double seconds);
+  /// An EquilibriumRewriter named as the group, with its limits.
+  GraphRewriterPtr build(const RewriteQuery& query) const override;
+
+ protected:
+  void check_entry(const Entry& entry, const EntryOptions& options) const override;
+
+ private:
+  double max_use_ratio_ = 8.0;
+  std::size_t node_limit_ = 0;
+  double time_limit_ = 0;
+};
+
+/// Passes run one after another in order of position (then name), whatever
+/// the query selects: builds a SequenceRewriter.
+class SequenceDB final : public RewriteDB {
+ public:
+  /// An empty sequence; throws RewriteError when `name` is empty.
+  explicit SequenceDB(std::string name);
+  std::string_view kind() const override { return "sequence"; }
+  /// A SequenceRewriter named as the sequence.
+  GraphRewriterPtr build(const RewriteQuery& query) const override;
+
+ protected:
+  void check_entry(const Entry& entry, const EntryOptions& options) const override;
+  double next_position() const override;
+  std::vector<const Entry*> selection(const RewriteQuery& query) const override;
+};
+
+/// Node rewriters applied in one walk over the graph (Aesara's TopoDB over a
+/// LocalGroupDB): builds a WalkingRewriter.
+class WalkingDB final : public RewriteDB {
+ public:
+  /// An empty group walked in `order` (see WalkingRewriter).
+  explicit WalkingDB(std::string name, WalkOrder order = WalkOrder::InToOut,
+                     bool ignore_newtrees = false);
+  std::string_view kind() const override { return "walking"; }
+  /// A WalkingRewriter named as the group.
+  GraphRewriterPtr build(const RewriteQuery& query) const override;
+
+ protected:
+  void check_entry(const Entry& entry, const EntryOptions& options) const override;
+
+ private:
+  WalkOrder order_;
+  bool ignore_newtrees_;
+};
+
+}  // namespace rw

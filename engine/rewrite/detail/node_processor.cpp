@@ -1,0 +1,252 @@
+// RewriterIndex, ChangeListener and NodeProcessor.
+#include "engine/rewrite/detail/node_processor.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <optional>
+#include <typeinfo>
+
+#include <fmt/format.h>
+
+#include "engine/graph/errors.hpp"
+#include "engine/graph/function_graph.hpp"
+#include "engine/rewrite/errors.hpp"
+
+namespace rw::detail {
+
+RewriterIndex::RewriterIndex(std::span<const NodeRewriterPtr> rewriters) {
+  for (std::uint32_t r = 0; r < rewriters.size(); ++r) {
+    const Tracks& t = rewriters[r]->tracks();
+    if (t.tracks_any()) {
+      any_.push_back(r);
+      continue;
+    }
+    for (const auto& n : t.op_names()) by_name_[n].push_back(r);
+    for (const auto& c : t.op_classes()) by_class_[c].push_back(r);
+  }
+  // Rewriters of every Op join each name's list, keeping rank order.
+  for (auto& [name, ranks] : by_name_) {
+    std::vector<std::uint32_t> merged;
+    merged.reserve(ranks.size() + any_.size());
+    std::merge(ranks.begin(), ranks.end(), any_.begin(), any_.end(), std::back_inserter(merged));
+    merged.erase(std::unique(merged.begin(), merged.end()), merged.end());
+    ranks = std::move(merged);
+  }
+  for (auto& [cls, ranks] : by_class_) {
+    std::sort(ranks.begin(), ranks.end());
+    ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  }
+}
+
+RewriterIndex::Candidates RewriterIndex::lookup(const Op& op) const {
+  Candidates c;
+  auto it = by_name_.find(op.name());
+  c.a = it != by_name_.end() ? std::span<const std::uint32_t>(it->second)
+                             : std::span<const std::uint32_t>(any_);
+  if (!by_class_.empty()) {
+    auto ct = by_class_.find(std::type_index(typeid(op)));
+    if (ct != by_class_.end()) c.b = ct->second;
+  }
+  return c;
+}
+
+void ChangeListener::on_import(FunctionGraph&, Apply& node, std::string_view) {
+  ++imported;
+  ++changes;
+  touched.emplace_back(&node);
+  imported_nodes.emplace_back(&node);
+}
+
+void ChangeListener::on_prune(FunctionGraph&, Apply& node, std::string_view) {
+  ++pruned;
+  ++changes;
+  // What the pruned node used lost a client.
+  for (const Var& in : node.inputs())
+    if (Apply* o = in->owner()) uses_changed.emplace_back(o);
+}
+
+void ChangeListener::on_change_input(FunctionGraph&, const Client& client, const Var& old_var,
+                                     const Var& new_var, std::string_view) {
+  ++changes;
+  if (client.node) touched.emplace_back(client.node);
+  if (Apply* o = old_var->owner()) uses_changed.emplace_back(o);
+  if (Apply* o = new_var->owner()) uses_changed.emplace_back(o);
+}
+
+bool same_computation(const Variable& old_var, const Variable& new_var) {
+  const Apply* a = old_var.owner();
+  const Apply* b = new_var.owner();
+  if (!a || !b || a == b || b->in_fgraph()) return false;
+  if (old_var.index() != new_var.index() || a->num_inputs() != b->num_inputs()) return false;
+  if (a->op_ptr() != b->op_ptr() && !(a->op() == b->op())) return false;
+  for (std::size_t i = 0; i < a->num_inputs(); ++i)
+    if (a->input(i) != b->input(i)) return false;
+  return old_var.type()->equals(*new_var.type());
+}
+
+NodeProcessor::NodeProcessor(std::string_view pass, std::span<const NodeRewriterPtr> rewriters,
+                             FunctionGraph& fgraph, RewriteContext& ctx)
+    : pass_(pass), rewriters_(rewriters), fgraph_(fgraph), ctx_(ctx),
+      listener_(std::make_shared<ChangeListener>()), applied_(rewriters.size(), 0) {
+  if (ctx_.profile && ctx_.profile->current()) {
+    stats_.reserve(rewriters_.size());
+    for (const auto& r : rewriters_) stats_.push_back(&ctx_.profile->current()->rewriter(r->name()));
+  }
+  fgraph_.attach_feature(listener_);
+}
+
+NodeProcessor::~NodeProcessor() { fgraph_.detach_feature(*listener_); }
+
+namespace {
+/// Adds the time since construction to a counter, if there is one.
+class Timer {
+ public:
+  explicit Timer(RewriterStats* stats) : stats_(stats) {
+    if (stats_) t0_ = std::chrono::steady_clock::now();
+  }
+  ~Timer() {
+    if (stats_)
+      stats_->seconds +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+  }
+  Timer(const Timer&) = delete;
+  Timer& operator=(const Timer&) = delete;
+
+ private:
+  RewriterStats* stats_;
+  std::chrono::steady_clock::time_point t0_{};
+};
+}  // namespace
+
+bool NodeProcessor::record_error(std::uint32_t rank, Apply& node, std::string_view message) {
+  if (!stats_.empty()) ++stats_[rank]->errors;
+  if (ctx_.tracing()) {
+    TraceEvent e;
+    e.kind = TraceKind::Error;
+    e.pass = pass_;
+    e.rewriter = rewriters_[rank]->name();
+    e.node = &node;
+    e.message = message;
+    ctx_.trace->emit(e);
+  }
+  return false;
+}
+
+bool NodeProcessor::attempt(std::uint32_t rank, Apply& node) {
+  const NodeRewriter& rw = *rewriters_[rank];
+  RewriterStats* st = stats_.empty() ? nullptr : stats_[rank];
+  const Timer timer(st);
+  if (st) ++st->attempts;
+  const bool tracing = ctx_.tracing();
+  TraceEvent e;
+  if (tracing) {
+    e.pass = pass_;
+    e.rewriter = rw.name();
+    e.node = &node;
+    e.kind = TraceKind::Tried;
+    ctx_.trace->emit(e);
+  }
+
+  std::optional<RewriteResult> result;
+  try {
+    result.emplace(rw.transform(fgraph_, node, ctx_));
+  } catch (const Error& err) {
+    if (ctx_.raise_rewriter_errors) throw;
+    return record_error(rank, node, err.what());
+  }
+  if (!result->applied()) {
+    if (tracing) {
+      e.kind = TraceKind::Failed;
+      e.message = result->reason();
+      ctx_.trace->emit(e);
+    }
+    return false;
+  }
+  if (tracing) {
+    e.kind = TraceKind::Matched;
+    ctx_.trace->emit(e);
+  }
+
+  pairs_.clear();
+  if (result->by_outputs()) {
+    const auto& outs = result->outputs();
+    if (outs.size() != node.num_outputs()) {
+      const std::string msg = fmt::format(
+          "node rewriter `{}` returned {} replacements for `{}`, which has {} outputs", rw.name(),
+          outs.size(), node.op().to_string(), node.num_outputs());
+      if (ctx_.raise_rewriter_errors) throw RewriteError(msg);
+      return record_error(rank, node, msg);
+    }
+    for (std::size_t i = 0; i < outs.size(); ++i) {
+      const Variable& old_var = node.output_var(i);
+      if (!outs[i] || outs[i].get() == &old_var || same_computation(old_var, *outs[i])) continue;
+      // An output nobody uses goes with its node; replacing it would fail
+      // once the used outputs have been moved and the node pruned.
+      if (fgraph_.num_clients(old_var) == 0) continue;
+      pairs_.emplace_back(node.output(i), outs[i]);
+    }
+  } else {
+    for (const auto& [old_var, new_var] : result->pairs()) {
+      if (!old_var || !new_var) {
+        const std::string msg =
+            fmt::format("node rewriter `{}` returned a replacement with a null variable", rw.name());
+        if (ctx_.raise_rewriter_errors) throw RewriteError(msg);
+        return record_error(rank, node, msg);
+      }
+      if (old_var == new_var || same_computation(*old_var, *new_var)) continue;
+      pairs_.emplace_back(old_var, new_var);
+    }
+  }
+  if (pairs_.empty()) {
+    if (st) ++st->no_change;
+    if (tracing) {
+      e.kind = TraceKind::NoChange;
+      ctx_.trace->emit(e);
+    }
+    return false;
+  }
+
+  ChangeListener& l = *listener_;
+  const std::size_t imported0 = l.imported, pruned0 = l.pruned, changes0 = l.changes;
+  const std::size_t touched0 = l.touched.size(), imported_nodes0 = l.imported_nodes.size(),
+                    uses_changed0 = l.uses_changed.size();
+  try {
+    fgraph_.replace_all(pairs_, rw.name());
+  } catch (const ReplacementError& err) {
+    // The graph undid the change; so does the bookkeeping of what it touched.
+    l.touched.resize(touched0);
+    l.uses_changed.resize(uses_changed0);
+    l.imported_nodes.resize(imported_nodes0);
+    l.imported = imported0;
+    l.pruned = pruned0;
+    l.changes = changes0;
+    pairs_.clear();
+    if (st) ++st->refused;
+    if (tracing) {
+      e.kind = TraceKind::Refused;
+      e.message = err.what();
+      ctx_.trace->emit(e);
+    }
+    return false;
+  }
+  ++applied_[rank];
+  ++applications_;
+  if (st) {
+    ++st->applied;
+    st->nodes_created += l.imported - imported0;
+    st->nodes_removed += l.pruned - pruned0;
+  }
+  if (tracing) {
+    e.kind = TraceKind::Replaced;
+    e.node = nullptr;
+    for (const auto& [old_var, new_var] : pairs_) {
+      e.old_var = old_var.get();
+      e.new_var = new_var.get();
+      ctx_.trace->emit(e);
+    }
+  }
+  pairs_.clear();
+  return true;
+}
+
+}  // namespace rw::detail

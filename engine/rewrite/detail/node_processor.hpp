@@ -1,0 +1,137 @@
+// The machinery the node-processing drivers share: the Op-kind index of their
+// rewriters, the listener that collects what a change touched, and the attempt
+// of one rewriter on one node (trace, profile, no-change detection, validated
+// replacement, refusal).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <typeindex>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/graph/feature.hpp"
+#include "engine/rewrite/context.hpp"
+#include "engine/rewrite/node_rewriter.hpp"
+
+namespace rw::detail {
+
+/// Op kind -> the ranks of the rewriters that track it, resolved once when a
+/// driver is built. A lookup hashes the Op's name once (and its class only
+/// when some rewriter tracks classes); rewriters tracking every Op are merged
+/// into each name's list.
+class RewriterIndex {
+ public:
+  /// `rewriters` in rank order (the order in which a node tries them).
+  explicit RewriterIndex(std::span<const NodeRewriterPtr> rewriters);
+
+  /// The candidates for a node: two rank-sorted lists, tried merged by rank.
+  struct Candidates {
+    std::span<const std::uint32_t> a;
+    std::span<const std::uint32_t> b;
+  };
+  Candidates lookup(const Op& op) const;
+
+ private:
+  struct NameHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, std::vector<std::uint32_t>, NameHash, std::equal_to<>> by_name_;
+  std::unordered_map<std::type_index, std::vector<std::uint32_t>> by_class_;
+  std::vector<std::uint32_t> any_;
+};
+
+/// Calls `f(rank)` for each candidate in rank order (duplicates once) until it
+/// returns true; returns whether it did.
+template <class F> bool for_each_candidate(const RewriterIndex::Candidates& c, F&& f) {
+  std::size_t i = 0, j = 0;
+  while (i < c.a.size() || j < c.b.size()) {
+    std::uint32_t r;
+    if (j == c.b.size() || (i < c.a.size() && c.a[i] < c.b[j])) {
+      r = c.a[i++];
+    } else if (i == c.a.size() || c.b[j] < c.a[i]) {
+      r = c.b[j++];
+    } else {
+      r = c.a[i++];
+      ++j;
+    }
+    if (f(r)) return true;
+  }
+  return false;
+}
+
+/// Hears every change while a driver runs: which nodes a change touched, and
+/// how many nodes came and went.
+class ChangeListener final : public Feature {
+ public:
+  /// Nodes touched since the driver last took them: imported nodes and nodes
+  /// whose inputs changed (their users may match now too).
+  std::vector<ApplyRef> touched;
+  /// Nodes whose outputs gained or lost a client (only they may match now).
+  std::vector<ApplyRef> uses_changed;
+  /// Of those, the imported nodes only (for drivers that queue new nodes only).
+  std::vector<ApplyRef> imported_nodes;
+  std::size_t imported = 0;
+  std::size_t pruned = 0;
+  /// Every callback counts, so a driver can tell whether anything changed.
+  std::size_t changes = 0;
+
+  void on_import(FunctionGraph& fgraph, Apply& node, std::string_view reason) override;
+  void on_prune(FunctionGraph& fgraph, Apply& node, std::string_view reason) override;
+  void on_change_input(FunctionGraph& fgraph, const Client& client, const Var& old_var,
+                       const Var& new_var, std::string_view reason) override;
+  /// Forgets what was collected (after a refused change, which undid itself).
+  void forget() {
+    touched.clear();
+    uses_changed.clear();
+    imported_nodes.clear();
+  }
+};
+
+/// Applies node rewriters to nodes of one graph for one driver run. Attaches
+/// a ChangeListener for its lifetime.
+class NodeProcessor {
+ public:
+  /// `rewriters` in rank order; `pass` names the driver in events.
+  NodeProcessor(std::string_view pass, std::span<const NodeRewriterPtr> rewriters,
+                FunctionGraph& fgraph, RewriteContext& ctx);
+  ~NodeProcessor();
+  NodeProcessor(const NodeProcessor&) = delete;
+  NodeProcessor& operator=(const NodeProcessor&) = delete;
+
+  /// Tries rewriter `rank` on `node` (which is in the graph). True when the
+  /// graph changed; a failure, an error, a no-change success or a refused
+  /// replacement leave the graph as it was and return false.
+  bool attempt(std::uint32_t rank, Apply& node);
+
+  ChangeListener& listener() { return *listener_; }
+  /// Replacements made so far, in total and per rank.
+  std::size_t applications() const { return applications_; }
+  std::size_t applied(std::uint32_t rank) const { return applied_[rank]; }
+  const NodeRewriter& rewriter(std::uint32_t rank) const { return *rewriters_[rank]; }
+  std::size_t size() const { return rewriters_.size(); }
+
+ private:
+  bool record_error(std::uint32_t rank, Apply& node, std::string_view message);
+
+  std::string_view pass_;
+  std::span<const NodeRewriterPtr> rewriters_;
+  FunctionGraph& fgraph_;
+  RewriteContext& ctx_;
+  std::shared_ptr<ChangeListener> listener_;
+  std::vector<RewriterStats*> stats_;  // per rank; empty when not profiling
+  std::vector<std::size_t> applied_;
+  std::size_t applications_ = 0;
+  std::vector<std::pair<Var, Var>> pairs_;  // reused between attempts
+};
+
+/// True when `new_var` is a fresh node computing exactly what `old_var`'s node
+/// computes (same Op, same inputs, same output slot and type): replacing one by
+/// the other would change nothing.
+bool same_computation(const Variable& old_var, const Variable& new_var);
+
+}  // namespace rw::detail

@@ -1,0 +1,93 @@
+// WalkingRewriter.
+#include "engine/rewrite/walking.hpp"
+
+#include <algorithm>
+#include <deque>
+
+#include <fmt/format.h>
+
+#include "engine/rewrite/detail/node_processor.hpp"
+#include "engine/rewrite/errors.hpp"
+
+namespace rw {
+
+WalkingRewriter::WalkingRewriter(std::string name, std::vector<NodeRewriterPtr> rewriters,
+                                 WalkOrder order, bool ignore_newtrees)
+    : GraphRewriter(std::move(name)), order_(order), ignore_newtrees_(ignore_newtrees) {
+  for (std::size_t i = 0; i < rewriters.size(); ++i) {
+    const NodeRewriterPtr& r = rewriters[i];
+    if (!r) throw RewriteError(fmt::format("`{}`: null node rewriter", this->name()));
+    for (std::size_t j = 0; j < i; ++j)
+      if (rewriters[j]->name() == r->name())
+        throw RewriteError(
+            fmt::format("`{}` already has a rewriter named `{}`", this->name(), r->name()));
+  }
+  rewriters_ = std::move(rewriters);
+  std::stable_sort(rewriters_.begin(), rewriters_.end(),
+                   [](const auto& a, const auto& b) { return a->benefit() > b->benefit(); });
+  index_ = std::make_unique<detail::RewriterIndex>(rewriters_);
+}
+
+WalkingRewriter::~WalkingRewriter() = default;
+
+void WalkingRewriter::add_requirements(FunctionGraph& fgraph) const {
+  for (const auto& r : rewriters_) r->add_requirements(fgraph);
+}
+
+std::string WalkingRewriter::summary(int indent) const {
+  const std::string pad(static_cast<std::size_t>(indent), ' ');
+  std::string out = fmt::format("{}{} ({})\n", pad, name(),
+                                order_ == WalkOrder::InToOut ? "in to out" : "out to in");
+  for (const auto& r : rewriters_)
+    out += fmt::format("{}  {} [{}] {}\n", pad, r->name(), r->tracks().to_string(), r->describe());
+  return out;
+}
+
+PassReport WalkingRewriter::apply(FunctionGraph& fgraph, RewriteContext& ctx) const {
+  detail::NodeProcessor proc(name(), rewriters_, fgraph, ctx);
+  std::deque<ApplyRef> queue;
+  for (Apply* n : fgraph.toposort()) queue.emplace_back(n);
+  const bool in_to_out = order_ == WalkOrder::InToOut;
+  std::size_t max_nodes = fgraph.num_nodes();
+  while (!queue.empty()) {
+    ApplyRef ref;
+    if (in_to_out) {
+      ref = std::move(queue.front());
+      queue.pop_front();
+    } else {
+      ref = std::move(queue.back());
+      queue.pop_back();
+    }
+    Apply* node = ref.get();
+    if (!fgraph.contains(*node)) continue;
+    detail::for_each_candidate(index_->lookup(node->op()), [&](std::uint32_t rank) {
+      return proc.attempt(rank, *node);
+    });
+    detail::ChangeListener& l = proc.listener();
+    if (!ignore_newtrees_)
+      for (const ApplyRef& n : l.imported_nodes)
+        if (n.get() != node && fgraph.contains(*n)) queue.push_back(n);
+    l.forget();
+    max_nodes = std::max(max_nodes, fgraph.num_nodes());
+  }
+  PassReport report;
+  report.stop = StopReason::Completed;
+  report.applications = proc.applications();
+  report.changed = proc.listener().changes != 0;
+  report.nodes_max = max_nodes;
+  return report;
+}
+
+std::shared_ptr<WalkingRewriter> in2out(std::string name, std::vector<NodeRewriterPtr> rewriters,
+                                        bool ignore_newtrees) {
+  return std::make_shared<WalkingRewriter>(std::move(name), std::move(rewriters),
+                                           WalkOrder::InToOut, ignore_newtrees);
+}
+
+std::shared_ptr<WalkingRewriter> out2in(std::string name, std::vector<NodeRewriterPtr> rewriters,
+                                        bool ignore_newtrees) {
+  return std::make_shared<WalkingRewriter>(std::move(name), std::move(rewriters),
+                                           WalkOrder::OutToIn, ignore_newtrees);
+}
+
+}  // namespace rw
