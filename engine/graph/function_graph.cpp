@@ -593,7 +593,12 @@ void FunctionGraph::attach_feature(std::shared_ptr<Feature> feature) {
   for (const auto& f : impl_->features)
     if (f == feature) return;
   impl_->features.push_back(feature);
-  feature->on_attach(*this);
+  try {
+    feature->on_attach(*this);
+  } catch (...) {
+    impl_->features.pop_back();  // a feature that cannot attach is not attached
+    throw;
+  }
 }
 
 void FunctionGraph::detach_feature(const Feature& feature) {

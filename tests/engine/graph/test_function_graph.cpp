@@ -378,3 +378,15 @@ TEST_CASE("a million-node chain is built, imported and dropped without recursion
   }
   v = Var();  // the sanitizer build checks that nothing leaks
 }
+
+TEST_CASE("a feature whose on_attach throws is not attached", "[graph]") {
+  struct Refuses final : Feature {
+    void on_attach(FunctionGraph&) override { throw InconsistencyError("cannot attach here"); }
+  };
+  Var x = fvec("x");
+  FunctionGraph fg({x}, {exp(x)});
+  REQUIRE_THROWS_WITH(fg.attach_feature(std::make_shared<Refuses>()),
+                      Catch::Contains("cannot attach here"));
+  REQUIRE(fg.features().empty());
+  REQUIRE(fg.find_feature<Refuses>() == nullptr);
+}
