@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "engine/unify/detail/alloc.hpp"
+#include "engine/unify/detail/small_stack.hpp"
 
 namespace rw::kanren {
 
@@ -45,15 +46,16 @@ template <class N> N* new_goal(GoalKind kind, std::size_t bytes = sizeof(N)) {
   return n;
 }
 
-thread_local std::vector<GoalNode*>* t_goal_pending = nullptr;
+using GoalPending = rw::detail::SmallStack<GoalNode*, 64>;
+thread_local GoalPending* t_goal_pending = nullptr;
 
-void drop_goal(Goal& g, std::vector<GoalNode*>& pending) noexcept {
+void drop_goal(Goal& g, GoalPending& pending) noexcept {
   GoalNode* n = g.node();
   new (&g) Goal(nullptr);  // the slot no longer owns n
   if (n && n->rc.fetch_sub(1, std::memory_order_acq_rel) == 1) pending.push_back(n);
 }
 
-void free_goal(GoalNode* n, std::vector<GoalNode*>& pending) noexcept {
+void free_goal(GoalNode* n, GoalPending& pending) noexcept {
   switch (n->kind) {
     case GoalKind::Eq:
     case GoalKind::Neq:
@@ -109,7 +111,7 @@ void goal_release(GoalNode* g) noexcept {
     t_goal_pending->push_back(g);
     return;
   }
-  std::vector<GoalNode*> pending;
+  GoalPending pending;
   t_goal_pending = &pending;
   free_goal(g, pending);
   while (!pending.empty()) {
@@ -163,7 +165,8 @@ template <class T> void free_thunk(T* t) noexcept {
 
 // Drops thunks that will never be forced, without recursion.
 void drop_thunks(Thunk* t) noexcept {
-  std::vector<Thunk*> pending{t};
+  rw::detail::SmallStack<Thunk*, 32> pending;
+  pending.push_back(t);
   while (!pending.empty()) {
     Thunk* x = pending.back();
     pending.pop_back();
@@ -199,10 +202,18 @@ struct Value {
   Thunk* t = nullptr;
 };
 
-/// A pending mplus (with the suspension to combine) or bind (with the goal).
+enum class FrameKind : std::uint8_t { Mplus, Bind, Clauses };
+
+/// Work waiting for a stream value: mplus with a suspension (`f2`), bind
+/// with a goal (`goal`), or mplus with the suspended later clauses of a conde
+/// (`goal` is the conde, `k` the next clause, `st` the state they start
+/// from) — kept unallocated until the value shows they are needed.
 struct Frame {
-  Thunk* f2;
-  GoalNode* goal;  // owned; null for mplus frames
+  FrameKind kind;
+  std::uint32_t k = 0;
+  Thunk* f2 = nullptr;
+  GoalNode* goal = nullptr;  // owned
+  State st;
 };
 
 class Machine {
@@ -221,10 +232,10 @@ struct FrameGuard {
   std::size_t base;
   ~FrameGuard() {
     while (t_frames.size() > base) {
-      Frame f = t_frames.back();
-      t_frames.pop_back();
+      Frame& f = t_frames.back();
       if (f.f2) drop_thunks(f.f2);
       if (f.goal) goal_release(f.goal);
+      t_frames.pop_back();
     }
   }
 };
@@ -297,7 +308,8 @@ bool Machine::apply_eq(State& st, const EqNode& g) {
 
 Value Machine::force(Thunk* t) {
   enum class Mode { Force, Apply, Return };
-  FrameGuard guard{t_frames.size()};
+  std::vector<Frame>& frames = t_frames;
+  FrameGuard guard{frames.size()};
   const std::size_t base = guard.base;
   Mode mode = Mode::Force;
   Thunk* th = t;
@@ -305,16 +317,23 @@ Value Machine::force(Thunk* t) {
   State st;
   Value v;
 
-  // Runs clause k of conde `c` on `st`, with the later clauses suspended.
-  auto start_clause = [&](CondeNode* c, std::uint32_t k) {
-    if (k + 1 < c->n_clauses) {
-      t_frames.push_back({new_thunk<ClausesThunk>(ThunkKind::Clauses, Goal(retain(goal)), k + 1, st),
-                          nullptr});
-    }
+  // Runs clause k of conde `c` (held by `owner`) on `st`, with the later
+  // clauses waiting in a frame.
+  auto start_clause = [&](GoalNode* owner, std::uint32_t k) {
+    auto* c = static_cast<CondeNode*>(owner);
     const std::uint32_t b = k == 0 ? 0 : c->ends()[k - 1], e = c->ends()[k];
-    for (std::uint32_t i = e; i-- > b + 1;) t_frames.push_back({nullptr, retain(c->goals()[i])});
+    if (k + 1 < c->n_clauses) {
+      ++owner->rc;
+      frames.push_back({FrameKind::Clauses, k + 1, nullptr, owner, st});
+    }
+    for (std::uint32_t i = e; i-- > b + 1;) frames.push_back({FrameKind::Bind, 0, nullptr, retain(c->goals()[i]), {}});
     goal = c->goals()[b];
     mode = Mode::Apply;
+  };
+  // The later clauses of a waiting frame as a suspension.
+  auto clauses_thunk = [](Frame& f) -> Thunk* {
+    return new_thunk<ClausesThunk>(ThunkKind::Clauses, Goal(std::exchange(f.goal, nullptr)), f.k,
+                                   std::move(f.st));
   };
 
   for (;;) {
@@ -336,7 +355,7 @@ Value Machine::force(Thunk* t) {
             free_thunk(x);
             GoalNode* n = goal.node();
             if (n->kind == GoalKind::Conde) {
-              start_clause(static_cast<CondeNode*>(n), 0);
+              start_clause(n, 0);
             } else {
               auto* f = static_cast<FnGoalNode*>(n);
               Term vars[8];
@@ -354,23 +373,23 @@ Value Machine::force(Thunk* t) {
           }
           case ThunkKind::Clauses: {
             auto* x = static_cast<ClausesThunk*>(th);
-            goal = std::move(x->goal);
+            Goal conde = std::move(x->goal);
             st = std::move(x->st);
             const std::uint32_t k = x->k;
             free_thunk(x);
-            start_clause(static_cast<CondeNode*>(goal.node()), k);
+            start_clause(conde.node(), k);
             break;
           }
           case ThunkKind::Mplus: {
             auto* x = static_cast<MplusThunk*>(th);
-            t_frames.push_back({x->f2, nullptr});
+            frames.push_back({FrameKind::Mplus, 0, x->f2, nullptr, {}});
             th = x->f;
             free_thunk(x);
             break;
           }
           case ThunkKind::Bind: {
             auto* x = static_cast<BindThunk*>(th);
-            t_frames.push_back({nullptr, retain(x->goal)});
+            frames.push_back({FrameKind::Bind, 0, nullptr, retain(x->goal), {}});
             th = x->f;
             free_thunk(x);
             break;
@@ -409,7 +428,8 @@ Value Machine::force(Thunk* t) {
               mode = Mode::Return;
               break;
             }
-            for (std::uint32_t i = c->n; i-- > 1;) t_frames.push_back({nullptr, retain(c->goals()[i])});
+            for (std::uint32_t i = c->n; i-- > 1;)
+              frames.push_back({FrameKind::Bind, 0, nullptr, retain(c->goals()[i]), {}});
             goal = c->goals()[0];
             break;
           }
@@ -432,40 +452,68 @@ Value Machine::force(Thunk* t) {
         break;
       }
       case Mode::Return: {
-        if (t_frames.size() == base) return v;
-        const Frame f = t_frames.back();
-        t_frames.pop_back();
-        if (!f.goal) {  // mplus(v, f2)
-          switch (v.kind) {
-            case ValueKind::Empty:
-              th = f.f2;
-              mode = Mode::Force;
-              break;
-            case ValueKind::Susp: v.t = new_thunk<MplusThunk>(ThunkKind::Mplus, f.f2, v.t); break;
-            case ValueKind::Unit:
-              v.kind = ValueKind::Choice;
-              v.t = f.f2;
-              break;
-            case ValueKind::Choice: v.t = new_thunk<MplusThunk>(ThunkKind::Mplus, f.f2, v.t); break;
+        if (frames.size() == base) return v;
+        Frame& f = frames.back();
+        switch (f.kind) {
+          case FrameKind::Mplus: {  // mplus(v, f2)
+            Thunk* f2 = f.f2;
+            frames.pop_back();
+            switch (v.kind) {
+              case ValueKind::Empty:
+                th = f2;
+                mode = Mode::Force;
+                break;
+              case ValueKind::Susp: v.t = new_thunk<MplusThunk>(ThunkKind::Mplus, f2, v.t); break;
+              case ValueKind::Unit:
+                v.kind = ValueKind::Choice;
+                v.t = f2;
+                break;
+              case ValueKind::Choice: v.t = new_thunk<MplusThunk>(ThunkKind::Mplus, f2, v.t); break;
+            }
+            break;
           }
-        } else {  // bind(v, goal)
-          Goal g(f.goal);  // takes the frame's reference
-          switch (v.kind) {
-            case ValueKind::Empty: break;
-            case ValueKind::Susp: v.t = new_thunk<BindThunk>(ThunkKind::Bind, v.t, std::move(g)); break;
-            case ValueKind::Unit:
-              goal = std::move(g);
-              st = std::move(v.st);
-              v = Value{};
-              mode = Mode::Apply;
+          case FrameKind::Clauses: {  // mplus(v, suspend(mplus* of clauses k…))
+            if (v.kind == ValueKind::Empty) {
+              // Nothing to interleave with: run the next clause now, no thunk needed.
+              Goal conde(std::exchange(f.goal, nullptr));
+              st = std::move(f.st);
+              const std::uint32_t k = f.k;
+              frames.pop_back();
+              start_clause(conde.node(), k);
               break;
-            case ValueKind::Choice:
-              t_frames.push_back({new_thunk<BindThunk>(ThunkKind::Bind, v.t, g), nullptr});
-              goal = std::move(g);
-              st = std::move(v.st);
-              v = Value{};
-              mode = Mode::Apply;
-              break;
+            }
+            Thunk* rest = clauses_thunk(f);
+            frames.pop_back();
+            switch (v.kind) {
+              case ValueKind::Unit:
+                v.kind = ValueKind::Choice;
+                v.t = rest;
+                break;
+              default: v.t = new_thunk<MplusThunk>(ThunkKind::Mplus, rest, v.t); break;
+            }
+            break;
+          }
+          case FrameKind::Bind: {  // bind(v, goal)
+            Goal g(f.goal);  // takes the frame's reference
+            frames.pop_back();
+            switch (v.kind) {
+              case ValueKind::Empty: break;
+              case ValueKind::Susp: v.t = new_thunk<BindThunk>(ThunkKind::Bind, v.t, std::move(g)); break;
+              case ValueKind::Unit:
+                goal = std::move(g);
+                st = std::move(v.st);
+                v = Value{};
+                mode = Mode::Apply;
+                break;
+              case ValueKind::Choice:
+                frames.push_back({FrameKind::Mplus, 0, new_thunk<BindThunk>(ThunkKind::Bind, v.t, g), nullptr, {}});
+                goal = std::move(g);
+                st = std::move(v.st);
+                v = Value{};
+                mode = Mode::Apply;
+                break;
+            }
+            break;
           }
         }
         break;
@@ -563,8 +611,7 @@ Goal conj(std::initializer_list<Goal> goals) {
 }
 
 namespace {
-Goal make_conde(std::uint32_t n_clauses, std::uint32_t n_goals,
-                const std::function<void(std::uint32_t*, Goal*)>& fill) {
+template <class Fill> Goal make_conde(std::uint32_t n_clauses, std::uint32_t n_goals, Fill&& fill) {
   auto* c = detail::new_goal<detail::CondeNode>(GoalKind::Conde,
                                                 detail::conde_bytes(n_clauses, n_goals));
   c->n_clauses = n_clauses;

@@ -206,6 +206,18 @@ template <class F> Goal delay(F&& make) {
                               });
 }
 
+/// A goal built only when the search applies it, without a suspension (so
+/// the order of answers is that of calling `make()` in place): a recursive
+/// relation call at the end of a conjunction costs nothing when an earlier
+/// goal fails — what a miniKanren closure costs in Scheme.
+template <class F> Goal lazy(F&& make) {
+  using Fn = std::decay_t<F>;
+  return detail::make_fn_goal(detail::GoalKind::WithState, 0, std::forward<F>(make),
+                              [](const detail::FnGoalNode* self, const Term*, const State*) -> Goal {
+                                return (*static_cast<const Fn*>(self->fn()))();
+                              });
+}
+
 /// A goal computed from the state it is applied to (kanren's `project`): the
 /// callable sees walked values and returns the goal to run.
 template <class F> Goal with_state(F&& make) {

@@ -21,13 +21,16 @@ Goal nullo(Term l) { return eq(std::move(l), Term::nil()); }
 
 Goal membero(Term x, Term l) {
   return conde({{fresh([x, l](Term d) { return eq(cons(x, d), l); })},
-                {fresh([x, l](Term a, Term d) { return conj(eq(cons(a, d), l), membero(x, d)); })}});
+                {fresh([x, l](Term a, Term d) {
+                  return conj(eq(cons(a, d), l), lazy([x, d] { return membero(x, d); }));
+                })}});
 }
 
 Goal appendo(Term l, Term s, Term out) {
   return conde({{eq(Term::nil(), l), eq(s, out)},
                 {fresh([l, s, out](Term a, Term d, Term res) {
-                  return conj(eq(cons(a, d), l), eq(cons(a, res), out), appendo(d, s, res));
+                  return conj(eq(cons(a, d), l), eq(cons(a, res), out),
+                              lazy([d, s, res] { return appendo(d, s, res); }));
                 })}});
 }
 

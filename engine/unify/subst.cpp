@@ -37,7 +37,7 @@ unsigned grown(unsigned count) { return std::min(32u, std::max(2u, count * 2)); 
 // A copy of `n` (sharing its children) with room for `extra_data` more
 // bindings and `extra_nodes` more children.
 HamtNode* copy_node(const HamtNode* n, unsigned extra_data, unsigned extra_nodes) {
-  const unsigned nd = std::popcount(n->datamap), nn = std::popcount(n->nodemap);
+  const unsigned nd = popcount32(n->datamap), nn = popcount32(n->nodemap);
   HamtNode* c = alloc_node(std::min(32u, nd + extra_data), std::min(32u, nn + extra_nodes));
   c->datamap = n->datamap;
   c->nodemap = n->nodemap;
@@ -52,7 +52,7 @@ HamtNode* copy_node(const HamtNode* n, unsigned extra_data, unsigned extra_nodes
 
 // Moves the contents of a uniquely owned node into a larger one.
 HamtNode* regrow(HamtNode* n, unsigned data_cap, unsigned node_cap) {
-  const unsigned nd = std::popcount(n->datamap), nn = std::popcount(n->nodemap);
+  const unsigned nd = popcount32(n->datamap), nn = popcount32(n->nodemap);
   HamtNode* c = alloc_node(data_cap, node_cap);
   c->datamap = n->datamap;
   c->nodemap = n->nodemap;
@@ -89,7 +89,7 @@ HamtNode* pair_node(std::uint64_t k1, Term v1, std::uint64_t k2, Term v2, unsign
 
 void hamt_release(HamtNode* n) noexcept {
   if (--n->rc != 0) return;
-  const unsigned nd = std::popcount(n->datamap), nn = std::popcount(n->nodemap);
+  const unsigned nd = popcount32(n->datamap), nn = popcount32(n->nodemap);
   for (unsigned i = 0; i < nd; ++i) n->data()[i].~HamtEntry();
   for (unsigned i = 0; i < nn; ++i) hamt_release(n->nodes()[i]);  // depth <= 10
   free_node_memory(n);
@@ -121,7 +121,7 @@ bool Substitution::bind_bits(std::uint64_t key, Term value) {
     const std::uint32_t bit = std::uint32_t{1} << detail::hamt_chunk(key, shift);
     const bool shared = n->rc != 1;
     if (n->datamap & bit) {
-      const unsigned i = std::popcount(n->datamap & (bit - 1));
+      const unsigned i = detail::popcount32(n->datamap & (bit - 1));
       if (n->data()[i].key == key) {
         if (shared) {
           HamtNode* c = detail::copy_node(n, 0, 0);
@@ -132,7 +132,7 @@ bool Substitution::bind_bits(std::uint64_t key, Term value) {
         return false;
       }
       // Two keys share this slot: push both one level down.
-      const unsigned nd = std::popcount(n->datamap), nn = std::popcount(n->nodemap);
+      const unsigned nd = detail::popcount32(n->datamap), nn = detail::popcount32(n->nodemap);
       if (shared) {
         HamtNode* c = detail::copy_node(n, 0, 1);
         detail::hamt_release(n);
@@ -149,7 +149,7 @@ bool Substitution::bind_bits(std::uint64_t key, Term value) {
       n->datamap &= ~bit;
       HamtNode* child = detail::pair_node(old.key, std::move(old.value), key, std::move(value),
                                           shift + 5);
-      const unsigned k = std::popcount(n->nodemap & (bit - 1));
+      const unsigned k = detail::popcount32(n->nodemap & (bit - 1));
       for (unsigned j = nn; j > k; --j) n->nodes()[j] = n->nodes()[j - 1];
       n->nodes()[k] = child;
       n->nodemap |= bit;
@@ -162,12 +162,12 @@ bool Substitution::bind_bits(std::uint64_t key, Term value) {
         detail::hamt_release(n);
         *slot = n = c;
       }
-      slot = &n->nodes()[std::popcount(n->nodemap & (bit - 1))];
+      slot = &n->nodes()[detail::popcount32(n->nodemap & (bit - 1))];
       shift += 5;
       continue;
     }
     // An empty slot: the binding goes here.
-    const unsigned nd = std::popcount(n->datamap);
+    const unsigned nd = detail::popcount32(n->datamap);
     if (shared) {
       HamtNode* c = detail::copy_node(n, 1, 0);
       detail::hamt_release(n);
@@ -175,7 +175,7 @@ bool Substitution::bind_bits(std::uint64_t key, Term value) {
     } else if (nd + 1 > n->data_cap) {
       *slot = n = detail::regrow(n, detail::grown(nd + 1), n->node_cap);
     }
-    const unsigned i = std::popcount(n->datamap & (bit - 1));
+    const unsigned i = detail::popcount32(n->datamap & (bit - 1));
     new (&n->data()[nd]) HamtEntry{0, Term()};
     for (unsigned j = nd; j > i; --j) {
       n->data()[j].key = n->data()[j - 1].key;

@@ -38,6 +38,19 @@ struct HamtNode {
 };
 static_assert(sizeof(HamtNode) == 16);
 
+/// Population count of a 32-bit map: the hardware instruction when the
+/// target has it, else a few shifts (cheaper than libgcc's out-of-line call).
+inline unsigned popcount32(std::uint32_t x) noexcept {
+#if defined(__POPCNT__)
+  return static_cast<unsigned>(__builtin_popcount(x));
+#else
+  x = x - ((x >> 1) & 0x55555555u);
+  x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+  x = (x + (x >> 4)) & 0x0f0f0f0fu;
+  return (x * 0x01010101u) >> 24;
+#endif
+}
+
 constexpr unsigned hamt_chunk(std::uint64_t key, unsigned shift) {
   return static_cast<unsigned>((key >> 16 >> shift) & 31);
 }
@@ -125,13 +138,13 @@ class Substitution {
 
  private:
   template <class F> static void for_each_node(const detail::HamtNode* n, F& f) {
-    const int nd = std::popcount(n->datamap);
-    for (int i = 0; i < nd; ++i) {
+    const unsigned nd = detail::popcount32(n->datamap);
+    for (unsigned i = 0; i < nd; ++i) {
       const detail::HamtEntry& e = n->data()[i];
       if (e.value) f(Term::adopt_bits(e.key), e.value);  // vars have no count to adopt
     }
-    const int nn = std::popcount(n->nodemap);
-    for (int i = 0; i < nn; ++i) for_each_node(n->nodes()[i], f);
+    const unsigned nn = detail::popcount32(n->nodemap);
+    for (unsigned i = 0; i < nn; ++i) for_each_node(n->nodes()[i], f);
   }
 
   detail::HamtNode* root_ = nullptr;
@@ -144,11 +157,11 @@ inline const Term* Substitution::find_bits(std::uint64_t key) const noexcept {
   while (n) {
     const std::uint32_t bit = std::uint32_t{1} << detail::hamt_chunk(key, shift);
     if (n->datamap & bit) {
-      const detail::HamtEntry& e = n->data()[std::popcount(n->datamap & (bit - 1))];
+      const detail::HamtEntry& e = n->data()[detail::popcount32(n->datamap & (bit - 1))];
       return e.key == key && e.value ? &e.value : nullptr;
     }
     if (!(n->nodemap & bit)) return nullptr;
-    n = n->nodes()[std::popcount(n->nodemap & (bit - 1))];
+    n = n->nodes()[detail::popcount32(n->nodemap & (bit - 1))];
     shift += 5;
   }
   return nullptr;

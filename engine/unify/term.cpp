@@ -11,6 +11,7 @@
 
 #include "engine/graph/op.hpp"
 #include "engine/unify/detail/alloc.hpp"
+#include "engine/unify/detail/small_stack.hpp"
 
 namespace rw {
 
@@ -72,9 +73,10 @@ std::uint64_t combine(std::uint64_t h, std::uint64_t x) {
 
 // Pending nodes of the destruction in progress on this thread: freeing a node
 // releases its children, which are queued instead of freed recursively.
-thread_local std::vector<TermNode*>* t_pending = nullptr;
+using Pending = SmallStack<TermNode*, 64>;
+thread_local Pending* t_pending = nullptr;
 
-void drop_child(Term& child, std::vector<TermNode*>& pending) noexcept {
+void drop_child(Term& child, Pending& pending) noexcept {
   const std::uint64_t bits = child.release();
   const std::uint64_t tag = bits & kTagMask;
   if (tag == kTagHeap) {
@@ -86,7 +88,7 @@ void drop_child(Term& child, std::vector<TermNode*>& pending) noexcept {
   }
 }
 
-void free_one(TermNode* n, std::vector<TermNode*>& pending) noexcept {
+void free_one(TermNode* n, Pending& pending) noexcept {
   switch (n->kind) {
     case TermKind::Int:
       static_cast<IntNode*>(n)->~IntNode();
@@ -138,12 +140,52 @@ void free_one(TermNode* n, std::vector<TermNode*>& pending) noexcept {
 
 }  // namespace
 
+std::uint64_t compute_hash(const TermNode* root) noexcept {
+  // Post-order over the children whose hashes are not known yet.
+  auto hash_of = [](const Term& t) -> std::uint64_t {
+    return t.is_heap() ? t.node()->hash.load(std::memory_order_relaxed) : mix(t.bits());
+  };
+  SmallStack<const TermNode*, 32> stack;
+  stack.push_back(root);
+  while (!stack.empty()) {
+    const TermNode* n = stack.back();
+    if (n->hash.load(std::memory_order_relaxed)) {
+      stack.pop_back();
+      continue;
+    }
+    const std::size_t before = stack.size();
+    auto need = [&](const Term& t) {
+      if (t.is_heap() && !t.node()->hash.load(std::memory_order_relaxed)) stack.push_back(t.node());
+    };
+    std::uint64_t h = 0;
+    if (n->kind == TermKind::Pair) {
+      const auto* p = static_cast<const PairNode*>(n);
+      need(p->car);
+      need(p->cdr);
+      if (stack.size() == before) h = combine(combine(kSeedPair, hash_of(p->car)), hash_of(p->cdr));
+    } else {
+      const auto* c = static_cast<const CompoundNode*>(n);
+      need(c->head);
+      for (std::uint32_t i = 0; i < c->arity; ++i) need(c->args()[i]);
+      if (stack.size() == before) {
+        h = combine(kSeedCompound ^ c->arity, hash_of(c->head));
+        for (std::uint32_t i = 0; i < c->arity; ++i) h = combine(h, hash_of(c->args()[i]));
+      }
+    }
+    if (stack.size() == before) {
+      n->hash.store(h | 1, std::memory_order_relaxed);  // never 0: 0 means "not computed"
+      stack.pop_back();
+    }
+  }
+  return root->hash.load(std::memory_order_relaxed);
+}
+
 void release_node(TermNode* node) noexcept {
   if (t_pending) {  // a destruction is in progress further up this thread's stack
     t_pending->push_back(node);
     return;
   }
-  std::vector<TermNode*> pending;
+  Pending pending;
   t_pending = &pending;
   free_one(node, pending);
   while (!pending.empty()) {
@@ -174,7 +216,7 @@ Term Term::integer(std::int64_t value) {
   auto* n = detail::new_node<detail::IntNode>(TermKind::Int);
   n->value = value;
   n->flags = detail::TermNode::kGround;
-  n->hash = mix(static_cast<std::uint64_t>(value) ^ detail::kSeedInt);
+  n->hash.store(mix(static_cast<std::uint64_t>(value) ^ detail::kSeedInt) | 1, std::memory_order_relaxed);
   return adopt_bits(reinterpret_cast<std::uint64_t>(n));
 }
 
@@ -185,7 +227,7 @@ Term Term::number(double value) {
   // Equal values hash equal: -0.0 as 0.0, every NaN alike (NaN equals NaN as a term).
   double key = value == 0.0 ? 0.0 : value;
   std::uint64_t b = std::isnan(key) ? 0x7ff8000000000000ULL : std::bit_cast<std::uint64_t>(key);
-  n->hash = mix(b ^ detail::kSeedFloat);
+  n->hash.store(mix(b ^ detail::kSeedFloat) | 1, std::memory_order_relaxed);
   return adopt_bits(reinterpret_cast<std::uint64_t>(n));
 }
 
@@ -193,14 +235,15 @@ Term Term::string(std::string_view s) {
   auto* n = detail::new_node<detail::StringNode>(TermKind::String);
   n->value.assign(s);
   n->flags = detail::TermNode::kGround;
-  n->hash = mix(std::hash<std::string_view>()(s) ^ detail::kSeedString);
+  n->hash.store(mix(std::hash<std::string_view>()(s) ^ detail::kSeedString) | 1,
+                std::memory_order_relaxed);
   return adopt_bits(reinterpret_cast<std::uint64_t>(n));
 }
 
 Term Term::op_atom(OpPtr op) {
   if (!op) throw TermError("an op term needs an Op");
   auto* n = detail::new_node<detail::OpNode>(TermKind::Op);
-  n->hash = mix(op->hash() ^ detail::kSeedOp);
+  n->hash.store(mix(op->hash() ^ detail::kSeedOp) | 1, std::memory_order_relaxed);
   n->op = std::move(op);
   n->flags = detail::TermNode::kGround | detail::TermNode::kHasOpView;
   return adopt_bits(reinterpret_cast<std::uint64_t>(n));
@@ -350,30 +393,44 @@ std::string Term::var_name() const {
 // ---------------------------------------------------------------------------
 // Compound terms.
 
-Term compound(Term head, std::span<const Term> args) {
+namespace detail {
+namespace {
+// Builds head(args…), copying or moving the arguments in.
+template <bool kMove> Term build_compound(Term head, const Term* args, std::size_t n) {
   if (!head) throw TermError("a compound term needs a head");
-  if (args.size() > std::numeric_limits<std::uint32_t>::max())
+  if (n > std::numeric_limits<std::uint32_t>::max())
     throw TermError("too many arguments for a compound term");
-  const auto arity = static_cast<std::uint32_t>(args.size());
+  const auto arity = static_cast<std::uint32_t>(n);
   for (std::uint32_t i = 0; i < arity; ++i)
     if (!args[i])
       throw TermError("argument " + std::to_string(i) + " of a compound term is the null term");
-  auto* n = detail::new_node<detail::CompoundNode>(TermKind::Compound, detail::compound_bytes(arity));
+  auto* node = new_node<CompoundNode>(TermKind::Compound, compound_bytes(arity));
   bool ground = head.is_ground();
-  std::uint8_t flags = detail::TermNode::kHasCompound | detail::child_flags(head);
-  std::uint64_t h = detail::combine(detail::kSeedCompound ^ arity, head.hash());
-  Term* dst = n->args();
+  std::uint8_t flags = TermNode::kHasCompound | child_flags(head);
+  Term* dst = node->args();
   for (std::uint32_t i = 0; i < arity; ++i) {
-    new (&dst[i]) Term(args[i]);
     ground = ground && args[i].is_ground();
-    flags |= detail::child_flags(args[i]);
-    h = detail::combine(h, args[i].hash());
+    flags |= child_flags(args[i]);
+    if constexpr (kMove) {
+      new (&dst[i]) Term(std::move(const_cast<Term&>(args[i])));
+    } else {
+      new (&dst[i]) Term(args[i]);
+    }
   }
-  n->head = std::move(head);
-  n->arity = arity;
-  n->hash = h;
-  n->flags = flags | (ground ? detail::TermNode::kGround : 0);
-  return Term::adopt_bits(reinterpret_cast<std::uint64_t>(n));
+  node->head = std::move(head);
+  node->arity = arity;
+  node->flags = flags | (ground ? TermNode::kGround : 0);
+  return Term::adopt_bits(reinterpret_cast<std::uint64_t>(node));
+}
+}  // namespace
+
+Term make_compound(Term head, Term* args, std::size_t n) {
+  return build_compound<true>(std::move(head), args, n);
+}
+}  // namespace detail
+
+Term compound(Term head, std::span<const Term> args) {
+  return detail::build_compound<false>(std::move(head), args.data(), args.size());
 }
 
 Term compound(Term head, std::initializer_list<Term> args) {
@@ -383,7 +440,6 @@ Term compound(Term head, std::initializer_list<Term> args) {
 Term cons(Term car, Term cdr) {
   if (!car || !cdr) throw TermError("a pair needs a car and a cdr");
   auto* n = detail::new_node<detail::PairNode>(TermKind::Pair);
-  n->hash = detail::combine(detail::combine(detail::kSeedPair, car.hash()), cdr.hash());
   n->flags = detail::TermNode::kHasPair | detail::child_flags(car) | detail::child_flags(cdr) |
              (car.is_ground() && cdr.is_ground() ? detail::TermNode::kGround : 0);
   n->car = std::move(car);
@@ -428,7 +484,7 @@ Term op_pattern(std::string name, std::vector<PropTerm> props) {
   for (const PropTerm& p : props) flags |= detail::child_flags(p.value);
   n->name = std::move(name);
   n->props = std::move(props);
-  n->hash = h;
+  n->hash.store(h | 1, std::memory_order_relaxed);
   n->flags = flags | (ground ? detail::TermNode::kGround : 0);
   return Term::adopt_bits(reinterpret_cast<std::uint64_t>(n));
 }
@@ -446,7 +502,7 @@ bool equal(const Term& a, const Term& b) {
     if (!x->is_heap() || !y->is_heap()) return false;
     const detail::TermNode* nx = x->node();
     const detail::TermNode* ny = y->node();
-    if (nx->hash != ny->hash || nx->kind != ny->kind) return false;
+    if (nx->kind != ny->kind || detail::node_hash(nx) != detail::node_hash(ny)) return false;
     switch (nx->kind) {
       case TermKind::Int:
         if (x->as_int() != y->as_int()) return false;

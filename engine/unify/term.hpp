@@ -61,7 +61,9 @@ struct TermNode {
   TermKind kind;
   std::uint8_t flags = 0;
   std::uint16_t pad = 0;
-  std::uint64_t hash = 0;
+  /// Structural hash; 0 until computed (pairs and compounds compute theirs
+  /// on first use, so building terms that are never compared costs nothing).
+  mutable std::atomic<std::uint64_t> hash{0};
 
   static constexpr std::uint8_t kGround = 1;       // no logic variable inside
   static constexpr std::uint8_t kHasOpView = 2;    // an Op, op pattern or graph variable inside
@@ -84,6 +86,14 @@ inline constexpr std::uint64_t kReifiedIdBit = std::uint64_t{1} << 47;
 inline constexpr std::uint64_t kMaxVarId = kReifiedIdBit - 1;
 
 void release_node(TermNode* node) noexcept;
+/// A compound whose arguments are moved out of `args`.
+Term make_compound(Term head, Term* args, std::size_t n);
+/// Computes and stores the hash of a pair or compound (iteratively).
+std::uint64_t compute_hash(const TermNode* node) noexcept;
+inline std::uint64_t node_hash(const TermNode* node) noexcept {
+  const std::uint64_t h = node->hash.load(std::memory_order_relaxed);
+  return h ? h : compute_hash(node);
+}
 void retain_graph(std::uint64_t bits) noexcept;
 void release_graph(std::uint64_t bits) noexcept;
 
@@ -302,6 +312,14 @@ std::vector<Term> lvars(std::size_t n);
 /// head(args…). Throws TermError for a null head or argument.
 Term compound(Term head, std::span<const Term> args);
 Term compound(Term head, std::initializer_list<Term> args);
+/// head(a, b, …) with the arguments moved in: `compound(mul, x, 1)`.
+template <class... A>
+  requires(sizeof...(A) >= 1 && (std::constructible_from<Term, A&&> && ...) &&
+           !(sizeof...(A) == 1 && (std::convertible_to<A, std::span<const Term>> || ...)))
+Term compound(Term head, A&&... args) {
+  Term items[] = {Term(std::forward<A>(args))...};
+  return detail::make_compound(std::move(head), items, sizeof...(A));
+}
 /// The cons cell (car . cdr).
 Term cons(Term car, Term cdr);
 /// The proper list (a b c), or the improper list (a b . tail).
@@ -412,7 +430,7 @@ inline TermKind Term::kind() const noexcept {
 }
 
 inline std::uint64_t Term::hash() const noexcept {
-  return is_heap() ? node()->hash : detail::mix(bits_);
+  return is_heap() ? detail::node_hash(node()) : detail::mix(bits_);
 }
 
 inline Variable* Term::graph_var() const {
@@ -450,13 +468,18 @@ inline const Term& Term::cdr() const {
 }
 
 template <class... A> Term Term::operator()(A&&... a) const {
-  return compound(*this, {Term(std::forward<A>(a))...});
+  if constexpr (sizeof...(A) == 0) {
+    return compound(*this, std::span<const Term>());
+  } else {
+    Term items[] = {Term(std::forward<A>(a))...};
+    return detail::make_compound(*this, items, sizeof...(A));
+  }
 }
 
 inline bool operator==(const Term& a, const Term& b) {
   if (a.bits_ == b.bits_) return true;
   if (!a.is_heap() || !b.is_heap()) return false;
-  if (a.node()->hash != b.node()->hash) return false;
+  if (detail::node_hash(a.node()) != detail::node_hash(b.node())) return false;
   return equal(a, b);
 }
 

@@ -2,11 +2,13 @@
 // the rebuilding walk behind substitute and reify.
 #include "engine/unify/unify.hpp"
 
+#include <memory>
 #include <unordered_set>
 
 #include "engine/graph/apply.hpp"
 #include "engine/graph/op.hpp"
 #include "engine/unify/graph_terms.hpp"
+#include "engine/unify/detail/flat_map.hpp"
 #include "engine/unify/detail/small_stack.hpp"
 
 namespace rw {
@@ -44,7 +46,7 @@ struct PairHash {
 // a term that is a DAG costs its size, not the size of its unfolding.
 bool occurs_bits(std::uint64_t x, std::uint64_t t, const Substitution& s) {
   SmallStack<std::uint64_t, 32> stack;
-  std::unordered_set<std::uint64_t> seen;
+  FlatMap<char> seen;
   stack.push_back(t);
   while (!stack.empty()) {
     std::uint64_t b = stack.back();
@@ -57,7 +59,7 @@ bool occurs_bits(std::uint64_t x, std::uint64_t t, const Substitution& s) {
     }
     if (tag(b) == kTagVar) continue;
     if (ground_bits(b)) continue;
-    if (shared_node(b) && !seen.insert(b).second) continue;
+    if (shared_node(b) && !seen.insert(b, 1).second) continue;
     const TermNode* n = as_node(b);
     switch (n->kind) {
       case TermKind::Pair: {
@@ -137,10 +139,11 @@ class Unifier {
 
   void push(std::uint64_t u, std::uint64_t v) { stack_.push_back({u, v}); }
 
-  // A graph pair is compared once per unification: graphs are DAGs.
+  // A pair of graph variables is compared once per unification: graphs are
+  // DAGs whose unfolding can be exponentially larger.
   bool first_visit(std::uint64_t a, std::uint64_t b) {
-    if (!shared_node(a) && tag(a) != kTagGraph) return true;
-    return visited_.insert({std::min(a, b), std::max(a, b)}).second;
+    if (!visited_) visited_ = std::make_unique<std::unordered_set<std::pair<std::uint64_t, std::uint64_t>, PairHash>>();
+    return visited_->insert({std::min(a, b), std::max(a, b)}).second;
   }
 
   // Two ground terms unify exactly when they are equal, unless a view could
@@ -255,7 +258,7 @@ class Unifier {
     if (tag(b) == kTagGraph) return graph_vs(as_graph(b), a);
     if (tag(a) != kTagHeap || tag(b) != kTagHeap) return false;  // distinct immediates
     if (plainly_comparable(a, b)) {
-      if (as_node(a)->hash != as_node(b)->hash) return false;
+      if (node_hash(as_node(a)) != node_hash(as_node(b))) return false;
       BorrowedTerm x(a), y(b);
       return equal(x, y);
     }
@@ -274,7 +277,6 @@ class Unifier {
           const auto* ca = static_cast<const CompoundNode*>(na);
           const auto* cb = static_cast<const CompoundNode*>(nb);
           if (ca->arity != cb->arity) return false;
-          if (!first_visit(a, b)) return true;
           for (std::uint32_t i = ca->arity; i-- > 0;) push(ca->args()[i].bits(), cb->args()[i].bits());
           push(ca->head.bits(), cb->head.bits());
           return true;
@@ -337,43 +339,57 @@ class Unifier {
   std::vector<std::uint64_t>* added_;
   SmallStack<Work, 32> stack_;
   std::vector<Term> temps_;
-  std::unordered_set<std::pair<std::uint64_t, std::uint64_t>, PairHash> visited_;
+  std::unique_ptr<std::unordered_set<std::pair<std::uint64_t, std::uint64_t>, PairHash>> visited_;
 };
 
 // The rebuilding walk: post-order over an explicit stack of frames.
+struct RebuildFrame {
+  std::uint64_t node;      // the walked, non-ground heap term
+  std::uint64_t memo_key;  // set when the result should be remembered
+  std::uint32_t next, count;
+  std::size_t base;        // where its children's results start
+};
+
+// Buffers a rebuild reuses from call to call on one thread.
+struct RebuildScratch {
+  std::vector<RebuildFrame> frames;
+  std::vector<Term> results;
+  FlatMap<Term> memo;
+  bool busy = false;
+};
+thread_local RebuildScratch t_rebuild;
+
 class Rebuilder {
  public:
-  Rebuilder(const Substitution& s, std::unordered_map<std::uint64_t, std::uint64_t>* names)
-      : s_(s), names_(names) {}
+  Rebuilder(const Substitution& s, std::unordered_map<std::uint64_t, std::uint64_t>* names,
+            RebuildScratch& scratch)
+      : s_(s), names_(names), frames_(scratch.frames), results_(scratch.results),
+        memo_(scratch.memo) {}
 
   Term run(const Term& root) {
-    visit(root.bits(), false);
+    visit(root.bits());
     while (!frames_.empty()) {
-      Frame& f = frames_.back();
+      RebuildFrame& f = frames_.back();
       if (f.next < f.count) {
         const std::uint64_t child = child_of(f.node, f.next++);
-        visit(child, false);
+        visit(child);
         continue;
       }
       Term built = build(f);
       const std::uint64_t key = f.memo_key;
       results_.resize(f.base);
       frames_.pop_back();
-      if (key) memo_.emplace(key, built);
+      if (key) memo_.insert(key, built);
       results_.push_back(std::move(built));
     }
-    return std::move(results_.back());
+    Term out = std::move(results_.back());
+    results_.clear();
+    memo_.clear();
+    return out;
   }
 
  private:
-  struct Frame {
-    std::uint64_t node;      // the walked, non-ground heap term
-    std::uint64_t memo_key;  // set when the result should be remembered
-    std::uint32_t next, count;
-    std::size_t base;        // where its children's results start
-  };
-
-  void visit(std::uint64_t b, bool) {
+  void visit(std::uint64_t b) {
     bool via_var = false;
     while (tag(b) == kTagVar) {
       const Term* p = s_.find_bits(b);
@@ -390,11 +406,12 @@ class Rebuilder {
       results_.push_back(Term::adopt_bits(b));
       return;
     }
+    // A node reached through a variable, or shared, may be met again: its
+    // result is remembered, so a DAG is rebuilt once per node.
     const bool remember = via_var || shared_node(b);
     if (remember) {
-      auto it = memo_.find(b);
-      if (it != memo_.end()) {
-        results_.push_back(it->second);
+      if (Term* done = memo_.find(b)) {
+        results_.push_back(*done);
         return;
       }
     }
@@ -431,7 +448,7 @@ class Rebuilder {
     return Term::reified(it->second);
   }
 
-  Term build(const Frame& f) {
+  Term build(const RebuildFrame& f) {
     const TermNode* n = as_node(f.node);
     const Term* kids = results_.data() + f.base;
     bool same = true;
@@ -459,9 +476,9 @@ class Rebuilder {
 
   const Substitution& s_;
   std::unordered_map<std::uint64_t, std::uint64_t>* names_;
-  std::vector<Frame> frames_;
-  std::vector<Term> results_;
-  std::unordered_map<std::uint64_t, Term> memo_;
+  std::vector<RebuildFrame>& frames_;
+  std::vector<Term>& results_;
+  FlatMap<Term>& memo_;
 };
 
 }  // namespace
@@ -474,7 +491,20 @@ bool unify_into(const Term& u, const Term& v, Substitution& s, bool occurs_check
 Term rebuild(const Term& t, const Substitution& s,
              std::unordered_map<std::uint64_t, std::uint64_t>* names) {
   if (t.is_ground()) return t;
-  return Rebuilder(s, names).run(t);
+  if (t_rebuild.busy) {  // a rebuild further up this thread's stack: use fresh buffers
+    RebuildScratch local;
+    return Rebuilder(s, names, local).run(t);
+  }
+  t_rebuild.busy = true;
+  struct Release {
+    ~Release() {
+      t_rebuild.busy = false;
+      t_rebuild.frames.clear();
+      t_rebuild.results.clear();
+      t_rebuild.memo.clear();
+    }
+  } release;
+  return Rebuilder(s, names, t_rebuild).run(t);
 }
 
 }  // namespace detail

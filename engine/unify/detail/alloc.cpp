@@ -33,6 +33,8 @@ Orphans& orphans() {
   return *o;
 }
 
+void t_reaper_armed();
+
 // Trivially destructible, so that it may still be used by terms destroyed
 // after the thread's other thread_locals (static terms at exit).
 struct Cache {
@@ -42,6 +44,7 @@ struct Cache {
   bool retired;  // the thread is ending: frees go to the orphans
 
   void* refill(std::size_t c) {
+    t_reaper_armed();  // the slow path registers the thread's reaper
     {
       Orphans& o = orphans();
       std::lock_guard lock(o.mutex);
@@ -100,6 +103,7 @@ struct Reaper {
   }
 };
 thread_local Reaper t_reaper;
+void t_reaper_armed() { t_reaper.armed = true; }
 
 }  // namespace
 
@@ -113,7 +117,6 @@ void pool_free(void* p, std::size_t) noexcept {
 #else
 void* pool_alloc(std::size_t size) {
   if (size > kPoolMaxSize) return ::operator new(size, std::align_val_t{kGranule});
-  if (!t_reaper.armed) t_reaper.armed = true;  // registers the thread's reaper
   const std::size_t c = class_of(size);
   FreeBlock* b = t_cache.lists[c];
   if (b) {
