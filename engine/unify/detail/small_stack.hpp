@@ -32,6 +32,14 @@ template <class T, std::size_t N> class SmallStack {
   }
   /// Drops the elements above `n`.
   void truncate(std::size_t n) noexcept { size_ = n; }
+  /// `n` copies of `v`.
+  void assign(std::size_t n, const T& v) {
+    size_ = 0;
+    for (std::size_t i = 0; i < n; ++i) push_back(v);
+  }
+  T* data() noexcept { return ptr_; }
+  const T* data() const noexcept { return ptr_; }
+  const T& operator[](std::size_t i) const noexcept { return ptr_[i]; }
 
  private:
   void grow() {
