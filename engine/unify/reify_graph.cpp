@@ -90,20 +90,17 @@ class Builder {
   Builder(const Substitution& s, const GraphBuildOptions& o) : s_(s), o_(o) {}
 
   Var run(const Term& root) {
-    visit(root, "");
+    visit(root);
     while (!frames_.empty()) {
       Frame& f = frames_.back();
       if (f.next < f.args.size()) {
-        const std::size_t i = f.next++;
-        const std::string where =
-            (f.where.empty() ? "" : f.where + ", ") + fmt::format("input {} of `{}`", i, f.op->name());
-        Term arg = f.args[i];
-        visit(arg, where);
+        Term arg = f.args[f.next++];
+        visit(arg);
         continue;
       }
-      Var built = finish(f);
-      const std::uint64_t key = f.key;
-      results_.resize(f.base);
+      Var built = finish();
+      const std::uint64_t key = frames_.back().key;
+      results_.resize(frames_.back().base);
       frames_.pop_back();
       if (key) memo_.emplace(key, built);
       results_.emplace_back(std::move(built));
@@ -111,7 +108,7 @@ class Builder {
     Item& top = results_.back();
     if (auto* v = std::get_if<Var>(&top)) return *v;
     const Term lit = std::get<Term>(top);
-    return constant(lit, default_dtype(lit), "");
+    return constant(lit, default_dtype(lit), frames_.size(), -1);
   }
 
  private:
@@ -120,26 +117,48 @@ class Builder {
   struct Frame {
     OpPtr op;
     std::vector<Term> args;
-    std::size_t next = 0;
+    std::size_t next = 0;  // the argument being built is next - 1
     std::size_t base = 0;
     std::uint64_t key = 0;
-    std::string where;  // how the parent names this application
   };
 
-  [[noreturn]] static void fail(const std::string& where, const std::string& what) {
-    throw BuildFailure{where.empty() ? what : where + ": " + what};
+  // "input 0 of `div`, input 1 of `mul`: " for the first `depth` frames (each
+  // at the argument it is building), then input `extra` of the next frame;
+  // only the innermost levels of a deep term are shown.
+  std::string location(std::size_t depth, long extra) const {
+    std::vector<std::string> steps;
+    const std::size_t n = extra >= 0 ? depth + 1 : depth;
+    for (std::size_t i = 0; i < n; ++i) {
+      const Frame& f = frames_[i];
+      const std::size_t arg = i < depth ? f.next - 1 : static_cast<std::size_t>(extra);
+      steps.push_back(fmt::format("input {} of `{}`", arg, f.op->name()));
+    }
+    constexpr std::size_t kShown = 6;
+    std::string out;
+    const std::size_t first = steps.size() > kShown ? steps.size() - kShown : 0;
+    if (first) out += "…, ";
+    for (std::size_t i = first; i < steps.size(); ++i) {
+      out += steps[i];
+      out += i + 1 < steps.size() ? ", " : ": ";
+    }
+    return out;
   }
 
-  Var constant(const Term& lit, DType dt, const std::string& where) {
+  [[noreturn]] void fail(std::size_t depth, long extra, const std::string& what) const {
+    throw BuildFailure{location(depth, extra) + what};
+  }
+
+  Var constant(const Term& lit, DType dt, std::size_t depth, long extra) {
     auto t = literal_tensor(lit, dt);
     if (!t)
-      fail(where, fmt::format("the literal {} is not exactly a {} value", to_string(lit),
-                              dtype_name(dt)));
+      fail(depth, extra,
+           fmt::format("the literal {} is not exactly a {} value", to_string(lit), dtype_name(dt)));
     return Constant::make(*t);
   }
 
-  // The Op a head stands for.
-  OpPtr resolve(const Term& head_in, const std::string& where) {
+  // The Op a head stands for (failures placed at the current frames).
+  OpPtr resolve(const Term& head_in) {
+    const std::size_t depth = frames_.size();
     const Term& head = s_.walk(head_in);
     switch (head.kind()) {
       case TermKind::Op: return head.op();
@@ -147,38 +166,39 @@ class Builder {
       case TermKind::String: {
         const std::string name(op_head_name(head));
         if (!o_.registry)
-          fail(where, fmt::format("`{}` names an op, but no op registry was given to build it",
-                                  to_string(head)));
+          fail(depth, -1,
+               fmt::format("`{}` names an op, but no op registry was given to build it",
+                           to_string(head)));
         Props params;
         if (head.kind() == TermKind::OpPattern) {
           for (const PropTerm& p : head.op_pattern_props()) {
             const Term value = substitute(p.value, s_);
             auto v = term_to_prop(value);
             if (!v)
-              fail(where, fmt::format("property `{}` of `{}` is `{}`, not a property value", p.name,
-                                      name, to_string(value)));
+              fail(depth, -1,
+                   fmt::format("property `{}` of `{}` is `{}`, not a property value", p.name, name,
+                               to_string(value)));
             params.push_back({p.name, std::move(*v)});
           }
         }
         try {
           return o_.registry->make(name, params);
         } catch (const Error& e) {
-          fail(where, e.what());
+          fail(depth, -1, e.what());
         }
       }
-      case TermKind::Var:
-        fail(where, fmt::format("the op `{}` is not bound", to_string(head)));
-      default:
-        fail(where, fmt::format("`{}` is not an op", to_string(head)));
+      case TermKind::Var: fail(depth, -1, fmt::format("the op `{}` is not bound", to_string(head)));
+      default: fail(depth, -1, fmt::format("`{}` is not an op", to_string(head)));
     }
   }
 
-  void visit(const Term& t_in, const std::string& where) {
+  void visit(const Term& t_in) {
+    const std::size_t depth = frames_.size();
     bool via_var = false;
     const Term* t = &t_in;
     while (t->is_var()) {
       const Term* next = s_.find(*t);
-      if (!next) fail(where, fmt::format("`{}` is not bound", to_string(*t)));
+      if (!next) fail(depth, -1, fmt::format("`{}` is not bound", to_string(*t)));
       t = next;
       via_var = true;
     }
@@ -200,30 +220,33 @@ class Builder {
       }
     }
     Frame f;
-    f.where = where;
     f.base = results_.size();
     f.key = remember ? t->bits() : 0;
     if (t->is_compound() && !t->is_tuple()) {
-      f.op = resolve(t->head(), where);
+      f.op = resolve(t->head());
       f.args.assign(t->args().begin(), t->args().end());
     } else if (t->is_pair()) {
       // The list form (head arg…).
-      f.op = resolve(t->car(), where);
+      f.op = resolve(t->car());
       const Term* c = &s_.walk(t->cdr());
       while (c->is_pair()) {
         f.args.push_back(c->car());
         c = &s_.walk(c->cdr());
       }
       if (!c->is_nil())
-        fail(where, fmt::format("`{}` is not a proper list of arguments", to_string(substitute(*t, s_))));
+        fail(depth, -1,
+             fmt::format("`{}` is not a proper list of arguments", to_string(substitute(*t, s_))));
     } else {
-      fail(where, fmt::format("`{}` ({}) is not a graph value", to_string(*t),
-                              term_kind_name(t->kind())));
+      fail(depth, -1,
+           fmt::format("`{}` ({}) is not a graph value", to_string(*t), term_kind_name(t->kind())));
     }
     frames_.push_back(std::move(f));
   }
 
-  Var finish(const Frame& f) {
+  // Builds the node of the top frame from its children's results.
+  Var finish() {
+    const Frame& f = frames_.back();
+    const std::size_t depth = frames_.size() - 1;  // the frames above this one
     const std::size_t n = f.args.size();
     std::optional<DType> dt;
     for (std::size_t i = 0; i < n && !dt; ++i)
@@ -237,16 +260,14 @@ class Builder {
         inputs.push_back(*v);
       } else {
         const Term& lit = std::get<Term>(item);
-        const std::string here = (f.where.empty() ? "" : f.where + ", ") +
-                                 fmt::format("input {} of `{}`", i, f.op->name());
-        inputs.push_back(constant(lit, dt ? *dt : default_dtype(lit), here));
+        inputs.push_back(constant(lit, dt ? *dt : default_dtype(lit), depth, static_cast<long>(i)));
       }
     }
     try {
       ApplyRef node = f.op->make_node(inputs);
       return node->default_output();
     } catch (const Error& e) {
-      fail(f.where, fmt::format("`{}` refused its inputs: {}", f.op->to_string(), e.what()));
+      fail(depth, -1, fmt::format("`{}` refused its inputs: {}", f.op->to_string(), e.what()));
     }
   }
 
