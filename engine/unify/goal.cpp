@@ -213,8 +213,8 @@ struct Frame {
   std::uint32_t k = 0;
   Thunk* f2 = nullptr;
   GoalNode* goal = nullptr;  // owned
-  State st;
 };
+static_assert(std::is_trivially_copyable_v<Frame>);
 
 class Machine {
  public:
@@ -226,10 +226,12 @@ class Machine {
 };
 
 thread_local std::vector<Frame> t_frames;
+// The states of Clauses frames, in the order of those frames.
+thread_local std::vector<State> t_frame_states;
 
 // On unwinding, drops the frames a force pushed.
 struct FrameGuard {
-  std::size_t base;
+  std::size_t base, state_base;
   ~FrameGuard() {
     while (t_frames.size() > base) {
       Frame& f = t_frames.back();
@@ -237,6 +239,7 @@ struct FrameGuard {
       if (f.goal) goal_release(f.goal);
       t_frames.pop_back();
     }
+    t_frame_states.resize(state_base);
   }
 };
 
@@ -309,7 +312,8 @@ bool Machine::apply_eq(State& st, const EqNode& g) {
 Value Machine::force(Thunk* t) {
   enum class Mode { Force, Apply, Return };
   std::vector<Frame>& frames = t_frames;
-  FrameGuard guard{frames.size()};
+  std::vector<State>& states = t_frame_states;
+  FrameGuard guard{frames.size(), states.size()};
   const std::size_t base = guard.base;
   Mode mode = Mode::Force;
   Thunk* th = t;
@@ -324,16 +328,19 @@ Value Machine::force(Thunk* t) {
     const std::uint32_t b = k == 0 ? 0 : c->ends()[k - 1], e = c->ends()[k];
     if (k + 1 < c->n_clauses) {
       ++owner->rc;
-      frames.push_back({FrameKind::Clauses, k + 1, nullptr, owner, st});
+      frames.push_back({FrameKind::Clauses, k + 1, nullptr, owner});
+      states.push_back(st);
     }
-    for (std::uint32_t i = e; i-- > b + 1;) frames.push_back({FrameKind::Bind, 0, nullptr, retain(c->goals()[i]), {}});
+    for (std::uint32_t i = e; i-- > b + 1;) frames.push_back({FrameKind::Bind, 0, nullptr, retain(c->goals()[i])});
     goal = c->goals()[b];
     mode = Mode::Apply;
   };
   // The later clauses of a waiting frame as a suspension.
-  auto clauses_thunk = [](Frame& f) -> Thunk* {
-    return new_thunk<ClausesThunk>(ThunkKind::Clauses, Goal(std::exchange(f.goal, nullptr)), f.k,
-                                   std::move(f.st));
+  auto clauses_thunk = [&states](Frame& f) -> Thunk* {
+    Thunk* rest = new_thunk<ClausesThunk>(ThunkKind::Clauses, Goal(std::exchange(f.goal, nullptr)),
+                                       f.k, std::move(states.back()));
+    states.pop_back();
+    return rest;
   };
 
   for (;;) {
@@ -382,14 +389,14 @@ Value Machine::force(Thunk* t) {
           }
           case ThunkKind::Mplus: {
             auto* x = static_cast<MplusThunk*>(th);
-            frames.push_back({FrameKind::Mplus, 0, x->f2, nullptr, {}});
+            frames.push_back({FrameKind::Mplus, 0, x->f2, nullptr});
             th = x->f;
             free_thunk(x);
             break;
           }
           case ThunkKind::Bind: {
             auto* x = static_cast<BindThunk*>(th);
-            frames.push_back({FrameKind::Bind, 0, nullptr, retain(x->goal), {}});
+            frames.push_back({FrameKind::Bind, 0, nullptr, retain(x->goal)});
             th = x->f;
             free_thunk(x);
             break;
@@ -429,7 +436,7 @@ Value Machine::force(Thunk* t) {
               break;
             }
             for (std::uint32_t i = c->n; i-- > 1;)
-              frames.push_back({FrameKind::Bind, 0, nullptr, retain(c->goals()[i]), {}});
+              frames.push_back({FrameKind::Bind, 0, nullptr, retain(c->goals()[i])});
             goal = c->goals()[0];
             break;
           }
@@ -476,7 +483,8 @@ Value Machine::force(Thunk* t) {
             if (v.kind == ValueKind::Empty) {
               // Nothing to interleave with: run the next clause now, no thunk needed.
               Goal conde(std::exchange(f.goal, nullptr));
-              st = std::move(f.st);
+              st = std::move(states.back());
+              states.pop_back();
               const std::uint32_t k = f.k;
               frames.pop_back();
               start_clause(conde.node(), k);
@@ -506,7 +514,7 @@ Value Machine::force(Thunk* t) {
                 mode = Mode::Apply;
                 break;
               case ValueKind::Choice:
-                frames.push_back({FrameKind::Mplus, 0, new_thunk<BindThunk>(ThunkKind::Bind, v.t, g), nullptr, {}});
+                frames.push_back({FrameKind::Mplus, 0, new_thunk<BindThunk>(ThunkKind::Bind, v.t, g), nullptr});
                 goal = std::move(g);
                 st = std::move(v.st);
                 v = Value{};

@@ -492,9 +492,16 @@ Term op_pattern(std::string name, std::vector<PropTerm> props) {
 // ---------------------------------------------------------------------------
 // Structural equality.
 
+namespace {
+struct TermPair {
+  const Term* x;
+  const Term* y;
+};
+}  // namespace
+
 bool equal(const Term& a, const Term& b) {
-  std::vector<std::pair<const Term*, const Term*>> stack;
-  stack.emplace_back(&a, &b);
+  detail::SmallStack<TermPair, 32> stack;
+  stack.push_back({&a, &b});
   while (!stack.empty()) {
     auto [x, y] = stack.back();
     stack.pop_back();
@@ -523,19 +530,19 @@ bool equal(const Term& a, const Term& b) {
         if (x->op_pattern_name() != y->op_pattern_name() || px.size() != py.size()) return false;
         for (std::size_t i = 0; i < px.size(); ++i) {
           if (px[i].name != py[i].name) return false;
-          stack.emplace_back(&px[i].value, &py[i].value);
+          stack.push_back({&px[i].value, &py[i].value});
         }
         break;
       }
       case TermKind::Pair:
-        stack.emplace_back(&x->cdr(), &y->cdr());
-        stack.emplace_back(&x->car(), &y->car());
+        stack.push_back({&x->cdr(), &y->cdr()});
+        stack.push_back({&x->car(), &y->car()});
         break;
       case TermKind::Compound: {
         auto ax = x->args(), ay = y->args();
         if (ax.size() != ay.size()) return false;
-        for (std::size_t i = ax.size(); i-- > 0;) stack.emplace_back(&ax[i], &ay[i]);
-        stack.emplace_back(&x->head(), &y->head());
+        for (std::size_t i = ax.size(); i-- > 0;) stack.push_back({&ax[i], &ay[i]});
+        stack.push_back({&x->head(), &y->head()});
         break;
       }
       default: return false;

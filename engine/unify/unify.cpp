@@ -42,9 +42,22 @@ struct PairHash {
   }
 };
 
-// Whether var `x` occurs in `t` under `s`. Shared nodes are visited once, so
-// a term that is a DAG costs its size, not the size of its unfolding.
-bool occurs_bits(std::uint64_t x, std::uint64_t t, const Substitution& s) {
+/// Bindings a unification has made but not yet written to the substitution.
+struct PendingBinding {
+  std::uint64_t var, value;
+};
+
+// The value of var `b` among `pending`, or 0.
+std::uint64_t pending_value(const PendingBinding* pending, std::size_t n, std::uint64_t b) {
+  for (std::size_t i = 0; i < n; ++i)
+    if (pending[i].var == b) return pending[i].value;
+  return 0;
+}
+
+// Whether var `x` occurs in `t` under `s` (and `pending`). Shared nodes are
+// visited once, so a term that is a DAG costs its size, not its unfolding's.
+bool occurs_bits(std::uint64_t x, std::uint64_t t, const Substitution& s,
+                 const PendingBinding* pending = nullptr, std::size_t n_pending = 0) {
   SmallStack<std::uint64_t, 32> stack;
   FlatMap<char> seen;
   stack.push_back(t);
@@ -53,6 +66,10 @@ bool occurs_bits(std::uint64_t x, std::uint64_t t, const Substitution& s) {
     stack.pop_back();
     while (tag(b) == kTagVar) {
       if (b == x) return true;
+      if (const std::uint64_t v = pending_value(pending, n_pending, b)) {
+        b = v;
+        continue;
+      }
       const Term* p = s.find_bits(b);
       if (!p) break;
       b = p->bits();
@@ -106,6 +123,7 @@ class Unifier {
       }
       if (!step(a, b)) return false;
     }
+    flush();
     return true;
   }
 
@@ -116,6 +134,10 @@ class Unifier {
 
   std::uint64_t walk(std::uint64_t b) const {
     while (tag(b) == kTagVar) {
+      if (const std::uint64_t v = pending_value(pending_, n_pending_, b)) {
+        b = v;
+        continue;
+      }
       const Term* p = s_.find_bits(b);
       if (!p) break;
       b = p->bits();
@@ -123,12 +145,26 @@ class Unifier {
     return b;
   }
 
+  // Bindings wait in a small buffer and reach the substitution when it fills
+  // or the unification succeeds: a unification that fails after binding a
+  // variable or two (the common case in a search) then never copies the
+  // substitution's path.
   bool bind(std::uint64_t var, std::uint64_t value) {
-    if (occurs_check_ && !ground_bits(value) && occurs_bits(var, value, s_)) return false;
-    retain_bits(value);
-    s_.bind_bits(var, Term::adopt_bits(value));
-    if (added_) added_->push_back(var);
+    if (occurs_check_ && !ground_bits(value) &&
+        occurs_bits(var, value, s_, pending_, n_pending_))
+      return false;
+    if (n_pending_ == kPending) flush();
+    pending_[n_pending_++] = {var, value};
     return true;
+  }
+
+  void flush() {
+    for (std::size_t i = 0; i < n_pending_; ++i) {
+      retain_bits(pending_[i].value);
+      s_.bind_bits(pending_[i].var, Term::adopt_bits(pending_[i].value));
+      if (added_) added_->push_back(pending_[i].var);
+    }
+    n_pending_ = 0;
   }
 
   // Keeps a term made during unification alive until it ends.
@@ -334,9 +370,12 @@ class Unifier {
     }
   }
 
+  static constexpr std::size_t kPending = 8;
   Substitution& s_;
   bool occurs_check_;
   std::vector<std::uint64_t>* added_;
+  PendingBinding pending_[kPending];
+  std::size_t n_pending_ = 0;
   SmallStack<Work, 32> stack_;
   std::vector<Term> temps_;
   std::unique_ptr<std::unordered_set<std::pair<std::uint64_t, std::uint64_t>, PairHash>> visited_;
