@@ -215,6 +215,11 @@ const Variable* graph_of(std::uint64_t bits) {
 // constants, or equal structure).
 bool same_value(std::uint64_t a, std::uint64_t b) {
   if (a == b) return true;
+  // Distinct graph inputs are different values: no need to unify them.
+  const Variable* ga = graph_of(a);
+  const Variable* gb = graph_of(b);
+  if (ga && gb && ((!ga->owner() && !ga->is_constant()) || (!gb->owner() && !gb->is_constant())))
+    return false;
   detail::BorrowedTerm x(a), y(b);
   Substitution s;
   return detail::unify_into(x, y, s, false, nullptr);

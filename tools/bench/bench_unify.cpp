@@ -5,6 +5,10 @@
 //   build/tools/bench_unify                      # every row
 //   build/tools/bench_unify zebra                # rows whose name contains "zebra"
 //   build/tools/bench_unify all path/to/expr200.sexp
+//
+// Beyond the README's rows: match_fail_root / match_fail_deep / match_ok (one
+// pattern against one node, a million times) and match_sweep (six rules at
+// every node of a 1000-node graph), for the rewrite engine's hot path.
 #include <rw/rw.hpp>
 
 #include <time.h>
@@ -12,6 +16,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <random>
 #include <sstream>
 
 #include "bench_util.hpp"
@@ -187,7 +192,10 @@ void bench_rewrite(const std::string& path) {
   }
   std::stringstream text;
   text << in.rdbuf();
-  const Term expr = sexpr_to_term(parse_term(text.str()));
+  // The expression repeats subtrees; interning makes each one node, so the
+  // (x * y) / y rule finds the two y's equal by identity.
+  TermTable table;
+  const Term expr = table.intern(sexpr_to_term(parse_term(text.str())));
   const auto nodes = static_cast<long long>(count_nodes(expr));
   std::size_t answers = 0;
   const Timing all = median_times([&] {
@@ -210,6 +218,72 @@ void bench_rewrite(const std::string& path) {
   report("rewrite_normal_form", nodes, nf.wall, " steps=" + std::to_string(steps) + cpu_key(nf));
 }
 
+// --- matching graph nodes ---------------------------------------------------------
+
+/// An elementwise op for the graph rows: its output has its first input's type.
+class Elem final : public rw::Op {
+ public:
+  explicit Elem(std::string name) : name_(std::move(name)) {}
+  std::string_view name() const override { return name_; }
+  rw::ApplyRef make_node(std::span<const rw::Var> in) const override {
+    const rw::TypePtr t = in[0]->type();
+    return rw::Apply::create(ptr(), in, std::span(&t, 1));
+  }
+
+ private:
+  std::string name_;
+};
+
+void bench_match() {
+  const OpPtr mul = std::make_shared<Elem>("mul"), add = std::make_shared<Elem>("add"),
+              div = std::make_shared<Elem>("div"), exp = std::make_shared<Elem>("exp");
+  const auto vec = TensorType::make(f64, {kUnknownDim});
+  const Var a = Variable::make(vec, "a"), b = Variable::make(vec, "b");
+  const Term x = lvar("x"), y = lvar("y");
+  const Pattern cancel(compound(div, compound(mul, x, y), y));  // (x * y) / y
+  const Var other = (*add)({a, b});
+  const Var near = (*div)({(*mul)({a, b}), a});
+  const Var fits = (*div)({(*mul)({a, b}), b});
+  auto per_match = [&](const char* name, const Var& subject, bool expect) {
+    constexpr int kReps = 1'000'000;
+    int found = 0;
+    const Timing t = median_times([&] {
+      found = 0;
+      for (int i = 0; i < kReps; ++i) found += static_cast<bool>(match(cancel, subject));
+    }, 7, 1);
+    char extra[96];
+    std::snprintf(extra, sizeof extra, " cpu_ns_per_match=%.1f as_expected=%d", t.cpu / kReps * 1e9,
+                  found == (expect ? kReps : 0));
+    report(name, kReps, t.wall, extra + cpu_key(t));
+  };
+  per_match("match_fail_root", other, false);
+  per_match("match_fail_deep", near, false);
+  per_match("match_ok", fits, true);
+
+  // Six rules tried at every node of a 1000-node random DAG of add/mul/div/exp
+  // with constants 0 and 1 among the leaves: a rewriter's matching sweep.
+  std::mt19937 rng(11);
+  std::vector<Var> vs{a, b, Constant::scalar(0.0), Constant::scalar(1.0)};
+  for (int i = 0; i < 1000; ++i) {
+    auto pick = [&] { return vs[std::uniform_int_distribution<std::size_t>(0, vs.size() - 1)(rng)]; };
+    const int k = static_cast<int>(rng() % 4);
+    const OpPtr& op = k == 0 ? add : k == 1 ? mul : k == 2 ? div : exp;
+    vs.push_back(k == 3 ? (*op)({pick()}) : (*op)({pick(), pick()}));
+  }
+  const Term z = lvar("z");
+  const std::vector<Pattern> rules{
+      Pattern(compound(mul, z, 1)), Pattern(compound(mul, 1, z)), Pattern(compound(add, z, 0)),
+      Pattern(compound(add, 0, z)), Pattern(compound(div, z, 1)), cancel};
+  std::size_t matches = 0;
+  const Timing sweep = median_times([&] {
+    matches = 0;
+    for (const Var& v : vs)
+      for (const Pattern& r : rules) matches += static_cast<bool>(match(r, v));
+  }, 51, 3);
+  report("match_sweep", 1000, sweep.wall,
+         " patterns=6 matches=" + std::to_string(matches) + cpu_key(sweep));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -222,5 +296,6 @@ int main(int argc, char** argv) {
   if (wanted("unify_reify"))
     for (std::size_t n : {10000, 100000}) bench_unify_reify(n);
   if (wanted("rewrite")) bench_rewrite(expr_path);
+  if (wanted("match")) bench_match();
   return 0;
 }

@@ -11,6 +11,13 @@
 
 namespace rw::detail {
 
+#if defined(__SANITIZE_ADDRESS__)
+// Under AddressSanitizer every block is its own allocation, so that misuse is
+// caught and leaks are reported.
+void* pool_alloc(std::size_t size) { return ::operator new(size, std::align_val_t{16}); }
+void pool_free(void* p, std::size_t) noexcept { ::operator delete(p, std::align_val_t{16}); }
+#else
+
 namespace {
 
 constexpr std::size_t kGranule = 16;
@@ -107,14 +114,6 @@ void t_reaper_armed() { t_reaper.armed = true; }
 
 }  // namespace
 
-#if defined(__SANITIZE_ADDRESS__)
-// Under AddressSanitizer every block is its own allocation, so that misuse is
-// caught and leaks are reported.
-void* pool_alloc(std::size_t size) { return ::operator new(size, std::align_val_t{kGranule}); }
-void pool_free(void* p, std::size_t) noexcept {
-  ::operator delete(p, std::align_val_t{kGranule});
-}
-#else
 void* pool_alloc(std::size_t size) {
   if (size > kPoolMaxSize) return ::operator new(size, std::align_val_t{kGranule});
   const std::size_t c = class_of(size);

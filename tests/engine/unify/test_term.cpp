@@ -6,6 +6,7 @@
 #include <limits>
 #include <thread>
 
+#include "engine/unify/intern.hpp"
 #include "engine/unify/print.hpp"
 #include "engine/unify/read.hpp"
 #include "engine/unify/term.hpp"
@@ -185,4 +186,33 @@ TEST_CASE("deep terms are built, compared, printed and dropped without recursion
   a = Term();
   b = Term();
   l = Term();  // a recursive destructor would overflow the stack here
+}
+
+TEST_CASE("a term table shares one node per structure", "[unify]") {
+  TermTable table;
+  Term x = lvar("x");
+  Term a = parse_term("f(g(1, h(2)), g(1, h(2)), (1 2 3))");
+  Term b = parse_term("k(h(2), (1 2 3))");
+  REQUIRE_FALSE(a.arg(0).same(a.arg(1)));
+  Term ia = table.intern(a), ib = table.intern(b);
+  REQUIRE(ia == a);  // the same structure
+  REQUIRE(ia.arg(0).same(ia.arg(1)));              // equal subterms, one node
+  REQUIRE(ia.arg(0).arg(1).same(ib.arg(0)));       // across terms
+  REQUIRE(ia.arg(2).same(ib.arg(1)));
+  REQUIRE(table.intern(parse_term("g(1, h(2))")).same(ia.arg(0)));
+  // Interning the canonical node again gives it back; non-ground terms too.
+  REQUIRE(table.intern(ia).same(ia));
+  Term n1 = table.intern(compound("p", x, 1)), n2 = table.intern(compound("p", x, 1));
+  REQUIRE(n1.same(n2));
+  REQUIRE_FALSE(table.intern(compound("p", lvar(), 1)).same(n1));
+  // Immediates need no table.
+  REQUIRE(table.intern(Term(5)).same(Term(5)));
+  const std::size_t held = table.size();
+  REQUIRE(held > 0);
+  table.clear();
+  REQUIRE(table.size() == 0);
+  // Deep terms are interned without recursion.
+  Term deep = Term(0);
+  for (int i = 0; i < 200000; ++i) deep = compound("s", deep);
+  REQUIRE(table.intern(deep) == deep);
 }
