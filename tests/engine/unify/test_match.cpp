@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <set>
+#include <thread>
 
 #include "engine/unify/match.hpp"
 #include "engine/unify/print.hpp"
@@ -248,4 +249,30 @@ TEST_CASE("a failing match allocates nothing", "[unify]") {
   const long on_success = allocations_on_this_thread() - ok_before;
   REQUIRE(ok);
   REQUIRE(on_success <= 2);
+}
+
+TEST_CASE("one pattern is matched from several threads at once", "[unify]") {
+  // Patterns live in a shared rule database: their terms' counts are atomic,
+  // and matching only reads the pattern.
+  TermVars v;
+  const Pattern p = pat("div(mul(?x, ?y), ?y)", v);
+  const Term rhs = parse_term("f(?x, ?y, ?x)", v);
+  const Term y = v.at("y");
+  std::vector<std::thread> threads;
+  std::vector<int> found(4, 0);
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      Var a = fvec("a"), b = fvec("b");
+      Var hit = div(mul(a, b), b), miss = div(mul(a, b), a);
+      for (int i = 0; i < 2000; ++i) {
+        MatchResult m = match(p, hit);
+        if (m && m->walk(y).graph_var() == b.get()) ++found[t];
+        if (match(p, miss)) --found[t];
+        const Term copy = rhs;  // copies of shared terms from every thread
+        if (!(reify(copy, *m) == reify(rhs, *m))) --found[t];
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  REQUIRE(found == std::vector<int>(4, 2000));
 }
