@@ -36,9 +36,12 @@ class Machine;
 /// Substitution for thread safety).
 class State {
  public:
+  /// The empty state: no bindings, no constraints.
   State() = default;
+  /// A state starting from the bindings of `s`.
   explicit State(Substitution s) : subst_(std::move(s)) {}
 
+  /// The bindings.
   const Substitution& subst() const { return subst_; }
   /// `t` walked one step under the substitution.
   const Term& walk(const Term& t) const { return subst_.walk(t); }
@@ -78,8 +81,9 @@ class Goal {
   }
   void swap(Goal& o) noexcept { std::swap(p_, o.p_); }
 
-  /// Adopts a node (internal).
+  /// Adopts a node (internal: goals are made by the functions below).
   explicit Goal(detail::GoalNode* p) noexcept : p_(p) {}
+  /// The node (internal).
   detail::GoalNode* node() const noexcept { return p_; }
 
  private:
@@ -273,10 +277,12 @@ std::vector<Term> run(std::size_t n, F&& make) {
 
 /// An answer with the disequalities that still constrain it.
 struct Answer {
+  /// The reified query variable.
   Term value;
   /// Each a list of `(var . value)` pairs that must not all hold.
   std::vector<Term> neq;
 };
+/// Up to `n` answers, each with its pending disequalities.
 std::vector<Answer> run_answers(std::size_t n, const Term& q, const Goal& goal);
 
 }  // namespace rw::kanren

@@ -23,6 +23,7 @@ class TermTable {
   Term intern(const Term& t);
   /// Number of distinct nodes held.
   std::size_t size() const { return set_.size(); }
+  /// Drops every term the table holds.
   void clear() { set_.clear(); }
 
  private:

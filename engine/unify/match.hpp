@@ -72,7 +72,9 @@ class Bindings {
 /// declared commutative or associative, a failing guard makes the matcher
 /// try the next arrangement.
 struct Guard {
+  /// How messages name it: `float(y)`.
   std::string name;
+  /// True to accept the bindings.
   std::function<bool(const Bindings&)> check;
 };
 
@@ -80,10 +82,13 @@ struct Guard {
 /// the reason it failed.
 class MatchResult {
  public:
+  /// Whether the pattern matched.
   explicit operator bool() const { return failure_.kind == MatchFailKind::None; }
   bool has_value() const { return failure_.kind == MatchFailKind::None; }
+  /// The bindings of the pattern's variables (empty on failure).
   const Substitution& operator*() const { return subst_; }
   const Substitution* operator->() const { return &subst_; }
+  /// Where and why it failed (kind None on success).
   const MatchFailure& failure() const { return failure_; }
   /// "input 1 of `mul`: expected constant 1, got `y`" ("" on success). It
   /// reads the pattern and the matched graph, which must still be alive: a
@@ -122,6 +127,7 @@ class Pattern {
   /// Adds a guard; chainable: `Pattern(t).where("float(y)", f)`.
   Pattern& where(std::string name, std::function<bool(const Bindings&)> check);
 
+  /// The pattern term, its theory and its guards.
   const Term& term() const { return term_; }
   const Theory& theory() const { return theory_; }
   const std::vector<Guard>& guards() const { return guards_; }

@@ -35,6 +35,7 @@ using TermVars = std::map<std::string, Term, std::less<>>;
 /// Variables are looked up in and added to `vars`. Throws TermSyntaxError
 /// with the column of the fault; nesting is limited to 10000 levels.
 Term parse_term(std::string_view text, TermVars& vars);
+/// Reads one term with variables of its own.
 Term parse_term(std::string_view text);
 
 }  // namespace rw

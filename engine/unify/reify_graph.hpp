@@ -22,8 +22,11 @@ struct GraphBuildOptions {
 
 /// A graph variable, or why there is none.
 struct GraphResult {
+  /// The variable built (null on failure).
   Var var;
+  /// Why nothing was built ("" on success).
   std::string why;
+  /// Whether a variable was built.
   explicit operator bool() const { return static_cast<bool>(var); }
 };
 

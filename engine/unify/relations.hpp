@@ -46,6 +46,7 @@ Goal applyo(Term head, Term args, Term t);
 /// operands than the other has them grouped into new applications (left-nested
 /// when the Op is binary).
 Goal eq_mod(Term u, Term v, const Theory& theory);
+/// The same with a theory shared between many goals (no copy per call).
 Goal eq_mod(Term u, Term v, std::shared_ptr<const Theory> theory);
 
 }  // namespace rw::kanren

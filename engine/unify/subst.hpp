@@ -70,6 +70,7 @@ void hamt_release(HamtNode* n) noexcept;
 /// may be shared freely).
 class Substitution {
  public:
+  /// The empty substitution.
   Substitution() noexcept = default;
   Substitution(const Substitution& o) noexcept : root_(o.root_), size_(o.size_) {
     if (root_) ++root_->rc;
@@ -92,7 +93,7 @@ class Substitution {
     std::swap(size_, o.size_);
   }
 
-  /// Number of bound variables.
+  /// Number of bound variables, and whether there are none.
   std::size_t size() const noexcept { return size_; }
   bool empty() const noexcept { return size_ == 0; }
 

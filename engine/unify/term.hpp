@@ -136,6 +136,7 @@ struct PropTerm;
 /// the same; graph variables compare by identity); `same` is identity.
 class Term {
  public:
+  /// The null term (not a term: the empty handle).
   constexpr Term() noexcept = default;
   Term(const Term& o) noexcept : bits_(o.bits_) { detail::retain_bits(bits_); }
   Term(Term&& o) noexcept : bits_(std::exchange(o.bits_, 0)) {}
@@ -193,7 +194,9 @@ class Term {
   /// The i-th reified variable, printed `_i`.
   static Term reified(std::uint64_t index);
 
+  /// What the term is.
   TermKind kind() const noexcept;
+  /// Kind tests (cheap: most read only the tag bits).
   bool is_null() const noexcept { return bits_ == 0; }
   explicit operator bool() const noexcept { return bits_ != 0; }
   bool is_var() const noexcept { return (bits_ & detail::kTagMask) == detail::kTagVar; }
@@ -213,7 +216,6 @@ class Term {
   /// Structural hash, consistent with `==`.
   std::uint64_t hash() const noexcept;
 
-  // Logic variables.
   /// The variable's unique id (reified variables have kReifiedIdBit set).
   std::uint64_t var_id() const noexcept { return bits_ >> 16; }
   /// The name it was created with ("" when none; "_3" for reified ones).
@@ -222,7 +224,7 @@ class Term {
     return is_var() && (var_id() & detail::kReifiedIdBit) != 0;
   }
 
-  // Atoms.
+  /// Atom values; each throws TermError for a term of another kind.
   std::int64_t as_int() const;
   double as_float() const;
   bool as_bool() const;
@@ -234,7 +236,8 @@ class Term {
   /// The graph variable as a counted handle.
   Var as_graph_var() const;
 
-  // Compound terms and cons cells.
+  /// Parts of compounds, pairs and op patterns; each throws TermError for a
+  /// term of another kind (and `arg` for an index out of range).
   const Term& head() const;
   std::size_t arity() const;
   std::span<const Term> args() const;
@@ -275,7 +278,9 @@ class Term {
 static_assert(sizeof(Term) == sizeof(std::uint64_t));
 
 struct PropTerm {
+  /// The property's name (`axis`).
   std::string name;
+  /// Its value: a ground term, or one with logic variables to bind.
   Term value;
   friend bool operator==(const PropTerm&, const PropTerm&) = default;
 };

@@ -22,8 +22,10 @@ class Theory {
   /// Both.
   Theory& ac(std::string_view op_name) { return commutative(op_name).associative(op_name); }
 
+  /// What was declared of `op_name`.
   bool is_commutative(std::string_view op_name) const;
   bool is_associative(std::string_view op_name) const;
+  /// No declarations: matching is syntactic.
   bool empty() const { return comm_.empty() && assoc_.empty(); }
 
  private:

@@ -54,7 +54,9 @@ Term reify(const Term& t, const Substitution& s);
 /// variable that was `_0` in the first.
 class Reifier {
  public:
+  /// Reifies under `s`, which must outlive the reifier.
   explicit Reifier(const Substitution& s) : s_(s) {}
+  /// `t` reified, naming new unbound variables after those named so far.
   Term operator()(const Term& t);
   /// Whether `var` (unbound under the substitution) got a name so far.
   bool named(const Term& var) const { return names_.count(var.bits()) != 0; }
