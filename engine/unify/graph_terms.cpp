@@ -26,24 +26,29 @@ Term prop_to_term(const PropValue& value) {
 }
 
 std::optional<PropValue> term_to_prop(const Term& term) {
+  // Built in place: returning PropValue temporaries trips g++ 12's
+  // -Wmaybe-uninitialized under sanitizers.
+  std::optional<PropValue> out;
   switch (term.kind()) {
-    case TermKind::None: return PropValue{std::monostate{}};
-    case TermKind::Bool: return PropValue{term.as_bool()};
-    case TermKind::Int: return PropValue{term.as_int()};
-    case TermKind::Float: return PropValue{term.as_float()};
-    case TermKind::String: return PropValue{std::string(term.as_string())};
-    case TermKind::DType: return PropValue{term.as_dtype()};
+    case TermKind::None: out.emplace(std::in_place_type<std::monostate>); break;
+    case TermKind::Bool: out.emplace(std::in_place_type<bool>, term.as_bool()); break;
+    case TermKind::Int: out.emplace(std::in_place_type<std::int64_t>, term.as_int()); break;
+    case TermKind::Float: out.emplace(std::in_place_type<double>, term.as_float()); break;
+    case TermKind::String: out.emplace(std::in_place_type<std::string>, term.as_string()); break;
+    case TermKind::DType: out.emplace(std::in_place_type<DType>, term.as_dtype()); break;
     case TermKind::Compound: {
-      if (!term.is_tuple()) return std::nullopt;
+      if (!term.is_tuple()) break;
       std::vector<std::int64_t> items;
       for (const Term& a : term.args()) {
         if (a.kind() != TermKind::Int) return std::nullopt;
         items.push_back(a.as_int());
       }
-      return PropValue{std::move(items)};
+      out.emplace(std::in_place_type<std::vector<std::int64_t>>, std::move(items));
+      break;
     }
-    default: return std::nullopt;
+    default: break;
   }
+  return out;
 }
 
 bool literal_matches_constant(const Term& literal, const Constant& c) {

@@ -113,12 +113,23 @@ OpPtr toy_sum(std::optional<std::vector<std::int64_t>> axis, bool keepdims) {
   return std::make_shared<ToySum>(std::move(axis), keepdims);
 }
 
+namespace {
+// A parameter whose default is built in place (a temporary PropValue moved
+// into the optional trips g++ 12's -Wmaybe-uninitialized under sanitizers).
+template <class T, class... A>
+ParamSpec param(std::string name, ParamKind kind, bool nullable, std::string doc, A&&... value) {
+  ParamSpec p{std::move(name), kind, std::nullopt, nullable, std::move(doc)};
+  p.default_value.emplace(std::in_place_type<T>, std::forward<A>(value)...);
+  return p;
+}
+}  // namespace
+
 OpRegistry toy_registry() {
   OpRegistry r;
   auto binary = [&](const char* name, const char* doc) {
     r.add({.name = name,
            .doc = doc,
-           .params = {{"tag", ParamKind::Int, PropValue{std::int64_t{0}}, false, "distinguishes ops"}},
+           .params = {param<std::int64_t>("tag", ParamKind::Int, false, "distinguishes ops", 0)},
            .min_inputs = 2,
            .max_inputs = 2,
            .factory = [name = std::string(name)](const Props& p) {
@@ -139,8 +150,8 @@ OpRegistry toy_registry() {
   }
   r.add({.name = "sum",
          .doc = "sum over axes",
-         .params = {{"axis", ParamKind::Ints, PropValue{std::monostate{}}, true, "axes (none: all)"},
-                    {"keepdims", ParamKind::Bool, PropValue{false}, false, "keep reduced axes"}},
+         .params = {param<std::monostate>("axis", ParamKind::Ints, true, "axes (none: all)"),
+                    param<bool>("keepdims", ParamKind::Bool, false, "keep reduced axes", false)},
          .min_inputs = 1,
          .max_inputs = 1,
          .factory = [](const Props& p) {
