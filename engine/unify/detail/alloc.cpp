@@ -9,9 +9,11 @@
 #include <mutex>
 #include <new>
 
+#include <sys/mman.h>
+
 namespace rw::detail {
 
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(__SANITIZE_ADDRESS__) || defined(RW_NO_POOL)
 // Under AddressSanitizer every block is its own allocation, so that misuse is
 // caught and leaks are reported.
 void* pool_alloc(std::size_t size) { return ::operator new(size, std::align_val_t{16}); }
@@ -22,7 +24,20 @@ namespace {
 
 constexpr std::size_t kGranule = 16;
 constexpr std::size_t kClasses = kPoolMaxSize / kGranule;
-constexpr std::size_t kSlabSize = 64 * 1024;
+constexpr std::size_t kFirstSlab = 64 * 1024;
+constexpr std::size_t kHugeSlab = 2 * 1024 * 1024;  // one transparent huge page
+
+// A slab of `bytes`; the 2 MiB ones are aligned and advised as huge pages, so
+// that a search touching millions of nodes does not also miss the TLB.
+char* new_slab(std::size_t bytes) {
+  if (bytes < kHugeSlab)
+    return static_cast<char*>(::operator new(bytes, std::align_val_t{kGranule}));
+  void* p = ::operator new(bytes, std::align_val_t{kHugeSlab});
+#if defined(MADV_HUGEPAGE)
+  ::madvise(p, bytes, MADV_HUGEPAGE);
+#endif
+  return static_cast<char*>(p);
+}
 
 struct FreeBlock {
   FreeBlock* next;
@@ -48,6 +63,7 @@ struct Cache {
   std::array<FreeBlock*, kClasses> lists;
   char* slab;
   std::size_t slab_left;
+  std::size_t next_slab;
   bool retired;  // the thread is ending: frees go to the orphans
 
   void* refill(std::size_t c) {
@@ -71,8 +87,11 @@ struct Cache {
         b->next = lists[k];
         lists[k] = b;
       }
-      slab = static_cast<char*>(::operator new(kSlabSize, std::align_val_t{kGranule}));
-      slab_left = kSlabSize;
+      // Slabs grow from 64 KiB to 2 MiB, so a thread that allocates little
+      // holds little.
+      next_slab = next_slab ? std::min(next_slab * 2, kHugeSlab) : kFirstSlab;
+      slab = new_slab(next_slab);
+      slab_left = next_slab;
     }
     void* p = slab;
     slab += bytes;

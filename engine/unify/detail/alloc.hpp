@@ -8,7 +8,10 @@
 namespace rw::detail {
 
 /// Memory for an object of `size` bytes (16-byte aligned). Sizes up to
-/// kPoolMaxSize come from per-thread free lists; larger ones from operator new.
+/// kPoolMaxSize come from per-thread free lists over slabs that grow to 2 MiB
+/// (advised as transparent huge pages); larger ones from operator new. Under
+/// AddressSanitizer, or built with RW_NO_POOL, every block is its own
+/// operator new allocation.
 void* pool_alloc(std::size_t size);
 /// Returns memory from `pool_alloc` with the same `size`. A block may be
 /// returned on another thread than the one that allocated it.
