@@ -12,7 +12,7 @@ namespace rw {
 
 namespace {
 
-constexpr int kMaxDepth = 10000;
+constexpr int kMaxDepth = 1000;
 
 bool symbol_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
@@ -125,7 +125,7 @@ class Reader {
   }
 
   Term read(int depth) {
-    if (depth > kMaxDepth) fail("terms nested deeper than 10000 levels");
+    if (depth > kMaxDepth) fail("terms nested deeper than 1000 levels");
     skip_space();
     if (pos_ >= s_.size()) fail("expected a term, got the end of the text");
     const char c = s_[pos_];

@@ -33,7 +33,8 @@ using TermVars = std::map<std::string, Term, std::less<>>;
 ///     (a b . c)  ()  [a, b]    lists, the empty list, tuples
 ///
 /// Variables are looked up in and added to `vars`. Throws TermSyntaxError
-/// with the column of the fault; nesting is limited to 10000 levels.
+/// with the column of the fault; nesting is limited to 1000 levels (the
+/// reader is recursive; terms built in C++ may be of any depth).
 Term parse_term(std::string_view text, TermVars& vars);
 /// Reads one term with variables of its own.
 Term parse_term(std::string_view text);

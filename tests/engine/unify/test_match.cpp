@@ -137,7 +137,8 @@ TEST_CASE("commutative operators match in either order, the plain one first", "[
   // mul(x, x): both arrangements bind the same way, so it is seen once.
   REQUIRE(match_all(pat("mul(?p, ?q)", v, th), mul(x, x)).size() == 1);
   // When no arrangement fits, the reason is the plain one's.
-  MatchResult none = match(p, mul(x, fvec("w")));
+  const Var xw = mul(x, fvec("w"));  // why() reads the graph: keep it alive
+  MatchResult none = match(p, xw);
   REQUIRE_FALSE(none);
   REQUIRE(none.why() == "input 1 of `mul`: expected constant 1, got `w`");
 }
