@@ -158,8 +158,10 @@ class Term {
   /// A literal number.
   template <std::floating_point T>
   Term(T value) : Term(number(static_cast<double>(value))) {}  // NOLINT
-  /// A string atom (a symbol).
-  Term(const char* s) : Term(string(s)) {}  // NOLINT
+  /// A string atom (a symbol). Throws TermError for a null pointer.
+  Term(const char* s) : Term(s ? string(s) : throw TermError("a string term needs a string")) {}  // NOLINT
+  /// Not a term: use `Term()` for the null term.
+  Term(std::nullptr_t) = delete;
   Term(std::string_view s) : Term(string(s)) {}  // NOLINT
   Term(const std::string& s) : Term(string(s)) {}  // NOLINT
   /// An Op atom.

@@ -50,6 +50,9 @@ TEST_CASE("taking a term apart the wrong way names what it is", "[unify]") {
                       "argument 1 of a compound term is the null term");
   REQUIRE_THROWS_WITH(op_pattern("sum", {{"axis", 1}, {"axis", 2}}),
                       "op pattern `sum` names property `axis` twice");
+  const char* no_string = nullptr;
+  REQUIRE_THROWS_WITH(Term(no_string), "a string term needs a string");
+  static_assert(!std::is_constructible_v<Term, std::nullptr_t>);
 }
 
 TEST_CASE("variables are distinct even when they share a name", "[unify]") {
