@@ -163,6 +163,22 @@ template <class T> void free_thunk(T* t) noexcept {
   pool_free(t, sizeof(T));
 }
 
+// Mplus and bind suspensions share one block size, so a block of either can
+// hold the other.
+static_assert(sizeof(MplusThunk) == sizeof(BindThunk));
+constexpr std::size_t kWrapBytes = sizeof(MplusThunk);
+void free_spare(Thunk* spare) noexcept {
+  if (spare) pool_free(spare, kWrapBytes);
+}
+Thunk* wrap_mplus(Thunk* spare, Thunk* f, Thunk* f2) {
+  void* mem = spare ? static_cast<void*>(spare) : pool_alloc(kWrapBytes);
+  return new (mem) MplusThunk{{ThunkKind::Mplus}, f, f2};
+}
+Thunk* wrap_bind(Thunk* spare, Thunk* f, Goal g) {
+  void* mem = spare ? static_cast<void*>(spare) : pool_alloc(kWrapBytes);
+  return new (mem) BindThunk{{ThunkKind::Bind}, f, std::move(g)};
+}
+
 // Drops thunks that will never be forced, without recursion.
 void drop_thunks(Thunk* t) noexcept {
   rw::detail::SmallStack<Thunk*, 32> pending;
@@ -213,6 +229,9 @@ struct Frame {
   std::uint32_t k = 0;
   Thunk* f2 = nullptr;
   GoalNode* goal = nullptr;  // owned
+  // The block of the mplus/bind suspension whose forcing pushed this frame:
+  // when the frame wraps a suspension again, it reuses the block.
+  Thunk* spare = nullptr;
 };
 static_assert(std::is_trivially_copyable_v<Frame>);
 
@@ -237,6 +256,7 @@ struct FrameGuard {
       Frame& f = t_frames.back();
       if (f.f2) drop_thunks(f.f2);
       if (f.goal) goal_release(f.goal);
+      free_spare(f.spare);
       t_frames.pop_back();
     }
     t_frame_states.resize(state_base);
@@ -389,16 +409,14 @@ Value Machine::force(Thunk* t) {
           }
           case ThunkKind::Mplus: {
             auto* x = static_cast<MplusThunk*>(th);
-            frames.push_back({FrameKind::Mplus, 0, x->f2, nullptr});
+            frames.push_back({FrameKind::Mplus, 0, x->f2, nullptr, x});
             th = x->f;
-            free_thunk(x);
             break;
           }
           case ThunkKind::Bind: {
             auto* x = static_cast<BindThunk*>(th);
-            frames.push_back({FrameKind::Bind, 0, nullptr, retain(x->goal)});
+            frames.push_back({FrameKind::Bind, 0, nullptr, x->goal.release(), x});
             th = x->f;
-            free_thunk(x);
             break;
           }
         }
@@ -464,18 +482,21 @@ Value Machine::force(Thunk* t) {
         switch (f.kind) {
           case FrameKind::Mplus: {  // mplus(v, f2)
             Thunk* f2 = f.f2;
+            Thunk* spare = f.spare;
             frames.pop_back();
             switch (v.kind) {
               case ValueKind::Empty:
+                free_spare(spare);
                 th = f2;
                 mode = Mode::Force;
                 break;
-              case ValueKind::Susp: v.t = new_thunk<MplusThunk>(ThunkKind::Mplus, f2, v.t); break;
+              case ValueKind::Susp: v.t = wrap_mplus(spare, f2, v.t); break;
               case ValueKind::Unit:
+                free_spare(spare);
                 v.kind = ValueKind::Choice;
                 v.t = f2;
                 break;
-              case ValueKind::Choice: v.t = new_thunk<MplusThunk>(ThunkKind::Mplus, f2, v.t); break;
+              case ValueKind::Choice: v.t = wrap_mplus(spare, f2, v.t); break;
             }
             break;
           }
@@ -497,24 +518,26 @@ Value Machine::force(Thunk* t) {
                 v.kind = ValueKind::Choice;
                 v.t = rest;
                 break;
-              default: v.t = new_thunk<MplusThunk>(ThunkKind::Mplus, rest, v.t); break;
+              default: v.t = wrap_mplus(nullptr, rest, v.t); break;
             }
             break;
           }
           case FrameKind::Bind: {  // bind(v, goal)
             Goal g(f.goal);  // takes the frame's reference
+            Thunk* spare = f.spare;
             frames.pop_back();
             switch (v.kind) {
-              case ValueKind::Empty: break;
-              case ValueKind::Susp: v.t = new_thunk<BindThunk>(ThunkKind::Bind, v.t, std::move(g)); break;
+              case ValueKind::Empty: free_spare(spare); break;
+              case ValueKind::Susp: v.t = wrap_bind(spare, v.t, std::move(g)); break;
               case ValueKind::Unit:
+                free_spare(spare);
                 goal = std::move(g);
                 st = std::move(v.st);
                 v = Value{};
                 mode = Mode::Apply;
                 break;
               case ValueKind::Choice:
-                frames.push_back({FrameKind::Mplus, 0, new_thunk<BindThunk>(ThunkKind::Bind, v.t, g), nullptr});
+                frames.push_back({FrameKind::Mplus, 0, wrap_bind(spare, v.t, g), nullptr, nullptr});
                 goal = std::move(g);
                 st = std::move(v.st);
                 v = Value{};

@@ -85,6 +85,8 @@ class Goal {
   explicit Goal(detail::GoalNode* p) noexcept : p_(p) {}
   /// The node (internal).
   detail::GoalNode* node() const noexcept { return p_; }
+  /// Gives up the node's reference without dropping it (internal).
+  [[nodiscard]] detail::GoalNode* release() noexcept { return std::exchange(p_, nullptr); }
 
  private:
   detail::GoalNode* p_;
