@@ -56,6 +56,18 @@ class Var {
   explicit operator bool() const noexcept { return p_ != nullptr; }
   void swap(Var& o) noexcept { std::swap(p_, o.p_); }
 
+  /// Gives up this handle's reference without dropping it and returns the
+  /// variable (as boost::intrusive_ptr::detach). Pair with `adopt`: packed
+  /// handles (e.g. a term that stores a Variable* in tagged bits) own counts
+  /// this way.
+  [[nodiscard]] Variable* release() noexcept { return std::exchange(p_, nullptr); }
+  /// A handle that takes over one reference given up by `release`.
+  static Var adopt(Variable* v) noexcept {
+    Var out;
+    out.p_ = v;
+    return out;
+  }
+
   friend bool operator==(const Var& a, const Var& b) noexcept { return a.p_ == b.p_; }
   friend bool operator==(const Var& a, std::nullptr_t) noexcept { return a.p_ == nullptr; }
 

@@ -97,6 +97,93 @@ void ToyTwoOut::perform(const Apply&, std::span<const Tensor> in, std::span<Tens
   for (std::int64_t i = 0, n = out[1].size(); i < n; ++i) z[i] = -z[i];
 }
 
+Props ToySum::props() const {
+  PropValue axis = axis_ ? PropValue{*axis_} : PropValue{std::monostate{}};
+  return {{"axis", axis}, {"keepdims", keepdims_}};
+}
+
+ApplyRef ToySum::make_node(std::span<const Var> inputs) const {
+  if (inputs.size() != 1) throw TypeError("toy `sum` takes 1 input");
+  const TensorType* t = inputs[0]->tensor_type();
+  if (!t || t->dtype() != DType::Float64)
+    throw TypeError("toy `sum` takes a float64 tensor, got " + inputs[0]->type()->to_string());
+  std::vector<bool> reduced(t->ndim(), !axis_);
+  if (axis_) {
+    for (std::int64_t a : *axis_) {
+      if (a < 0 || a >= static_cast<std::int64_t>(t->ndim()))
+        throw TypeError("toy `sum`: axis " + std::to_string(a) + " is out of range for " +
+                        t->to_string());
+      reduced[static_cast<std::size_t>(a)] = true;
+    }
+  }
+  StaticShape shape;
+  for (std::size_t i = 0; i < t->ndim(); ++i) {
+    if (!reduced[i]) shape.push_back(t->shape()[i]);
+    else if (keepdims_) shape.push_back(1);
+  }
+  TypePtr out = TensorType::make(DType::Float64, shape);
+  return Apply::create(ptr(), inputs, std::span(&out, 1));
+}
+
+ApplyRef ToySplit::make_node(std::span<const Var> inputs) const {
+  if (inputs.size() != 1) throw TypeError("toy `split` takes 1 input");
+  const TypePtr types[] = {inputs[0]->type(), inputs[0]->type()};
+  return Apply::create(ptr(), inputs, types);
+}
+
+OpPtr toy_sum(std::optional<std::vector<std::int64_t>> axis, bool keepdims) {
+  return std::make_shared<ToySum>(std::move(axis), keepdims);
+}
+
+namespace {
+// A parameter whose default is built in place (a temporary PropValue moved
+// into the optional trips g++ 12's -Wmaybe-uninitialized under sanitizers).
+template <class T, class... A>
+ParamSpec param(std::string name, ParamKind kind, bool nullable, std::string doc, A&&... value) {
+  ParamSpec p{std::move(name), kind, std::nullopt, nullable, std::move(doc)};
+  p.default_value.emplace(std::in_place_type<T>, std::forward<A>(value)...);
+  return p;
+}
+}  // namespace
+
+OpRegistry toy_registry() {
+  OpRegistry r;
+  auto binary = [&](const char* name, const char* doc) {
+    r.add({.name = name,
+           .doc = doc,
+           .params = {param<std::int64_t>("tag", ParamKind::Int, false, "distinguishes ops", 0)},
+           .min_inputs = 2,
+           .max_inputs = 2,
+           .factory = [name = std::string(name)](const Props& p) {
+             return toy(name, 2, std::get<std::int64_t>(p[0].value));
+           }});
+  };
+  binary("add", "elementwise sum");
+  binary("sub", "elementwise difference");
+  binary("mul", "elementwise product");
+  binary("div", "elementwise quotient");
+  for (const char* name : {"neg", "exp", "log"}) {
+    r.add({.name = name,
+           .doc = "elementwise",
+           .params = {},
+           .min_inputs = 1,
+           .max_inputs = 1,
+           .factory = [n = std::string(name)](const Props&) { return toy(n, 1); }});
+  }
+  r.add({.name = "sum",
+         .doc = "sum over axes",
+         .params = {param<std::monostate>("axis", ParamKind::Ints, true, "axes (none: all)"),
+                    param<bool>("keepdims", ParamKind::Bool, false, "keep reduced axes", false)},
+         .min_inputs = 1,
+         .max_inputs = 1,
+         .factory = [](const Props& p) {
+           std::optional<std::vector<std::int64_t>> axis;
+           if (auto* v = std::get_if<std::vector<std::int64_t>>(&p[0].value)) axis = *v;
+           return toy_sum(axis, std::get<bool>(p[1].value));
+         }});
+  return r;
+}
+
 OpPtr toy(const std::string& name, int arity, std::int64_t tag) {
   return std::make_shared<ToyOp>(name, arity, tag);
 }

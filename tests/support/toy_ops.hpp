@@ -2,10 +2,13 @@
 // a two-output op, independent of the standard Op library.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "engine/graph/apply.hpp"
 #include "engine/graph/op.hpp"
+#include "engine/graph/op_registry.hpp"
 #include "engine/graph/type.hpp"
 #include "engine/graph/variable.hpp"
 
@@ -45,7 +48,35 @@ class ToyTwoOut final : public Op {
                std::span<Tensor> outputs) const override;
 };
 
+/// Sums a float64 tensor over `axis` (none: every axis), keeping reduced axes
+/// as extent 1 when `keepdims`: an op with an int-tuple property.
+class ToySum final : public Op {
+ public:
+  explicit ToySum(std::optional<std::vector<std::int64_t>> axis, bool keepdims = false)
+      : axis_(std::move(axis)), keepdims_(keepdims) {}
+  std::string_view name() const override { return "sum"; }
+  Props props() const override;
+  ApplyRef make_node(std::span<const Var> inputs) const override;
+
+ private:
+  std::optional<std::vector<std::int64_t>> axis_;
+  bool keepdims_;
+};
+
+/// Splits x into (x, -x) with output 0 as the default output.
+class ToySplit final : public Op {
+ public:
+  std::string_view name() const override { return "split"; }
+  std::optional<std::size_t> default_output() const override { return 0; }
+  ApplyRef make_node(std::span<const Var> inputs) const override;
+};
+
 OpPtr toy(const std::string& name, int arity, std::int64_t tag = 0);
+OpPtr toy_sum(std::optional<std::vector<std::int64_t>> axis, bool keepdims = false);
+
+/// A registry of the toy ops: add, sub, mul, div (binary, `tag` property),
+/// neg, exp, log (unary), and sum (`axis`, `keepdims`).
+OpRegistry toy_registry();
 
 /// A float64 vector input (shape unknown) or a float64 input of a given static shape.
 Var fvec(const std::string& name);

@@ -38,6 +38,22 @@ TEST_CASE("holding an output keeps its node and inputs alive", "[graph]") {
   REQUIRE(Counted::alive == 0);  // both nodes went, and with them the op
 }
 
+TEST_CASE("release and adopt hand a reference over without touching the count", "[graph]") {
+  Var out;
+  Variable* raw = nullptr;
+  {
+    auto op = std::make_shared<Counted>();
+    Var held = (*op)({fvec("x")});
+    raw = held.release();
+    REQUIRE_FALSE(held);
+  }
+  REQUIRE(Counted::alive == 1);  // the released reference keeps the node
+  out = Var::adopt(raw);
+  REQUIRE(out.get() == raw);
+  out = Var();
+  REQUIRE(Counted::alive == 0);  // the adopted handle dropped the last reference
+}
+
 TEST_CASE("a node's outputs know their owner and index", "[graph]") {
   Var x = fvec("x");
   ApplyRef node = std::make_shared<ToyTwoOut>()->make_node(std::vector<Var>{x});

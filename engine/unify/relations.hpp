@@ -1,0 +1,52 @@
+// The relations library: lists (conso, membero, appendo, …), conjunction and
+// disjunction over collections (lall, lany), and the term relations rewriting
+// needs — taking terms apart (applyo) and equality modulo commutativity and
+// associativity (eq_mod).
+#pragma once
+
+#include <initializer_list>
+#include <memory>
+#include <span>
+
+#include "engine/unify/goal.hpp"
+#include "engine/unify/theory.hpp"
+
+namespace rw::kanren {
+
+/// l is the pair (a . d).
+Goal conso(Term a, Term d, Term l);
+/// a is the first element of l.
+Goal caro(Term l, Term a);
+/// d is l without its first element.
+Goal cdro(Term l, Term d);
+/// l is the empty list.
+Goal nullo(Term l);
+/// x is an element of the list l (once per occurrence).
+Goal membero(Term x, Term l);
+/// out is the list l followed by the list s.
+Goal appendo(Term l, Term s, Term out);
+
+/// Every goal holds (kanren's lall; `conj` under its Python name).
+Goal lall(std::span<const Goal> goals);
+Goal lall(std::initializer_list<Goal> goals);
+/// Some goal holds (kanren's lany; `disj`).
+Goal lany(std::span<const Goal> goals);
+Goal lany(std::initializer_list<Goal> goals);
+
+/// t is the term head(arg…) where args is the list (arg …): takes a compound
+/// or a graph node apart, or builds one (as a compound when the list of
+/// arguments is proper, else as the list (head . args)).
+Goal applyo(Term head, Term args, Term t);
+
+/// u and v are equal modulo the theory: at every level, the arguments of a
+/// commutative Op may be permuted, and nested applications of an associative
+/// Op regrouped (`a + (b + c)` = `(a + b) + c`); graph nodes are read as
+/// terms. Alternatives are tried in the order `detail::arrangements` gives —
+/// the plain reading first — as a fair disjunction. A side with more
+/// operands than the other has them grouped into new applications (left-nested
+/// when the Op is binary).
+Goal eq_mod(Term u, Term v, const Theory& theory);
+/// The same with a theory shared between many goals (no copy per call).
+Goal eq_mod(Term u, Term v, std::shared_ptr<const Theory> theory);
+
+}  // namespace rw::kanren

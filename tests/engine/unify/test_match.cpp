@@ -1,0 +1,279 @@
+// Pattern matching of graph variables: bindings, reasons for failure, Op
+// properties, constants, commutative/associative arrangements, guards, and
+// failing without allocating.
+#include <catch2/catch.hpp>
+
+#include <set>
+#include <thread>
+
+#include "engine/unify/match.hpp"
+#include "engine/unify/print.hpp"
+#include "engine/unify/read.hpp"
+#include "engine/unify/unify.hpp"
+#include "support/alloc_count.hpp"
+#include "support/toy_ops.hpp"
+
+using namespace rw;
+using namespace rw::test;
+
+namespace {
+
+OpPtr op(const char* name, int arity) { return toy(name, arity); }
+
+/// Reads a pattern whose heads are symbols and turns the toy op names into
+/// Op atoms: `mul(?x, 1)` matches the toy `mul`.
+Term atoms(const Term& t) {
+  if (!t.is_compound()) return t;
+  std::vector<Term> args;
+  for (const Term& a : t.args()) args.push_back(atoms(a));
+  Term head = t.head();
+  if (head.kind() == TermKind::String) head = Term(op(std::string(head.as_string()).c_str(), static_cast<int>(args.size())));
+  return compound(head, args);
+}
+
+Pattern pat(const char* text, TermVars& vars, Theory th = {}) {
+  return Pattern(atoms(parse_term(text, vars)), std::move(th));
+}
+
+}  // namespace
+
+TEST_CASE("a match binds the pattern's variables to graph variables", "[unify]") {
+  TermVars v;
+  Pattern p = pat("div(mul(?x, ?y), ?y)", v);
+  REQUIRE(p.root_op_name() == "div");
+  REQUIRE(p.variables().size() == 2);
+  Var a = fvec("a"), b = fvec("b");
+  Var e = div(mul(a, b), b);
+  MatchResult m = match(p, e);
+  REQUIRE(m);
+  REQUIRE(m.why().empty());
+  REQUIRE(m->walk(v["x"]).graph_var() == a.get());
+  REQUIRE(m->walk(v["y"]).graph_var() == b.get());
+  REQUIRE(m->size() == 2);
+  // The repeated ?y may be two distinct nodes computing the same thing.
+  REQUIRE(match(p, div(mul(a, exp(b)), exp(b))));
+}
+
+TEST_CASE("a failed match says which subpattern failed and on what", "[unify]") {
+  TermVars v;
+  Var x = fvec("x"), y = fvec("y");
+  auto why = [&](const char* pattern, const Var& subject) {
+    const Pattern p = pat(pattern, v);  // why() reads the pattern: keep it alive
+    MatchResult m = match(p, subject);
+    REQUIRE_FALSE(m);
+    return m.why();
+  };
+  CHECK(why("mul(?a, 1)", mul(x, y)) == "input 1 of `mul`: expected constant 1, got `y`");
+  CHECK(why("mul(?a, 1)", mul(x, fconst(2.0))) ==
+        "input 1 of `mul`: expected constant 1, got constant `2.0`");
+  CHECK(why("mul(?a, 1)", add(x, y)) == "expected `mul`, got `add`");
+  CHECK(why("mul(?a, 1)", x) == "expected `mul`, got `x` (a graph input)");
+  CHECK(why("div(mul(?a, ?b), ?b)", div(mul(x, y), x)) ==
+        "input 1 of `div`: `?b` stands for `y` here, got `x`");
+  CHECK(why("div(mul(?a, exp(?b)), ?c)", div(mul(x, log(y)), x)) ==
+        "input 0 of `div`, input 1 of `mul`: expected `exp`, got `log`");
+  CHECK(why("exp(exp(?a))", exp(fconst(3.0))) ==
+        "input 0 of `exp`: expected `exp`, got constant `3.0`");
+  Var s = (*toy_sum(std::vector<std::int64_t>{0}))({ftensor("t", {2, 3})});
+  auto why_of = [](const Pattern& p, const Var& subject) { return match(p, subject).why(); };
+  CHECK(why_of(Pattern(compound(op_pattern("sum", {{"axis", tuple({1})}}), lvar())), s) ==
+        "expected `sum{axis=[1]}`, got `sum{axis=(0),keepdims=false}`");
+  CHECK(why_of(Pattern(compound(op("add", 2), lvar(), "one")), add(x, y)) ==
+        "input 1 of `add`: expected `one`, which no graph variable can be");
+  ApplyRef node = std::make_shared<ToySplit>()->make_node(std::vector<Var>{x});
+  CHECK(why_of(Pattern(compound("split", lvar())), node->output(1)) ==
+        "expected `split`, got output 1 of `split`, which has several outputs");
+  CHECK(why_of(Pattern(compound(op("add", 2), lvar(), Term(y))), add(x, x)) ==
+        "input 1 of `add`: expected `y`, got `x`");
+}
+
+TEST_CASE("op properties and constants in patterns", "[unify]") {
+  Var t = ftensor("t", {2, 3, 4});
+  Var s = (*toy_sum(std::vector<std::int64_t>{1, 2}))({t});
+  Term a = lvar("a"), in = lvar("in");
+  MatchResult m = match(Pattern(compound(op_pattern("sum", {{"axis", a}}), in)), s);
+  REQUIRE(m);
+  REQUIRE(to_string(m->walk(a)) == "[1, 2]");
+  REQUIRE(m->walk(in).graph_var() == t.get());
+  // A variable shared between a property and an input position must agree.
+  REQUIRE(match(Pattern(compound(op_pattern("sum", {{"axis", tuple({1, a})}}), in)), s));
+  REQUIRE_FALSE(match(Pattern(compound(op_pattern("sum", {{"axis", tuple({a, a})}}), in)), s));
+  // Literals match scalar constants by value and dtype rules.
+  Var x = fvec("x");
+  Pattern times_one(compound(op("mul", 2), lvar("z"), 1));
+  REQUIRE(match(times_one, mul(x, fconst(1.0))));
+  REQUIRE(match(times_one, mul(x, Constant::make(Tensor::ones({1})))));
+  REQUIRE_FALSE(match(times_one, mul(x, Constant::make(Tensor::ones({3})))));
+  // A graph variable in a pattern stands for itself.
+  REQUIRE(match(Pattern(compound(op("exp", 1), Term(x))), exp(x)));
+  REQUIRE_FALSE(match(Pattern(compound(op("exp", 1), Term(x))), exp(fvec("w"))));
+  // A bare variable matches anything, inputs included.
+  REQUIRE(match(Pattern(lvar("any")), x));
+  // A variable head binds to the Op.
+  TermVars v;
+  MatchResult h = match(Pattern(parse_term("?f(?a, ?a)", v)), mul(x, x));
+  REQUIRE(h);
+  REQUIRE(*h->walk(v["f"]).op() == *op("mul", 2));
+  REQUIRE_FALSE(match(Pattern(parse_term("?f(?a, ?a)", v)), mul(x, fvec("w"))));
+}
+
+TEST_CASE("commutative operators match in either order, the plain one first", "[unify]") {
+  Theory th;
+  th.commutative("mul");
+  TermVars v;
+  Var x = fvec("x");
+  Pattern p = pat("mul(?a, 1)", v, th);
+  MatchResult m = match(p, mul(fconst(1.0), x));  // 1 * x
+  REQUIRE(m);
+  REQUIRE(m->walk(v["a"]).graph_var() == x.get());
+  // Without the declaration the same pattern fails, saying where.
+  REQUIRE_FALSE(match(pat("mul(?a, 1)", v), mul(fconst(1.0), x)));
+  // Every arrangement of mul(?p, ?q) against mul(x, y): two matches, plain first.
+  Var y = fvec("y");
+  const auto all = match_all(pat("mul(?p, ?q)", v, th), mul(x, y));
+  REQUIRE(all.size() == 2);
+  REQUIRE(all[0].walk(v["p"]).graph_var() == x.get());
+  REQUIRE(all[1].walk(v["p"]).graph_var() == y.get());
+  // mul(x, x): both arrangements bind the same way, so it is seen once.
+  REQUIRE(match_all(pat("mul(?p, ?q)", v, th), mul(x, x)).size() == 1);
+  // When no arrangement fits, the reason is the plain one's.
+  const Var xw = mul(x, fvec("w"));  // why() reads the graph: keep it alive
+  MatchResult none = match(p, xw);
+  REQUIRE_FALSE(none);
+  REQUIRE(none.why() == "input 1 of `mul`: expected constant 1, got `w`");
+}
+
+TEST_CASE("associative operators match regrouped", "[unify]") {
+  Theory th;
+  th.associative("add");
+  TermVars v;
+  Var a = fvec("a"), b = fvec("b"), c = fvec("c");
+  // a + (b + c) against (a + b) + c.
+  Pattern p = pat("add(?x, add(?y, ?z))", v, th);
+  MatchResult m = match(p, add(add(a, b), c));
+  REQUIRE(m);
+  REQUIRE(m->walk(v["x"]).graph_var() == a.get());
+  REQUIRE(m->walk(v["y"]).graph_var() == b.get());
+  REQUIRE(m->walk(v["z"]).graph_var() == c.get());
+  REQUIRE_FALSE(match(pat("add(?x, add(?y, ?z))", v), add(add(a, b), c)));
+  // ?p + ?q against (a + b) + c: first the grouping the graph has (binding
+  // ?p to the existing node a + b), then the regrouping a + (b + c).
+  Var ab = add(a, b);
+  const auto all = match_all(pat("add(?p, ?q)", v, th), add(ab, c));
+  REQUIRE(all.size() == 2);
+  REQUIRE(all[0].walk(v["p"]).graph_var() == ab.get());
+  REQUIRE(all[0].walk(v["q"]).graph_var() == c.get());
+  REQUIRE(all[1].walk(v["p"]).graph_var() == a.get());
+  REQUIRE(to_string(all[1].walk(v["q"])) == "add(b, c)");  // a new term, not a node
+  // Associativity alone keeps the order of operands.
+  REQUIRE_FALSE(match(Pattern(compound(op("add", 2), Term(c), compound(op("add", 2), lvar(), lvar())), th),
+                      add(add(a, b), c)));
+  // More pattern operands than the graph has.
+  const Pattern three = pat("add(?x, add(?y, ?z))", v, th);
+  const Var two = add(a, b);  // why() reads the graph: keep it alive
+  MatchResult few = match(three, two);
+  REQUIRE_FALSE(few);
+  REQUIRE(few.why() == "the 2 operands of `add` cannot be arranged as the pattern's 3");
+}
+
+TEST_CASE("commutative and associative: any grouping of any operands", "[unify]") {
+  Theory th;
+  th.ac("add");
+  TermVars v;
+  Var a = fvec("a"), b = fvec("b"), c = fvec("c");
+  // c + ?rest against (a + b) + c: ?rest is the existing node a + b.
+  Var ab = add(a, b);
+  Term rest = lvar("rest");
+  MatchResult r = match(Pattern(compound(op("add", 2), Term(c), rest), th), add(ab, c));
+  REQUIRE(r);
+  REQUIRE(r->walk(rest).graph_var() == ab.get());
+  const auto splits = match_all(pat("add(?p, ?q)", v, th), add(add(a, b), c));
+  REQUIRE(splits.size() == 6);  // 2^3 - 2 ways to share three operands between two
+  std::set<std::string> seen;
+  for (const auto& s : splits) seen.insert(to_string(reify(list({v["p"], v["q"]}), s)));
+  REQUIRE(seen.size() == 6);
+}
+
+TEST_CASE("guards are checked after the structure, and move on to the next arrangement", "[unify]") {
+  Theory th;
+  th.commutative("mul");
+  TermVars v;
+  Var x = fvec("x");
+  Var k = fconst(3.0);
+  auto is_constant = [&](const Bindings& b) {
+    const Var g = b.graph(v["c"]);
+    return g && g->is_constant();
+  };
+  // mul(?c, ?x) where ?c is a constant: against x * 3 the plain reading
+  // binds ?c to x; the guard refuses it and the swapped reading succeeds.
+  Pattern p = pat("mul(?c, ?e)", v, th);
+  p.where("constant(c)", is_constant);
+  MatchResult m = match(p, mul(x, k));
+  REQUIRE(m);
+  REQUIRE(m->walk(v["c"]).graph_var() == k.get());
+  Pattern q = pat("mul(?c, ?e)", v);
+  q.where("constant(c)", is_constant);
+  MatchResult refused = match(q, mul(x, k));
+  REQUIRE_FALSE(refused);
+  REQUIRE(refused.why() == "guard `constant(c)` failed");
+  REQUIRE(refused.failure().kind == MatchFailKind::GuardFailed);
+  // Bindings give the values: a property value is a term, not a graph variable.
+  Term a = lvar("a");
+  Pattern sum(compound(op_pattern("sum", {{"axis", a}}), lvar("in")));
+  sum.where("two axes", [&](const Bindings& b) { return b[a].is_tuple() && b[a].arity() == 2 && !b.graph(a); });
+  Var t = ftensor("t", {2, 3, 4});
+  REQUIRE(match(sum, (*toy_sum(std::vector<std::int64_t>{0, 1}))({t})));
+  REQUIRE_FALSE(match(sum, (*toy_sum(std::vector<std::int64_t>{0}))({t})));
+}
+
+TEST_CASE("a failing match allocates nothing", "[unify]") {
+  TermVars v;
+  Pattern p = pat("div(mul(?x, ?y), ?y)", v);
+  Pattern one = pat("mul(?a, 1)", v);
+  Var x = fvec("x"), y = fvec("y");
+  Var wrong_root = add(x, y), wrong_deep = div(mul(x, y), x), not_one = mul(x, y);
+  const long before = allocations_on_this_thread();
+  int matched = 0;
+  for (int i = 0; i < 100; ++i) {
+    matched += static_cast<bool>(match(p, wrong_root));
+    matched += static_cast<bool>(match(p, wrong_deep));
+    matched += static_cast<bool>(match(one, not_one));
+    matched += static_cast<bool>(match(p, x));
+  }
+  const long during = allocations_on_this_thread() - before;
+  REQUIRE(matched == 0);
+  REQUIRE(during == 0);
+  // A success allocates its substitution, and no more than a few blocks.
+  const Var fits = div(mul(x, y), y);
+  const long ok_before = allocations_on_this_thread();
+  const bool ok = static_cast<bool>(match(p, fits));
+  const long on_success = allocations_on_this_thread() - ok_before;
+  REQUIRE(ok);
+  REQUIRE(on_success <= 2);
+}
+
+TEST_CASE("one pattern is matched from several threads at once", "[unify]") {
+  // Patterns live in a shared rule database: their terms' counts are atomic,
+  // and matching only reads the pattern.
+  TermVars v;
+  const Pattern p = pat("div(mul(?x, ?y), ?y)", v);
+  const Term rhs = parse_term("f(?x, ?y, ?x)", v);
+  const Term y = v.at("y");
+  std::vector<std::thread> threads;
+  std::vector<int> found(4, 0);
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      Var a = fvec("a"), b = fvec("b");
+      Var hit = div(mul(a, b), b), miss = div(mul(a, b), a);
+      for (int i = 0; i < 2000; ++i) {
+        MatchResult m = match(p, hit);
+        if (m && m->walk(y).graph_var() == b.get()) ++found[t];
+        if (match(p, miss)) --found[t];
+        const Term copy = rhs;  // copies of shared terms from every thread
+        if (!(reify(copy, *m) == reify(rhs, *m))) --found[t];
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  REQUIRE(found == std::vector<int>(4, 2000));
+}
