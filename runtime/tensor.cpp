@@ -12,6 +12,8 @@
 #include <fmt/format.h>
 
 #include "runtime/detail/strided.hpp"
+#include "runtime/kernels/elemwise.hpp"
+#include "runtime/scalar_program.hpp"
 
 namespace rw {
 
@@ -172,19 +174,16 @@ double Tensor::at(std::span<const std::int64_t> index) const {
 }
 
 void Tensor::assign(const Tensor& src) {
+  if (!valid() || !src.valid()) throw std::invalid_argument("Tensor::assign: null tensor");
   if (!std::equal(shape_.begin(), shape_.end(), src.shape_.begin(), src.shape_.end()))
     throw std::invalid_argument("Tensor::assign: shape " + shape_to_string(src.shape_) +
                                 " into shape " + shape_to_string(shape_));
-  visit_dtype(dtype_, [&]<class D>() {
-    visit_dtype(src.dtype_, [&]<class S>() {
-      D* dst = reinterpret_cast<D*>(storage_->data()) + offset_;
-      const S* from = reinterpret_cast<const S*>(src.storage_->data()) + src.offset_;
-      detail::for_each_strided2(shape_, strides_, src.strides_,
-                                [&](std::int64_t od, std::int64_t os) {
-                                  dst[od] = static_cast<D>(from[os]);
-                                });
-    });
-  });
+  // Through the elementwise engine: blocked, threaded, with Cast's defined
+  // conversions, and safe when `src` overlaps this tensor.
+  ScalarProgram p;
+  p.output(p.cast(p.input(src.dtype_), dtype_));
+  Tensor self = *this;
+  run_elemwise(p, std::span<const Tensor>(&src, 1), std::span<Tensor>(&self, 1));
 }
 
 Tensor Tensor::astype(DType dtype) const {

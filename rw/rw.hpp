@@ -12,7 +12,12 @@
 #include "engine/graph/type.hpp"
 #include "engine/graph/variable.hpp"
 #include "runtime/dtype.hpp"
+#include "runtime/kernels/elemwise.hpp"
+#include "runtime/scalar_op.hpp"
+#include "runtime/scalar_program.hpp"
+#include "runtime/shape.hpp"
 #include "runtime/tensor.hpp"
+#include "runtime/thread_pool.hpp"
 
 namespace rw {
 

@@ -1,0 +1,210 @@
+// Elementwise kernels: checking, aliasing, threading; the blocks run in
+// detail::BlockEvaluator.
+#include "runtime/kernels/elemwise.hpp"
+
+#include <algorithm>
+#include <memory>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "runtime/detail/loop.hpp"
+#include "runtime/shape.hpp"
+#include "runtime/thread_pool.hpp"
+
+namespace rw {
+
+namespace {
+
+// Elements per block. A fused program keeps a block of each live register in
+// L1/L2; a single instruction has nothing to keep, so its blocks are longer.
+constexpr std::int64_t kFusedBlock = 1024;
+constexpr std::int64_t kSingleBlock = 8192;
+// Below this many element-operations (elements × program cost) a loop runs on
+// the calling thread: waking the workers would cost more than it saves.
+constexpr std::int64_t kParallelWork = 1 << 16;
+
+std::string plural(std::size_t n, const char* what) {
+  return fmt::format("{} {}{}", n, what, n == 1 ? "" : "s");
+}
+
+// True when `in`, broadcast to `shape`, reads exactly the elements `out`
+// holds, position for position.
+bool same_elements(const Tensor& in, const Tensor& out) {
+  return in.dtype() == out.dtype() && in.offset() == out.offset() && in.shape() == out.shape() &&
+         in.strides() == out.strides();
+}
+
+// Index of the instruction that computes register r, or -1 for an input or
+// constant.
+int producer(const ScalarProgram& p, Reg r) {
+  const auto instrs = p.instructions();
+  for (std::size_t k = 0; k < instrs.size(); ++k)
+    if (instrs[k].out == r) return static_cast<int>(k);
+  return -1;
+}
+
+// True when some instruction after instruction k reads register r.
+bool read_after(const ScalarProgram& p, int k, Reg r) {
+  const auto instrs = p.instructions();
+  for (std::size_t j = static_cast<std::size_t>(k) + 1; j < instrs.size(); ++j)
+    for (Reg a : instrs[j].args)
+      if (a == r) return true;
+  return false;
+}
+
+}  // namespace
+
+void run_elemwise(const ScalarProgram& program, std::span<const Tensor> inputs,
+                  std::span<Tensor> outputs) {
+  const std::size_t nin = program.num_inputs(), nout = program.num_outputs();
+  if (inputs.size() != nin)
+    throw std::invalid_argument(
+        fmt::format("the program takes {}, got {}", plural(nin, "input"), inputs.size()));
+  if (outputs.size() != nout)
+    throw std::invalid_argument(
+        fmt::format("the program has {}, got {} output tensors", plural(nout, "output"),
+                    outputs.size()));
+  std::vector<Shape> shapes;
+  for (std::size_t i = 0; i < nin; ++i) {
+    if (!inputs[i].valid()) throw std::invalid_argument(fmt::format("input {} is null", i));
+    if (inputs[i].dtype() != program.input_dtype(i))
+      throw std::invalid_argument(fmt::format("input {} is {}, the program expects {}", i,
+                                              dtype_name(inputs[i].dtype()),
+                                              dtype_name(program.input_dtype(i))));
+    shapes.push_back(inputs[i].shape());
+  }
+  for (const Tensor& out : outputs)
+    if (out.valid()) shapes.push_back(out.shape());
+  const Shape shape = broadcast_shapes(shapes);
+  for (std::size_t o = 0; o < nout; ++o) {
+    const Tensor& out = outputs[o];
+    if (!out.valid()) continue;
+    if (out.dtype() != program.output_dtype(o))
+      throw std::invalid_argument(fmt::format("output {} is {}, the program computes {}", o,
+                                              dtype_name(out.dtype()),
+                                              dtype_name(program.output_dtype(o))));
+    if (out.shape() != shape)
+      throw std::invalid_argument(fmt::format("output {} has shape {}, the operands broadcast to {}",
+                                              o, shape_to_string(out.shape()),
+                                              shape_to_string(shape)));
+    for (std::size_t d = 0; d < shape.size(); ++d)
+      if (out.strides()[d] == 0 && shape[d] > 1)
+        throw std::invalid_argument(fmt::format(
+            "output {} is broadcast along axis {} (stride 0) and cannot be written", o, d));
+    for (std::size_t p = 0; p < o; ++p)
+      if (outputs[p].valid() && outputs[p].shares_storage(out))
+        throw std::invalid_argument(fmt::format("outputs {} and {} share memory", p, o));
+  }
+
+  // Everything is checked; from here on the call succeeds.
+  std::vector<Tensor> ins(inputs.begin(), inputs.end());
+  const auto direct = std::make_unique<bool[]>(nout);
+  const std::span<const bool> direct_flags(direct.get(), nout);
+  std::fill_n(direct.get(), nout, true);
+  for (std::size_t i = 0; i < nin; ++i) {
+    for (std::size_t o = 0; o < nout; ++o) {
+      if (!outputs[o].valid() || !ins[i].shares_storage(outputs[o])) continue;
+      if (!same_elements(ins[i], outputs[o])) {
+        ins[i] = ins[i].copy();
+        break;
+      }
+      // In place: the instruction computing output o may write straight into
+      // it only if no later instruction still reads the input.
+      const int k = producer(program, program.outputs()[o]);
+      if (k >= 0 && read_after(program, k, program.inputs()[i])) direct[o] = false;
+    }
+  }
+  for (std::size_t o = 0; o < nout; ++o)
+    if (!outputs[o].valid()) outputs[o] = Tensor::empty(program.output_dtype(o), shape);
+  const std::int64_t size = shape_size(shape);
+  if (size == 0) return;
+
+  std::vector<detail::LoopOperand> operands;
+  operands.reserve(nin + nout);
+  for (const Tensor& t : ins) operands.push_back(detail::loop_operand(t, shape));
+  for (const Tensor& t : outputs) operands.push_back(detail::loop_operand(t, shape));
+  const bool single = program.instructions().size() <= 1;
+  const detail::Loop loop(shape, std::move(operands), single ? kSingleBlock : kFusedBlock);
+  const detail::ProgramPlan plan(program);
+  auto run_blocks = [&](std::int64_t b0, std::int64_t b1) {
+    detail::BlockEvaluator ev(program, plan, loop, true, direct_flags);
+    for (std::int64_t b = b0; b < b1; ++b) {
+      std::int64_t first, count;
+      loop.block_range(b, first, count);
+      ev.eval(first, count);
+    }
+  };
+  const std::int64_t blocks = loop.num_blocks();
+  const std::int64_t work = size * (program.cost() + 1);
+  const int threads = num_threads();
+  if (work < kParallelWork || threads == 1 || blocks == 1) {
+    run_blocks(0, blocks);
+  } else {
+    const std::int64_t grain = std::max<std::int64_t>(1, blocks / (4 * threads));
+    parallel_for(blocks, grain, run_blocks);
+  }
+}
+
+std::vector<Tensor> run_elemwise(const ScalarProgram& program, std::span<const Tensor> inputs) {
+  std::vector<Tensor> outputs(program.num_outputs());
+  run_elemwise(program, inputs, outputs);
+  return outputs;
+}
+
+namespace {
+ScalarProgram single_op_program(ScalarOp op, std::span<const Tensor> inputs) {
+  ScalarProgram p;
+  SmallVec<Reg, 3> regs;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i].valid())
+      throw std::invalid_argument(
+          fmt::format("`{}`: operand {} is null", scalar_op_name(op), i));
+    regs.push_back(p.input(inputs[i].dtype()));
+  }
+  p.output(p.apply(op, regs));
+  return p;
+}
+}  // namespace
+
+Tensor elemwise(ScalarOp op, std::span<const Tensor> inputs) {
+  const ScalarProgram p = single_op_program(op, inputs);
+  Tensor out;
+  run_elemwise(p, inputs, std::span<Tensor>(&out, 1));
+  return out;
+}
+
+Tensor elemwise(ScalarOp op, const Tensor& a) { return elemwise(op, std::span<const Tensor>(&a, 1)); }
+
+Tensor elemwise(ScalarOp op, const Tensor& a, const Tensor& b) {
+  const Tensor in[] = {a, b};
+  return elemwise(op, in);
+}
+
+Tensor elemwise(ScalarOp op, const Tensor& a, const Tensor& b, const Tensor& c) {
+  const Tensor in[] = {a, b, c};
+  return elemwise(op, in);
+}
+
+void elemwise_into(ScalarOp op, std::span<const Tensor> inputs, Tensor& out) {
+  const ScalarProgram p = single_op_program(op, inputs);
+  if (!out.valid())
+    throw std::invalid_argument(fmt::format("`{}`: the output is null", scalar_op_name(op)));
+  if (out.dtype() != p.output_dtype(0))
+    throw std::invalid_argument(fmt::format("`{}` computes {}, the output is {}",
+                                            scalar_op_name(op), dtype_name(p.output_dtype(0)),
+                                            dtype_name(out.dtype())));
+  run_elemwise(p, inputs, std::span<Tensor>(&out, 1));
+}
+
+Tensor cast(const Tensor& x, DType dtype) {
+  if (!x.valid()) throw std::invalid_argument("cast of a null tensor");
+  if (x.dtype() == dtype) return x;
+  ScalarProgram p;
+  p.output(p.cast(p.input(x.dtype()), dtype));
+  Tensor out;
+  run_elemwise(p, std::span<const Tensor>(&x, 1), std::span<Tensor>(&out, 1));
+  return out;
+}
+
+}  // namespace rw

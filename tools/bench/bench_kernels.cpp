@@ -1,0 +1,141 @@
+// bench_kernels: runtime kernels against hand-written C++ loops (and GEMM
+// against a direct Eigen call) doing the same work, in the same run.
+//
+//   build/tools/bench_kernels              # everything
+//   build/tools/bench_kernels elemwise     # one group: elemwise, reduce, gemm
+//
+// Each line: `bench=NAME n=N median_s=X loop_s=Y ratio=X/Y …`. `median_s` is
+// the kernel writing into a preallocated output; `alloc_s` the same call
+// allocating its result. `loop_s` is the hand-written loop split over the same
+// threads (rw::parallel_for, same chunks); `loop1_s` the loop on one thread.
+#include <rw/rw.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "bench_util.hpp"
+
+namespace {
+
+using rw::bench::median_time;
+using rw::bench::report;
+
+constexpr int kRuns = 7;
+
+rw::Tensor uniform(std::int64_t n, std::uint64_t seed) {
+  // A simple LCG keeps the benchmark independent of the library's Rng.
+  rw::Tensor t = rw::Tensor::empty(rw::f64, {n});
+  double* p = t.data<double>();
+  std::uint64_t s = seed;
+  for (std::int64_t i = 0; i < n; ++i) {
+    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+    p[i] = static_cast<double>(s >> 11) * 0x1.0p-53 * 2.0 - 1.0;
+  }
+  return t;
+}
+
+// Splits [0, n) over the runtime's threads like the kernels do.
+template <class F> void hand_parallel(std::int64_t n, F&& body) {
+  const std::int64_t grain = std::max<std::int64_t>(65536, n / (4 * rw::num_threads()));
+  rw::parallel_for(n, grain, [&](std::int64_t b, std::int64_t e) { body(b, e); });
+}
+
+void line(const std::string& name, std::int64_t n, double kernel_s, double loop_s,
+          double loop1_s, const std::string& extra = {}) {
+  report(name, n, kernel_s,
+         fmt::format(" loop_s={:.6g} loop1_s={:.6g} ratio={:.3f}{}", loop_s, loop1_s,
+                     kernel_s / loop_s, extra));
+}
+
+void bench_single(const char* name, rw::ScalarOp op, std::int64_t n) {
+  const rw::Tensor x = uniform(n, 1), y = uniform(n, 2);
+  const int arity = rw::scalar_op_arity(op);
+  std::vector<rw::Tensor> in = {x};
+  if (arity == 2) in.push_back(y);
+  rw::Tensor out = rw::Tensor::empty(rw::f64, {n});
+  const double kernel_s = median_time([&] { rw::elemwise_into(op, in, out); }, kRuns);
+  const double alloc_s = median_time([&] { (void)rw::elemwise(op, in); }, kRuns);
+  const double* a = x.data<double>();
+  const double* b = y.data<double>();
+  double* o = out.data<double>();
+  auto body = [&](std::int64_t lo, std::int64_t hi) {
+    switch (op) {
+      case rw::ScalarOp::Add:
+        for (std::int64_t i = lo; i < hi; ++i) o[i] = a[i] + b[i];
+        break;
+      case rw::ScalarOp::Mul:
+        for (std::int64_t i = lo; i < hi; ++i) o[i] = a[i] * b[i];
+        break;
+      default:
+        for (std::int64_t i = lo; i < hi; ++i) o[i] = std::exp(a[i]);
+        break;
+    }
+  };
+  const double loop_s = median_time([&] { hand_parallel(n, body); }, kRuns);
+  const double loop1_s = median_time([&] { body(0, n); }, kRuns);
+  line(name, n, kernel_s, loop_s, loop1_s, fmt::format(" alloc_s={:.6g}", alloc_s));
+}
+
+// exp(-x) * y + tanh(x) * (y - 1.5) / (1.0 + x * x) - sqrt(abs(y))
+rw::ScalarProgram elemwise13() {
+  using rw::ScalarOp;
+  rw::ScalarProgram p;
+  const rw::Reg x = p.input(rw::f64), y = p.input(rw::f64);
+  auto ap = [&](ScalarOp op, std::initializer_list<rw::Reg> args) { return p.apply(op, args); };
+  const rw::Reg t1 = ap(ScalarOp::Mul, {ap(ScalarOp::Exp, {ap(ScalarOp::Neg, {x})}), y});
+  const rw::Reg t2 = ap(ScalarOp::Mul, {ap(ScalarOp::Tanh, {x}),
+                                        ap(ScalarOp::Sub, {y, p.constant(1.5, rw::f64)})});
+  const rw::Reg t3 = ap(ScalarOp::Add, {p.constant(1.0, rw::f64), ap(ScalarOp::Mul, {x, x})});
+  const rw::Reg t4 = ap(ScalarOp::Add, {t1, ap(ScalarOp::TrueDiv, {t2, t3})});
+  p.output(ap(ScalarOp::Sub, {t4, ap(ScalarOp::Sqrt, {ap(ScalarOp::Abs, {y})})}));
+  return p;
+}
+
+void bench_fused(std::int64_t n) {
+  const rw::Tensor x = uniform(n, 3), y = uniform(n, 4);
+  const rw::ScalarProgram p = elemwise13();
+  const std::vector<rw::Tensor> in = {x, y};
+  std::vector<rw::Tensor> out = {rw::Tensor::empty(rw::f64, {n})};
+  const double kernel_s = median_time([&] { rw::run_elemwise(p, in, out); }, kRuns);
+  const double alloc_s = median_time([&] { (void)rw::run_elemwise(p, in); }, kRuns);
+  const double* a = x.data<double>();
+  const double* b = y.data<double>();
+  double* o = out[0].data<double>();
+  auto body = [&](std::int64_t lo, std::int64_t hi) {
+    for (std::int64_t i = lo; i < hi; ++i) {
+      const double xv = a[i], yv = b[i];
+      o[i] = std::exp(-xv) * yv + std::tanh(xv) * (yv - 1.5) / (1.0 + xv * xv) -
+             std::sqrt(std::fabs(yv));
+    }
+  };
+  const double loop_s = median_time([&] { hand_parallel(n, body); }, kRuns);
+  const double loop1_s = median_time([&] { body(0, n); }, kRuns);
+  line("elemwise13", n, kernel_s, loop_s, loop1_s,
+       fmt::format(" alloc_s={:.6g} ns_per_elem={:.2f}", alloc_s, kernel_s / n * 1e9));
+}
+
+bool wants(int argc, char** argv, const char* group) {
+  if (argc < 2) return true;
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], group) == 0) return true;
+  return false;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::printf("# threads=%d\n", rw::num_threads());
+  if (wants(argc, argv, "elemwise")) {
+    for (std::int64_t n : {1000000LL, 10000000LL}) {
+      bench_single("add", rw::ScalarOp::Add, n);
+      bench_single("mul", rw::ScalarOp::Mul, n);
+      bench_single("exp", rw::ScalarOp::Exp, n);
+    }
+    for (std::int64_t n : {1000000LL, 10000000LL}) bench_fused(n);
+  }
+  return 0;
+}
