@@ -131,6 +131,28 @@ Tensor Tensor::ones(std::span<const std::int64_t> shape, DType dtype) {
 
 Tensor Tensor::scalar(double value, DType dtype) { return full({}, value, dtype); }
 
+Tensor Tensor::arange(double start, double stop, double step, DType dtype) {
+  if (step == 0) throw std::invalid_argument("Tensor::arange: step must not be zero");
+  if (!std::isfinite(start) || !std::isfinite(stop) || !std::isfinite(step))
+    throw std::invalid_argument(
+        fmt::format("Tensor::arange: bounds must be finite, got start {} stop {} step {}", start,
+                    stop, step));
+  const double count = std::ceil((stop - start) / step);
+  const auto n = count > 0 ? static_cast<std::int64_t>(count) : std::int64_t{0};
+  Tensor t = empty(DType::Float64, {n});
+  double* p = t.data<double>();
+  for (std::int64_t i = 0; i < n; ++i) p[i] = start + static_cast<double>(i) * step;
+  return dtype == DType::Float64 ? t : cast(t, dtype);
+}
+
+Tensor Tensor::arange(std::int64_t stop) {
+  const std::int64_t n = std::max<std::int64_t>(stop, 0);
+  Tensor t = empty(DType::Int64, {n});
+  std::int64_t* p = t.data<std::int64_t>();
+  for (std::int64_t i = 0; i < n; ++i) p[i] = i;
+  return t;
+}
+
 std::int64_t Tensor::dim(std::int64_t axis) const {
   const std::int64_t a = axis < 0 ? axis + ndim() : axis;
   if (a < 0 || a >= ndim())
@@ -369,59 +391,6 @@ std::size_t Tensor::content_hash() const {
     });
   });
   return h;
-}
-
-namespace {
-template <class T> std::string format_element(T v) {
-  if constexpr (std::is_same_v<T, bool>) {
-    return v ? "True" : "False";
-  } else if constexpr (std::is_floating_point_v<T>) {
-    if (std::isnan(v)) return "nan";
-    if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-    if (v == std::floor(v) && std::fabs(v) < 1e16) return fmt::format("{:.0f}.", v);
-    return fmt::format("{:.8g}", v);
-  } else {
-    return std::to_string(static_cast<long long>(v));
-  }
-}
-}  // namespace
-
-std::string Tensor::to_string() const {
-  if (!valid()) return "<null tensor>";
-  std::vector<std::string> cells;
-  cells.reserve(static_cast<std::size_t>(size()));
-  visit_dtype(dtype_, [&]<class T>() {
-    const T* a = reinterpret_cast<const T*>(storage_->data()) + offset_;
-    detail::for_each_strided(shape_, strides_,
-                             [&](std::int64_t i) { cells.push_back(format_element(a[i])); });
-  });
-  if (ndim() == 0) return cells.front();
-  std::size_t width = 0;
-  for (const auto& c : cells) width = std::max(width, c.size());
-  std::string out;
-  std::size_t next = 0;
-  // Recursive over axes, with NumPy's bracket and newline layout.
-  auto rec = [&](auto&& self, std::size_t axis) -> void {
-    out += '[';
-    const std::int64_t n = shape_[axis];
-    for (std::int64_t i = 0; i < n; ++i) {
-      if (axis + 1 == shape_.size()) {
-        if (i) out += ' ';
-        const std::string& c = cells[next++];
-        out.append(width - c.size(), ' ');
-        out += c;
-      } else {
-        if (i) {
-          out.append(shape_.size() - axis - 1, '\n');
-          out.append(axis + 1, ' ');
-        }
-        self(self, axis + 1);
-      }
-    }
-    out += ']';
-  };
-  rec(rec, 0);
-  return out;
 }
 
 bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {

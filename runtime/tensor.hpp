@@ -84,7 +84,19 @@ class Tensor {
     return t;
   }
   /// A 2-d tensor from rows: `Tensor::from({{1.0, 2.0}, {3.0, 4.0}})`.
+  /// Throws std::invalid_argument naming the first row of another length.
   template <class T> static Tensor from(std::initializer_list<std::initializer_list<T>> rows);
+  /// A 3-d tensor from nested lists: `Tensor::from({{{1, 2}}, {{3, 4}}})`.
+  template <class T>
+  static Tensor from(
+      std::initializer_list<std::initializer_list<std::initializer_list<T>>> blocks);
+  /// Values start, start + step, … up to but excluding stop (NumPy's arange:
+  /// ceil((stop - start) / step) elements), converted to `dtype`. Throws
+  /// std::invalid_argument for a zero step or non-finite bounds.
+  static Tensor arange(double start, double stop, double step = 1.0,
+                       DType dtype = DType::Float64);
+  /// 0, 1, …, stop - 1 as int64.
+  static Tensor arange(std::int64_t stop);
   /// A contiguous tensor with these elements and this shape.
   template <class T>
   static Tensor from_vector(const std::vector<T>& values, std::span<const std::int64_t> shape);
@@ -164,7 +176,9 @@ class Tensor {
   bool equal(const Tensor& other) const;
   /// Hash of dtype, shape and element values; equal tensors hash equal.
   std::size_t content_hash() const;
-  /// NumPy-style rendering: `[[1. 2.]\n [3. 4.]]`.
+  /// NumPy's str(): `[[1.  2.5]\n [3.  4. ]]` — one format for all elements
+  /// (positional or scientific, as NumPy chooses), lines wrapped at 75
+  /// columns, more than 1000 elements summarised with `...`.
   std::string to_string() const;
 
  private:
@@ -196,13 +210,48 @@ template <class T>
 Tensor Tensor::from(std::initializer_list<std::initializer_list<T>> rows) {
   const auto nrows = static_cast<std::int64_t>(rows.size());
   const auto ncols = nrows == 0 ? 0 : static_cast<std::int64_t>(rows.begin()->size());
-  Tensor t = empty(dtype_of<T>(), {nrows, ncols});
-  T* out = t.data<T>();
+  std::int64_t r = 0;
   for (const auto& row : rows) {
     if (static_cast<std::int64_t>(row.size()) != ncols)
-      throw std::invalid_argument("Tensor::from: rows of unequal length");
-    for (const T& v : row) *out++ = v;
+      throw std::invalid_argument("Tensor::from: row " + std::to_string(r) + " has " +
+                                  std::to_string(row.size()) + " elements, row 0 has " +
+                                  std::to_string(ncols));
+    ++r;
   }
+  Tensor t = empty(dtype_of<T>(), {nrows, ncols});
+  T* out = t.data<T>();
+  for (const auto& row : rows)
+    for (const T& v : row) *out++ = v;
+  return t;
+}
+
+template <class T>
+Tensor Tensor::from(
+    std::initializer_list<std::initializer_list<std::initializer_list<T>>> blocks) {
+  const auto n0 = static_cast<std::int64_t>(blocks.size());
+  const auto n1 = n0 == 0 ? 0 : static_cast<std::int64_t>(blocks.begin()->size());
+  const auto n2 = n1 == 0 ? 0 : static_cast<std::int64_t>(blocks.begin()->begin()->size());
+  std::int64_t i = 0;
+  for (const auto& block : blocks) {
+    if (static_cast<std::int64_t>(block.size()) != n1)
+      throw std::invalid_argument("Tensor::from: block " + std::to_string(i) + " has " +
+                                  std::to_string(block.size()) + " rows, block 0 has " +
+                                  std::to_string(n1));
+    std::int64_t j = 0;
+    for (const auto& row : block) {
+      if (static_cast<std::int64_t>(row.size()) != n2)
+        throw std::invalid_argument("Tensor::from: row " + std::to_string(j) + " of block " +
+                                    std::to_string(i) + " has " + std::to_string(row.size()) +
+                                    " elements, rows have " + std::to_string(n2));
+      ++j;
+    }
+    ++i;
+  }
+  Tensor t = empty(dtype_of<T>(), {n0, n1, n2});
+  T* out = t.data<T>();
+  for (const auto& block : blocks)
+    for (const auto& row : block)
+      for (const T& v : row) *out++ = v;
   return t;
 }
 

@@ -37,7 +37,9 @@ class Loop {
 
   std::int64_t size() const { return size_; }
   std::int64_t num_blocks() const { return num_blocks_; }
-  std::int64_t max_block() const { return block_; }
+  /// The most elements one evaluation may cover: the requested block size
+  /// (at most the loop's size). Every block_range is within it.
+  std::int64_t max_block() const { return capacity_; }
   const Shape& shape() const { return shape_; }
   const LoopOperand& operand(std::size_t i) const { return ops_[i]; }
   std::size_t num_operands() const { return ops_.size(); }
@@ -45,7 +47,7 @@ class Loop {
   /// The flat range [first, first + count) of block b.
   void block_range(std::int64_t b, std::int64_t& first, std::int64_t& count) const;
   /// Address of operand i's elements [first, first + count) when they are
-  /// dense in memory there (a block's range); null otherwise.
+  /// dense in memory there; null otherwise. Ranges may be any flat range.
   std::byte* dense_at(std::size_t i, std::int64_t first, std::int64_t count) const;
   /// Copies operand i's elements [first, first + count) into `dst`, densely.
   void gather(std::size_t i, std::int64_t first, std::int64_t count, std::byte* dst) const;
@@ -63,11 +65,21 @@ class Loop {
   std::int64_t inner_ = 1;  // extent of the last dim
   std::int64_t rows_ = 0;
   std::int64_t block_ = 1;
+  std::int64_t capacity_ = 1;
   std::int64_t pieces_ = 0;  // pieces per row when rows are long, else 0
   std::int64_t piece_len_ = 0;
   std::int64_t rows_per_block_ = 0;
   std::int64_t num_blocks_ = 0;
 };
+
+/// Elements per block: a fused program keeps a block of each live register in
+/// L1/L2; a program without instructions, or with one, has nothing to keep, so
+/// its blocks are longer.
+inline constexpr std::int64_t kFusedBlock = 1024;
+inline constexpr std::int64_t kSingleBlock = 8192;
+/// Below this many element-operations (elements × program cost) a loop runs on
+/// the calling thread: waking the workers would cost more than it saves.
+inline constexpr std::int64_t kParallelWork = 1 << 16;
 
 /// Scratch slots for a program's registers: inputs and constants keep theirs
 /// for the whole run (they are loaded once per block or once per run),
@@ -92,8 +104,8 @@ class BlockEvaluator {
   BlockEvaluator(const BlockEvaluator&) = delete;
   BlockEvaluator& operator=(const BlockEvaluator&) = delete;
 
-  /// Evaluates the flat range [first, first + count) (a block's range), and
-  /// stores the outputs when the evaluator writes them.
+  /// Evaluates the flat range [first, first + count) (count at most the
+  /// loop's max_block), and stores the outputs when the evaluator writes them.
   void eval(std::int64_t first, std::int64_t count);
   /// After eval: the `count` values of register r, densely.
   const std::byte* values(Reg r) const { return ptr_[r.id]; }

@@ -16,14 +16,6 @@ namespace rw {
 
 namespace {
 
-// Elements per block. A fused program keeps a block of each live register in
-// L1/L2; a single instruction has nothing to keep, so its blocks are longer.
-constexpr std::int64_t kFusedBlock = 1024;
-constexpr std::int64_t kSingleBlock = 8192;
-// Below this many element-operations (elements × program cost) a loop runs on
-// the calling thread: waking the workers would cost more than it saves.
-constexpr std::int64_t kParallelWork = 1 << 16;
-
 std::string plural(std::size_t n, const char* what) {
   return fmt::format("{} {}{}", n, what, n == 1 ? "" : "s");
 }
@@ -125,7 +117,7 @@ void run_elemwise(const ScalarProgram& program, std::span<const Tensor> inputs,
   for (const Tensor& t : ins) operands.push_back(detail::loop_operand(t, shape));
   for (const Tensor& t : outputs) operands.push_back(detail::loop_operand(t, shape));
   const bool single = program.instructions().size() <= 1;
-  const detail::Loop loop(shape, std::move(operands), single ? kSingleBlock : kFusedBlock);
+  const detail::Loop loop(shape, std::move(operands), single ? detail::kSingleBlock : detail::kFusedBlock);
   const detail::ProgramPlan plan(program);
   auto run_blocks = [&](std::int64_t b0, std::int64_t b1) {
     detail::BlockEvaluator ev(program, plan, loop, true, direct_flags);
@@ -138,7 +130,7 @@ void run_elemwise(const ScalarProgram& program, std::span<const Tensor> inputs,
   const std::int64_t blocks = loop.num_blocks();
   const std::int64_t work = size * (program.cost() + 1);
   const int threads = num_threads();
-  if (work < kParallelWork || threads == 1 || blocks == 1) {
+  if (work < detail::kParallelWork || threads == 1 || blocks == 1) {
     run_blocks(0, blocks);
   } else {
     const std::int64_t grain = std::max<std::int64_t>(1, blocks / (4 * threads));

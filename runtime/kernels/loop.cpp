@@ -104,6 +104,7 @@ Loop::Loop(std::span<const std::int64_t> shape, std::vector<LoopOperand> operand
   inner_ = shape_.back();
   rows_ = size_ / inner_;
   block = std::max<std::int64_t>(block, 1);
+  capacity_ = std::min(block, size_);
   if (inner_ >= block) {
     pieces_ = (inner_ + block - 1) / block;
     piece_len_ = (inner_ + pieces_ - 1) / pieces_;
@@ -149,12 +150,12 @@ std::byte* Loop::dense_at(std::size_t i, std::int64_t first, std::int64_t count)
 template <class Copy>
 void Loop::for_rows(const LoopOperand& op, std::int64_t first, std::int64_t count,
                     Copy&& copy) const {
-  const std::int64_t j = first % inner_;
+  std::int64_t j = first % inner_;
   if (j + count <= inner_) {
     copy(row_offset(op, first / inner_) + j * op.strides.back(), count, std::int64_t{0});
     return;
   }
-  // Whole rows: walk the outer index incrementally rather than dividing per row.
+  // Across rows: walk the outer index incrementally rather than dividing per row.
   const std::size_t outer = shape_.size() - 1;
   SmallVec<std::int64_t, 8> idx(outer, 0);
   std::int64_t row = first / inner_;
@@ -164,8 +165,11 @@ void Loop::for_rows(const LoopOperand& op, std::int64_t first, std::int64_t coun
   }
   std::int64_t off = 0;
   for (std::size_t d = 0; d < outer; ++d) off += idx[d] * op.strides[d];
-  for (std::int64_t done = 0; done < count; done += inner_) {
-    copy(off, inner_, done);
+  for (std::int64_t done = 0; done < count;) {
+    const std::int64_t n = std::min(inner_ - j, count - done);
+    copy(off + j * op.strides.back(), n, done);
+    done += n;
+    j = 0;
     for (std::size_t d = outer; d-- > 0;) {
       if (++idx[d] < shape_[d]) {
         off += op.strides[d];

@@ -8,6 +8,8 @@
 // the kernel writing into a preallocated output; `alloc_s` the same call
 // allocating its result. `loop_s` is the hand-written loop split over the same
 // threads (rw::parallel_for, same chunks); `loop1_s` the loop on one thread.
+// GEMM: `eigen_s` is Eigen's own product on the same memory, `t1_s` rw::gemm
+// restricted to one thread.
 #include <rw/rw.hpp>
 
 #include <cmath>
@@ -15,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include <Eigen/Core>
 #include <fmt/format.h>
 
 #include "bench_util.hpp"
@@ -118,6 +121,91 @@ void bench_fused(std::int64_t n) {
        fmt::format(" alloc_s={:.6g} ns_per_elem={:.2f}", alloc_s, kernel_s / n * 1e9));
 }
 
+void bench_sum(std::int64_t n) {
+  const rw::Tensor x = uniform(n, 5);
+  const double kernel_s = median_time([&] { (void)rw::sum(x); }, kRuns);
+  const double* a = x.data<double>();
+  std::vector<double> parts(static_cast<std::size_t>(n / 65536 + 1));
+  // Four running sums per chunk: a hand-written loop that is not bound by
+  // the latency of one dependent add chain.
+  auto body = [&](std::int64_t lo, std::int64_t hi) {
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    std::int64_t i = lo;
+    for (; i + 4 <= hi; i += 4) {
+      s0 += a[i];
+      s1 += a[i + 1];
+      s2 += a[i + 2];
+      s3 += a[i + 3];
+    }
+    for (; i < hi; ++i) s0 += a[i];
+    parts[static_cast<std::size_t>(lo / 65536)] = (s0 + s1) + (s2 + s3);
+  };
+  double total = 0;
+  const double loop_s = median_time(
+      [&] {
+        rw::parallel_for(n, 65536, body);
+        total = 0;
+        for (double p : parts) total += p;
+      },
+      kRuns);
+  const double loop1_s = median_time([&] { rw::parallel_for(1, 1, [&](std::int64_t, std::int64_t) {
+                                            for (std::int64_t b = 0; b < n; b += 65536)
+                                              body(b, std::min(n, b + 65536));
+                                          }); },
+                                     kRuns);
+  line("sum", n, kernel_s, loop_s, loop1_s,
+       fmt::format(" gbps={:.2f}", static_cast<double>(n) * 8 / kernel_s / 1e9));
+}
+
+// sum(exp(x) * y) in one pass against materialising exp(x) * y and summing.
+void bench_fused_sum(std::int64_t n) {
+  const rw::Tensor x = uniform(n, 6), y = uniform(n, 7);
+  rw::ScalarProgram p;
+  const rw::Reg xr = p.input(rw::f64), yr = p.input(rw::f64);
+  p.output(p.apply(rw::ScalarOp::Mul, {p.apply(rw::ScalarOp::Exp, {xr}), yr}));
+  const std::vector<rw::Tensor> in = {x, y};
+  const double kernel_s =
+      median_time([&] { (void)rw::reduce_program(rw::ReduceOp::Sum, p, in); }, kRuns);
+  const double two_pass_s = median_time([&] { (void)rw::sum(rw::run_elemwise(p, in)[0]); }, kRuns);
+  const double* a = x.data<double>();
+  const double* b = y.data<double>();
+  std::vector<double> parts(static_cast<std::size_t>(n / 65536 + 1));
+  auto body = [&](std::int64_t lo, std::int64_t hi) {
+    double s = 0;
+    for (std::int64_t i = lo; i < hi; ++i) s += std::exp(a[i]) * b[i];
+    parts[static_cast<std::size_t>(lo / 65536)] = s;
+  };
+  const double loop_s = median_time([&] { rw::parallel_for(n, 65536, body); }, kRuns);
+  const double loop1_s = median_time(
+      [&] {
+        for (std::int64_t lo = 0; lo < n; lo += 65536) body(lo, std::min(n, lo + 65536));
+      },
+      kRuns);
+  line("sum_exp_mul", n, kernel_s, loop_s, loop1_s, fmt::format(" two_pass_s={:.6g}", two_pass_s));
+}
+
+// n×n GEMM: rw::gemm into a preallocated c, against Eigen's product on the
+// same memory (single-threaded: this Eigen is built without OpenMP).
+void bench_gemm(std::int64_t n) {
+  const rw::Tensor a = uniform(n * n, 8).reshape(std::vector<std::int64_t>{n, n});
+  const rw::Tensor b = uniform(n * n, 9).reshape(std::vector<std::int64_t>{n, n});
+  rw::Tensor c = rw::Tensor::zeros({n, n});
+  const double kernel_s = median_time([&] { rw::gemm(c, 1.0, a, b, 0.0); }, kRuns);
+  const double alloc_s = median_time([&] { (void)rw::matmul(a, b); }, kRuns);
+  const int threads = rw::num_threads();
+  rw::set_num_threads(1);
+  const double t1_s = median_time([&] { rw::gemm(c, 1.0, a, b, 0.0); }, kRuns);
+  rw::set_num_threads(threads);
+  using M = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const Eigen::Map<const M> A(a.data<double>(), n, n), B(b.data<double>(), n, n);
+  Eigen::Map<M> C(c.data<double>(), n, n);
+  const double eigen_s = median_time([&] { C.noalias() = A * B; }, kRuns);
+  const double gflop = 2.0 * static_cast<double>(n * n * n) / 1e9;
+  report("gemm", n, kernel_s,
+         fmt::format(" eigen_s={:.6g} ratio={:.3f} t1_s={:.6g} ratio1={:.3f} alloc_s={:.6g} gflops={:.1f}",
+                     eigen_s, kernel_s / eigen_s, t1_s, t1_s / eigen_s, alloc_s, gflop / kernel_s));
+}
+
 bool wants(int argc, char** argv, const char* group) {
   if (argc < 2) return true;
   for (int i = 1; i < argc; ++i)
@@ -137,5 +225,10 @@ int main(int argc, char** argv) {
     }
     for (std::int64_t n : {1000000LL, 10000000LL}) bench_fused(n);
   }
+  if (wants(argc, argv, "reduce")) {
+    bench_sum(10000000);
+    bench_fused_sum(10000000);
+  }
+  if (wants(argc, argv, "gemm")) bench_gemm(512);
   return 0;
 }
