@@ -186,7 +186,7 @@ double Tensor::at(std::span<const std::int64_t> index) const {
   for (std::size_t i = 0; i < index.size(); ++i) {
     std::int64_t k = index[i] < 0 ? index[i] + shape_[i] : index[i];
     if (k < 0 || k >= shape_[i])
-      throw std::out_of_range(fmt::format("index {} is out of bounds for axis {} of size {}",
+      throw std::out_of_range(fmt::format("index {} is out of bounds for axis {} with size {}",
                                           index[i], i, shape_[i]));
     off += k * strides_[i];
   }
@@ -279,7 +279,7 @@ Tensor Tensor::select(std::int64_t axis, std::int64_t i) const {
   const auto a = static_cast<std::size_t>(normalize_axis(axis, ndim(), "Tensor::select"));
   const std::int64_t k = i < 0 ? i + shape_[a] : i;
   if (k < 0 || k >= shape_[a])
-    throw std::out_of_range(fmt::format("index {} is out of bounds for axis {} of size {}", i,
+    throw std::out_of_range(fmt::format("index {} is out of bounds for axis {} with size {}", i,
                                         axis, shape_[a]));
   Shape shape = shape_;
   Strides strides = strides_;
