@@ -115,7 +115,9 @@ template <class T> class FloatFormat {
     if (!std::isfinite(v)) {
       const std::string s = std::isnan(v) ? "nan" : v < 0 ? "-inf" : "inf";
       const int width = pad_left_ + pad_right_ + 1;
-      return std::string(static_cast<std::size_t>(std::max(0, width - static_cast<int>(s.size()))), ' ') + s;
+      return std::string(static_cast<std::size_t>(std::max(0, width - static_cast<int>(s.size()))),
+                         ' ') +
+             s;
     }
     std::string s;
     if (exp_) {

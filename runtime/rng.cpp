@@ -21,7 +21,9 @@ std::uint64_t splitmix64(std::uint64_t& x) {
   return z ^ (z >> 31);
 }
 
-std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+std::uint64_t rotl(std::uint64_t x, int k) {
+  return (x << k) | (x >> (64 - k));
+}
 
 void check_float(const char* what, DType dtype) {
   if (!is_float(dtype))
@@ -49,7 +51,9 @@ std::uint64_t Rng::next_u64() {
   return result;
 }
 
-double Rng::next_double() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
+double Rng::next_double() {
+  return static_cast<double>(next_u64() >> 11) * 0x1.0p-53;
+}
 
 double Rng::next_normal() {
   if (has_spare_) {
@@ -67,19 +71,20 @@ double Rng::next_normal() {
 
 std::int64_t Rng::next_integer(std::int64_t low, std::int64_t high) {
   if (low >= high)
-    throw std::invalid_argument(
-        fmt::format("Rng::next_integer: empty range [{}, {})", low, high));
+    throw std::invalid_argument(fmt::format("Rng::next_integer: empty range [{}, {})", low, high));
   const std::uint64_t range = static_cast<std::uint64_t>(high) - static_cast<std::uint64_t>(low);
   // Reject the top sliver of values that would make some results likelier.
-  const std::uint64_t limit = std::numeric_limits<std::uint64_t>::max() -
-                              std::numeric_limits<std::uint64_t>::max() % range;
+  const std::uint64_t limit =
+      std::numeric_limits<std::uint64_t>::max() - std::numeric_limits<std::uint64_t>::max() % range;
   std::uint64_t x;
   do x = next_u64();
   while (x >= limit);
   return static_cast<std::int64_t>(static_cast<std::uint64_t>(low) + x % range);
 }
 
-Rng Rng::split() { return Rng(next_u64()); }
+Rng Rng::split() {
+  return Rng(next_u64());
+}
 
 Tensor Rng::uniform(std::span<const std::int64_t> shape, double low, double high, DType dtype) {
   check_float("uniform", dtype);
@@ -129,8 +134,8 @@ Tensor Rng::integers(std::span<const std::int64_t> shape, std::int64_t low, std:
            high - 1 <= static_cast<std::int64_t>(std::numeric_limits<T>::max());
   });
   if (!fits)
-    throw std::invalid_argument(fmt::format("Rng::integers: [{}, {}) does not fit in {}", low,
-                                            high, dtype_name(dtype)));
+    throw std::invalid_argument(
+        fmt::format("Rng::integers: [{}, {}) does not fit in {}", low, high, dtype_name(dtype)));
   Tensor t = Tensor::empty(DType::Int64, shape);
   std::int64_t* p = t.data<std::int64_t>();
   for (std::int64_t i = 0; i < t.size(); ++i) p[i] = next_integer(low, high);

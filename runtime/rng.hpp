@@ -45,8 +45,8 @@ class Rng {
   /// float dtype `dtype`.
   Tensor normal(std::span<const std::int64_t> shape, double mean = 0.0, double stddev = 1.0,
                 DType dtype = DType::Float64);
-  Tensor normal(std::initializer_list<std::int64_t> shape, double mean = 0.0,
-                double stddev = 1.0, DType dtype = DType::Float64) {
+  Tensor normal(std::initializer_list<std::int64_t> shape, double mean = 0.0, double stddev = 1.0,
+                DType dtype = DType::Float64) {
     return normal(std::span<const std::int64_t>(shape.begin(), shape.size()), mean, stddev, dtype);
   }
   /// Elements uniform among the integers in [low, high), of integer dtype

@@ -99,8 +99,7 @@ ScalarSignature scalar_signature(ScalarOp op, std::span<const DType> inputs,
       sig.result = t;
       return sig;
     }
-    default:
-      break;
+    default: break;
   }
   DType t = promote_all(inputs);
   if (is_bool(t) && !info.bool_ok)
@@ -109,9 +108,7 @@ ScalarSignature scalar_signature(ScalarOp op, std::span<const DType> inputs,
                                             : op == ScalarOp::Neg ? "; use `not`"
                                                                   : ""));
   switch (info.rule) {
-    case R::Promote:
-      sig.result = t;
-      break;
+    case R::Promote: sig.result = t; break;
     case R::PromoteInt:
       if (is_bool(t)) t = DType::Int8;
       sig.result = t;
@@ -120,9 +117,7 @@ ScalarSignature scalar_signature(ScalarOp op, std::span<const DType> inputs,
       t = float_result(t);
       sig.result = t;
       break;
-    case R::Compare:
-      sig.result = DType::Bool;
-      break;
+    case R::Compare: sig.result = DType::Bool; break;
     case R::Logic:
       if (is_float(t))
         throw std::invalid_argument(fmt::format("`{}` needs bool or integer operands, got {}",
@@ -130,8 +125,7 @@ ScalarSignature scalar_signature(ScalarOp op, std::span<const DType> inputs,
       sig.result = t;
       break;
     case R::Switch:
-    case R::Cast:
-      break;  // handled above
+    case R::Cast: break;  // handled above
   }
   sig.operands.assign(inputs.size(), t);
   return sig;

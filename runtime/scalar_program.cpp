@@ -70,9 +70,13 @@ void ScalarProgram::check(Reg r, ScalarOp op) const {
                     scalar_op_name(op), r.id, regs_.size()));
 }
 
-DType ScalarProgram::dtype(Reg r) const { return regs_.at(r.id).dtype; }
+DType ScalarProgram::dtype(Reg r) const {
+  return regs_.at(r.id).dtype;
+}
 
-RegKind ScalarProgram::kind(Reg r) const { return regs_.at(r.id).kind; }
+RegKind ScalarProgram::kind(Reg r) const {
+  return regs_.at(r.id).kind;
+}
 
 std::uint64_t ScalarProgram::constant_bits(Reg r) const {
   const RegInfo& info = regs_.at(r.id);
@@ -113,8 +117,8 @@ Reg ScalarProgram::apply(ScalarOp op, std::span<const Reg> args, std::optional<D
           ? detail::find_cast_kernel(in[0], sig.result)
           : detail::find_kernel(op, op == ScalarOp::Switch ? sig.operands[1] : sig.operands[0]);
   if (!kernel)
-    throw std::logic_error(fmt::format("no kernel for `{}` on {}", scalar_op_name(op),
-                                       dtype_name(sig.operands[0])));
+    throw std::logic_error(
+        fmt::format("no kernel for `{}` on {}", scalar_op_name(op), dtype_name(sig.operands[0])));
 
   const Reg out{static_cast<std::uint32_t>(regs_.size())};
   regs_.push_back({RegKind::Temp, sig.result, static_cast<std::uint32_t>(instrs_.size())});
@@ -125,9 +129,9 @@ Reg ScalarProgram::apply(ScalarOp op, std::span<const Reg> args, std::optional<D
 
 void ScalarProgram::output(Reg r) {
   if (r.id >= regs_.size())
-    throw std::invalid_argument(fmt::format(
-        "output: register %{} does not belong to this program (it has {} registers)", r.id,
-        regs_.size()));
+    throw std::invalid_argument(
+        fmt::format("output: register %{} does not belong to this program (it has {} registers)",
+                    r.id, regs_.size()));
   outputs_.push_back(r);
 }
 

@@ -62,8 +62,8 @@ SmallVec<std::int64_t, 6> normalize_axes(std::span<const std::int64_t> axes, std
   for (std::int64_t axis : axes) {
     const std::int64_t a = normalize_axis(axis, ndim);
     if (std::find(out.begin(), out.end(), a) != out.end())
-      throw std::invalid_argument(fmt::format("axis {} appears twice in the axes {}", a,
-                                              shape_to_string(axes)));
+      throw std::invalid_argument(
+          fmt::format("axis {} appears twice in the axes {}", a, shape_to_string(axes)));
     out.push_back(a);
   }
   return out;

@@ -9,7 +9,8 @@
 
 namespace rw::detail {
 
-template <ScalarOp Op, class T> void dense_loop(std::int64_t n, const void* const* args, void* out) {
+template <ScalarOp Op, class T>
+void dense_loop(std::int64_t n, const void* const* args, void* out) {
   using F = scalar::Fn<Op>;
   if constexpr (Op == ScalarOp::Switch) {
     const bool* c = static_cast<const bool*>(args[0]);

@@ -17,9 +17,9 @@ namespace rw::detail {
 struct LoopOperand {
   std::byte* base = nullptr;  ///< Address of the element at index (0, …, 0).
   std::int64_t itemsize = 0;
-  Strides strides;            ///< Per loop dimension, in elements.
-  bool flat = false;          ///< Laid out densely in the loop's row-major order.
-  bool uniform = false;       ///< Every stride 0: one value for the whole loop.
+  Strides strides;       ///< Per loop dimension, in elements.
+  bool flat = false;     ///< Laid out densely in the loop's row-major order.
+  bool uniform = false;  ///< Every stride 0: one value for the whole loop.
 };
 
 /// `t` seen over `shape` (which it broadcasts to): its base address and strides.
@@ -32,8 +32,7 @@ LoopOperand loop_operand(const Tensor& t, std::span<const std::int64_t> shape);
 /// otherwise.
 class Loop {
  public:
-  Loop(std::span<const std::int64_t> shape, std::vector<LoopOperand> operands,
-       std::int64_t block);
+  Loop(std::span<const std::int64_t> shape, std::vector<LoopOperand> operands, std::int64_t block);
 
   std::int64_t size() const { return size_; }
   std::int64_t num_blocks() const { return num_blocks_; }

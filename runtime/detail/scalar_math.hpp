@@ -18,8 +18,8 @@ template <class T> inline constexpr bool kIsInt = std::is_integral_v<T> && !kIsB
 
 /// The unsigned type integer arithmetic on T wraps in (at least 32 bits, so
 /// that uint16 * uint16 cannot overflow a promoted int).
-template <class T> using Wide =
-    std::conditional_t<(sizeof(T) < 4), std::uint32_t, std::make_unsigned_t<T>>;
+template <class T>
+using Wide = std::conditional_t<(sizeof(T) < 4), std::uint32_t, std::make_unsigned_t<T>>;
 
 template <class T> constexpr T wrap_add(T a, T b) {
   return static_cast<T>(static_cast<Wide<T>>(a) + static_cast<Wide<T>>(b));
@@ -228,12 +228,9 @@ template <> struct Fn<ScalarOp::Add> {
   static constexpr int arity = 2;
   template <class T> static constexpr bool ok = true;
   template <class T> static T apply(T a, T b) {
-    if constexpr (kIsBool<T>)
-      return a | b;
-    else if constexpr (kIsInt<T>)
-      return wrap_add(a, b);
-    else
-      return a + b;
+    if constexpr (kIsBool<T>) return a | b;
+    else if constexpr (kIsInt<T>) return wrap_add(a, b);
+    else return a + b;
   }
 };
 
@@ -241,10 +238,8 @@ template <> struct Fn<ScalarOp::Sub> {
   static constexpr int arity = 2;
   template <class T> static constexpr bool ok = !kIsBool<T>;
   template <class T> static T apply(T a, T b) {
-    if constexpr (kIsInt<T>)
-      return wrap_sub(a, b);
-    else
-      return a - b;
+    if constexpr (kIsInt<T>) return wrap_sub(a, b);
+    else return a - b;
   }
 };
 
@@ -252,12 +247,9 @@ template <> struct Fn<ScalarOp::Mul> {
   static constexpr int arity = 2;
   template <class T> static constexpr bool ok = true;
   template <class T> static T apply(T a, T b) {
-    if constexpr (kIsBool<T>)
-      return a & b;
-    else if constexpr (kIsInt<T>)
-      return wrap_mul(a, b);
-    else
-      return a * b;
+    if constexpr (kIsBool<T>) return a & b;
+    else if constexpr (kIsInt<T>) return wrap_mul(a, b);
+    else return a * b;
   }
 };
 
@@ -271,10 +263,8 @@ template <> struct Fn<ScalarOp::IntDiv> {
   static constexpr int arity = 2;
   template <class T> static constexpr bool ok = !kIsBool<T>;
   template <class T> static T apply(T a, T b) {
-    if constexpr (kIsInt<T>)
-      return int_floor_div(a, b);
-    else
-      return float_floor_div(a, b);
+    if constexpr (kIsInt<T>) return int_floor_div(a, b);
+    else return float_floor_div(a, b);
   }
 };
 
@@ -282,10 +272,8 @@ template <> struct Fn<ScalarOp::Mod> {
   static constexpr int arity = 2;
   template <class T> static constexpr bool ok = !kIsBool<T>;
   template <class T> static T apply(T a, T b) {
-    if constexpr (kIsInt<T>)
-      return int_floor_mod(a, b);
-    else
-      return float_floor_mod(a, b);
+    if constexpr (kIsInt<T>) return int_floor_mod(a, b);
+    else return float_floor_mod(a, b);
   }
 };
 
@@ -293,10 +281,8 @@ template <> struct Fn<ScalarOp::Pow> {
   static constexpr int arity = 2;
   template <class T> static constexpr bool ok = !kIsBool<T>;
   template <class T> static T apply(T a, T b) {
-    if constexpr (kIsInt<T>)
-      return int_pow(a, b);
-    else
-      return std::pow(a, b);
+    if constexpr (kIsInt<T>) return int_pow(a, b);
+    else return std::pow(a, b);
   }
 };
 
@@ -304,10 +290,8 @@ template <> struct Fn<ScalarOp::Neg> {
   static constexpr int arity = 1;
   template <class T> static constexpr bool ok = !kIsBool<T>;
   template <class T> static T apply(T a) {
-    if constexpr (kIsInt<T>)
-      return wrap_sub(T(0), a);
-    else
-      return -a;
+    if constexpr (kIsInt<T>) return wrap_sub(T(0), a);
+    else return -a;
   }
 };
 
@@ -315,12 +299,9 @@ template <> struct Fn<ScalarOp::Abs> {
   static constexpr int arity = 1;
   template <class T> static constexpr bool ok = true;
   template <class T> static T apply(T a) {
-    if constexpr (kIsBool<T> || std::is_unsigned_v<T>)
-      return a;
-    else if constexpr (kIsInt<T>)
-      return a < 0 ? wrap_sub(T(0), a) : a;
-    else
-      return std::fabs(a);
+    if constexpr (kIsBool<T> || std::is_unsigned_v<T>) return a;
+    else if constexpr (kIsInt<T>) return a < 0 ? wrap_sub(T(0), a) : a;
+    else return std::fabs(a);
   }
 };
 
@@ -328,10 +309,8 @@ template <> struct Fn<ScalarOp::Sign> {
   static constexpr int arity = 1;
   template <class T> static constexpr bool ok = !kIsBool<T>;
   template <class T> static T apply(T a) {
-    if constexpr (kIsInt<T>)
-      return static_cast<T>((a > 0) - (a < 0));
-    else
-      return a > 0 ? T(1) : a < 0 ? T(-1) : a == 0 ? T(0) : a;  // NaN stays NaN
+    if constexpr (kIsInt<T>) return static_cast<T>((a > 0) - (a < 0));
+    else return a > 0 ? T(1) : a < 0 ? T(-1) : a == 0 ? T(0) : a;  // NaN stays NaN
   }
 };
 
@@ -346,12 +325,9 @@ template <> struct Fn<ScalarOp::Maximum> {
   static constexpr int arity = 2;
   template <class T> static constexpr bool ok = true;
   template <class T> static T apply(T a, T b) {
-    if constexpr (kIsBool<T>)
-      return a | b;
-    else if constexpr (kIsInt<T>)
-      return a > b ? a : b;
-    else
-      return (a > b || a != a) ? a : b;
+    if constexpr (kIsBool<T>) return a | b;
+    else if constexpr (kIsInt<T>) return a > b ? a : b;
+    else return (a > b || a != a) ? a : b;
   }
 };
 
@@ -359,12 +335,9 @@ template <> struct Fn<ScalarOp::Minimum> {
   static constexpr int arity = 2;
   template <class T> static constexpr bool ok = true;
   template <class T> static T apply(T a, T b) {
-    if constexpr (kIsBool<T>)
-      return a & b;
-    else if constexpr (kIsInt<T>)
-      return a < b ? a : b;
-    else
-      return (a < b || a != a) ? a : b;
+    if constexpr (kIsBool<T>) return a & b;
+    else if constexpr (kIsInt<T>) return a < b ? a : b;
+    else return (a < b || a != a) ? a : b;
   }
 };
 
@@ -413,10 +386,8 @@ template <> struct Fn<ScalarOp::Not> {
   static constexpr int arity = 1;
   template <class T> static constexpr bool ok = !kIsFloat<T>;
   template <class T> static T apply(T a) {
-    if constexpr (kIsBool<T>)
-      return !a;
-    else
-      return static_cast<T>(~a);
+    if constexpr (kIsBool<T>) return !a;
+    else return static_cast<T>(~a);
   }
 };
 

@@ -54,9 +54,8 @@ void run_elemwise(const ScalarProgram& program, std::span<const Tensor> inputs,
     throw std::invalid_argument(
         fmt::format("the program takes {}, got {}", plural(nin, "input"), inputs.size()));
   if (outputs.size() != nout)
-    throw std::invalid_argument(
-        fmt::format("the program has {}, got {} output tensors", plural(nout, "output"),
-                    outputs.size()));
+    throw std::invalid_argument(fmt::format("the program has {}, got {} output tensors",
+                                            plural(nout, "output"), outputs.size()));
   std::vector<Shape> shapes;
   for (std::size_t i = 0; i < nin; ++i) {
     if (!inputs[i].valid()) throw std::invalid_argument(fmt::format("input {} is null", i));
@@ -77,9 +76,9 @@ void run_elemwise(const ScalarProgram& program, std::span<const Tensor> inputs,
                                               dtype_name(out.dtype()),
                                               dtype_name(program.output_dtype(o))));
     if (out.shape() != shape)
-      throw std::invalid_argument(fmt::format("output {} has shape {}, the operands broadcast to {}",
-                                              o, shape_to_string(out.shape()),
-                                              shape_to_string(shape)));
+      throw std::invalid_argument(
+          fmt::format("output {} has shape {}, the operands broadcast to {}", o,
+                      shape_to_string(out.shape()), shape_to_string(shape)));
     for (std::size_t d = 0; d < shape.size(); ++d)
       if (out.strides()[d] == 0 && shape[d] > 1)
         throw std::invalid_argument(fmt::format(
@@ -117,7 +116,8 @@ void run_elemwise(const ScalarProgram& program, std::span<const Tensor> inputs,
   for (const Tensor& t : ins) operands.push_back(detail::loop_operand(t, shape));
   for (const Tensor& t : outputs) operands.push_back(detail::loop_operand(t, shape));
   const bool single = program.instructions().size() <= 1;
-  const detail::Loop loop(shape, std::move(operands), single ? detail::kSingleBlock : detail::kFusedBlock);
+  const detail::Loop loop(shape, std::move(operands),
+                          single ? detail::kSingleBlock : detail::kFusedBlock);
   const detail::ProgramPlan plan(program);
   auto run_blocks = [&](std::int64_t b0, std::int64_t b1) {
     detail::BlockEvaluator ev(program, plan, loop, true, direct_flags);
@@ -150,8 +150,7 @@ ScalarProgram single_op_program(ScalarOp op, std::span<const Tensor> inputs) {
   SmallVec<Reg, 3> regs;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     if (!inputs[i].valid())
-      throw std::invalid_argument(
-          fmt::format("`{}`: operand {} is null", scalar_op_name(op), i));
+      throw std::invalid_argument(fmt::format("`{}`: operand {} is null", scalar_op_name(op), i));
     regs.push_back(p.input(inputs[i].dtype()));
   }
   p.output(p.apply(op, regs));
@@ -166,7 +165,9 @@ Tensor elemwise(ScalarOp op, std::span<const Tensor> inputs) {
   return out;
 }
 
-Tensor elemwise(ScalarOp op, const Tensor& a) { return elemwise(op, std::span<const Tensor>(&a, 1)); }
+Tensor elemwise(ScalarOp op, const Tensor& a) {
+  return elemwise(op, std::span<const Tensor>(&a, 1));
+}
 
 Tensor elemwise(ScalarOp op, const Tensor& a, const Tensor& b) {
   const Tensor in[] = {a, b};

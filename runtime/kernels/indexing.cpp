@@ -42,12 +42,12 @@ void check_broadcast(const char* op, const Tensor& value, std::span<const std::i
 
 // Integer indices along an axis of extent n, made non-negative; throws for
 // non-integer dtypes and out-of-bounds entries.
-std::vector<std::int64_t> checked_indices(const char* op, const Tensor& indices,
-                                          std::int64_t axis, std::int64_t n) {
+std::vector<std::int64_t> checked_indices(const char* op, const Tensor& indices, std::int64_t axis,
+                                          std::int64_t n) {
   check_valid(op, indices, "the index tensor");
   if (!is_integer(indices.dtype()))
-    throw std::invalid_argument(fmt::format("`{}`: indices must be integers, got {}", op,
-                                            dtype_name(indices.dtype())));
+    throw std::invalid_argument(
+        fmt::format("`{}`: indices must be integers, got {}", op, dtype_name(indices.dtype())));
   const Tensor idx = cast(indices, DType::Int64).contiguous();
   const std::int64_t* p = idx.data<std::int64_t>();
   std::vector<std::int64_t> out(p, p + idx.size());
@@ -128,8 +128,7 @@ void scatter(const char* op, Tensor& target, const Tensor& indices, const Tensor
              std::int64_t axis) {
   check_valid(op, target, "the target");
   check_valid(op, values, "the values");
-  if (target.ndim() == 0)
-    throw std::invalid_argument(fmt::format("`{}`: the target is 0-d", op));
+  if (target.ndim() == 0) throw std::invalid_argument(fmt::format("`{}`: the target is 0-d", op));
   const std::int64_t a = normalize_axis(axis, target.ndim());
   for (std::size_t d = 0; d < target.shape().size(); ++d)
     if (target.strides()[d] == 0 && target.shape()[d] > 1)
@@ -156,21 +155,23 @@ void scatter(const char* op, Tensor& target, const Tensor& indices, const Tensor
     const T* src = vals.data<T>();
     parallel_for(s.outer * chunks, std::max<std::int64_t>(1, kGrainElems / (chunk * m)),
                  [&](std::int64_t lo, std::int64_t hi) {
-      for (std::int64_t t = lo; t < hi; ++t) {
-        const std::int64_t o = t / chunks, i0 = (t % chunks) * chunk;
-        const std::int64_t i1 = std::min(s.inner, i0 + chunk);
-        const std::int64_t ooff = outer_offset(s, o);
-        for (std::int64_t j = 0; j < m; ++j) {
-          T* dst = base + ooff + idx[static_cast<std::size_t>(j)] * s.axis_stride;
-          const T* v = src + (o * m + j) * s.inner;
-          for (std::int64_t i = i0; i < i1; ++i) {
-            T& cell = dst[s.inner_dense ? i : inner_offsets[static_cast<std::size_t>(i)]];
-            if constexpr (kAdd) cell = detail::scalar::Fn<ScalarOp::Add>::apply<T>(cell, v[i]);
-            else cell = v[i];
-          }
-        }
-      }
-    });
+                   for (std::int64_t t = lo; t < hi; ++t) {
+                     const std::int64_t o = t / chunks, i0 = (t % chunks) * chunk;
+                     const std::int64_t i1 = std::min(s.inner, i0 + chunk);
+                     const std::int64_t ooff = outer_offset(s, o);
+                     for (std::int64_t j = 0; j < m; ++j) {
+                       T* dst = base + ooff + idx[static_cast<std::size_t>(j)] * s.axis_stride;
+                       const T* v = src + (o * m + j) * s.inner;
+                       for (std::int64_t i = i0; i < i1; ++i) {
+                         T& cell =
+                             dst[s.inner_dense ? i : inner_offsets[static_cast<std::size_t>(i)]];
+                         if constexpr (kAdd)
+                           cell = detail::scalar::Fn<ScalarOp::Add>::apply<T>(cell, v[i]);
+                         else cell = v[i];
+                       }
+                     }
+                   }
+                 });
   });
 }
 
@@ -190,10 +191,12 @@ Tensor concatenate(std::span<const Tensor> tensors, std::int64_t axis) {
   for (std::size_t i = 0; i < tensors.size(); ++i) {
     const Tensor& t = tensors[i];
     if (t.ndim() != first.ndim())
-      throw std::invalid_argument(fmt::format(
-          "`concatenate`: tensor {} has {} dimensions, tensor 0 has {}", i, t.ndim(), first.ndim()));
+      throw std::invalid_argument(
+          fmt::format("`concatenate`: tensor {} has {} dimensions, tensor 0 has {}", i, t.ndim(),
+                      first.ndim()));
     for (std::int64_t d = 0; d < t.ndim(); ++d)
-      if (d != a && t.shape()[static_cast<std::size_t>(d)] != first.shape()[static_cast<std::size_t>(d)])
+      if (d != a &&
+          t.shape()[static_cast<std::size_t>(d)] != first.shape()[static_cast<std::size_t>(d)])
         throw std::invalid_argument(fmt::format(
             "`concatenate` along axis {}: tensor {} has shape {} but tensor 0 has {}; all other "
             "axes must match",
@@ -216,7 +219,8 @@ Tensor stack(std::span<const Tensor> tensors, std::int64_t axis) {
   if (tensors.empty()) throw std::invalid_argument("`stack` needs at least one tensor");
   std::vector<Tensor> expanded;
   for (std::size_t i = 0; i < tensors.size(); ++i) {
-    if (!tensors[i].valid()) throw std::invalid_argument(fmt::format("`stack`: tensor {} is null", i));
+    if (!tensors[i].valid())
+      throw std::invalid_argument(fmt::format("`stack`: tensor {} is null", i));
     if (tensors[i].shape() != tensors[0].shape())
       throw std::invalid_argument(fmt::format(
           "`stack`: tensor {} has shape {} but tensor 0 has {}; stacked tensors need one shape", i,
@@ -255,7 +259,8 @@ Tensor take(const Tensor& x, const Tensor& indices, std::int64_t axis) {
   check_valid("take", x, "the tensor");
   if (x.ndim() == 0) throw std::invalid_argument("`take`: cannot index a 0-d tensor");
   const std::int64_t a = normalize_axis(axis, x.ndim());
-  const std::vector<std::int64_t> idx = checked_indices("take", indices, a, x.shape()[static_cast<std::size_t>(a)]);
+  const std::vector<std::int64_t> idx =
+      checked_indices("take", indices, a, x.shape()[static_cast<std::size_t>(a)]);
   Tensor out = Tensor::empty(x.dtype(), gathered_shape(x, indices, a));
   const AxisSplit s = split_at(x, a);
   const auto m = static_cast<std::int64_t>(idx.size());

@@ -54,10 +54,13 @@ MatView mat_view(const Tensor& t, Tensor& keep) {
 }
 
 template <class T> using RowMat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-template <class T> using ConstMap = Eigen::Map<const RowMat<T>, Eigen::Unaligned, Eigen::OuterStride<>>;
+template <class T>
+using ConstMap = Eigen::Map<const RowMat<T>, Eigen::Unaligned, Eigen::OuterStride<>>;
 template <class T> using MutMap = Eigen::Map<RowMat<T>, Eigen::Unaligned, Eigen::OuterStride<>>;
 
-template <class T> const T* ptr(const MatView& v) { return reinterpret_cast<const T*>(v.data); }
+template <class T> const T* ptr(const MatView& v) {
+  return reinterpret_cast<const T*>(v.data);
+}
 
 // Calls f(M) with M the Eigen expression of rows [r0, r0 + nr) and columns
 // [c0, c0 + nc) of the logical matrix of v.
@@ -124,7 +127,8 @@ void gemm_int(Tensor& c, const Tensor& a, const Tensor& b, double alpha, double 
   const T al = detail::scalar::convert<T>(alpha), be = detail::scalar::convert<T>(beta);
   using Add = detail::scalar::Fn<ScalarOp::Add>;
   using Mul = detail::scalar::Fn<ScalarOp::Mul>;
-  const std::int64_t grain = std::max<std::int64_t>(1, kParallelMacs / std::max<std::int64_t>(1, n * k));
+  const std::int64_t grain =
+      std::max<std::int64_t>(1, kParallelMacs / std::max<std::int64_t>(1, n * k));
   parallel_for(m, grain, [&](std::int64_t lo, std::int64_t hi) {
     std::vector<T> row(static_cast<std::size_t>(n));
     for (std::int64_t i = lo; i < hi; ++i) {
@@ -171,10 +175,8 @@ void gemm_checked(Tensor& c, double alpha, const Tensor& a, const Tensor& b, dou
     av = av.transposed();
     bv = bv.transposed();
   }
-  if (c.dtype() == DType::Float64)
-    gemm_float<double>(out, av, bv, alpha, beta);
-  else
-    gemm_float<float>(out, av, bv, static_cast<float>(alpha), static_cast<float>(beta));
+  if (c.dtype() == DType::Float64) gemm_float<double>(out, av, bv, alpha, beta);
+  else gemm_float<float>(out, av, bv, static_cast<float>(alpha), static_cast<float>(beta));
   if (c_copy.valid()) c.assign(c_copy);
 }
 
@@ -225,19 +227,20 @@ Tensor matrix_at(const Tensor& t, const Shape& batch_shape, std::int64_t batch) 
 void gemm(Tensor& c, double alpha, const Tensor& a, const Tensor& b, double beta) {
   check_valid("gemm", {&c, &a, &b});
   if (a.ndim() != 2 || b.ndim() != 2 || c.ndim() != 2)
-    throw std::invalid_argument(fmt::format(
-        "`gemm` needs 2-d a, b and c, got shapes {}, {} and {}", shape_to_string(a.shape()),
-        shape_to_string(b.shape()), shape_to_string(c.shape())));
+    throw std::invalid_argument(fmt::format("`gemm` needs 2-d a, b and c, got shapes {}, {} and {}",
+                                            shape_to_string(a.shape()), shape_to_string(b.shape()),
+                                            shape_to_string(c.shape())));
   if (a.dtype() != c.dtype() || b.dtype() != c.dtype() || is_bool(c.dtype()))
-    throw std::invalid_argument(fmt::format(
-        "`gemm` needs a, b and c of one numeric dtype, got {}", dtypes3(a, b, c)));
+    throw std::invalid_argument(
+        fmt::format("`gemm` needs a, b and c of one numeric dtype, got {}", dtypes3(a, b, c)));
   if (a.shape()[1] != b.shape()[0] || c.shape()[0] != a.shape()[0] || c.shape()[1] != b.shape()[1])
-    throw std::invalid_argument(fmt::format(
-        "`gemm` shapes do not fit: a {} @ b {} into c {}", shape_to_string(a.shape()),
-        shape_to_string(b.shape()), shape_to_string(c.shape())));
+    throw std::invalid_argument(fmt::format("`gemm` shapes do not fit: a {} @ b {} into c {}",
+                                            shape_to_string(a.shape()), shape_to_string(b.shape()),
+                                            shape_to_string(c.shape())));
   if (c.size() > 1)
     for (int d = 0; d < 2; ++d)
-      if (c.strides()[static_cast<std::size_t>(d)] == 0 && c.shape()[static_cast<std::size_t>(d)] > 1)
+      if (c.strides()[static_cast<std::size_t>(d)] == 0 &&
+          c.shape()[static_cast<std::size_t>(d)] > 1)
         throw std::invalid_argument("`gemm`: c is broadcast (stride 0) and cannot be written");
   gemm_any(c, alpha, a, b, beta);
 }
@@ -249,12 +252,12 @@ void gemv(Tensor& y, double alpha, const Tensor& a, const Tensor& x, double beta
         "`gemv` needs 2-d a, 1-d x and 1-d y, got shapes {}, {} and {}", shape_to_string(a.shape()),
         shape_to_string(x.shape()), shape_to_string(y.shape())));
   if (a.dtype() != y.dtype() || x.dtype() != y.dtype() || is_bool(y.dtype()))
-    throw std::invalid_argument(fmt::format(
-        "`gemv` needs a, x and y of one numeric dtype, got {}", dtypes3(a, x, y)));
+    throw std::invalid_argument(
+        fmt::format("`gemv` needs a, x and y of one numeric dtype, got {}", dtypes3(a, x, y)));
   if (a.shape()[1] != x.shape()[0] || a.shape()[0] != y.shape()[0])
-    throw std::invalid_argument(fmt::format(
-        "`gemv` shapes do not fit: a {} @ x {} into y {}", shape_to_string(a.shape()),
-        shape_to_string(x.shape()), shape_to_string(y.shape())));
+    throw std::invalid_argument(fmt::format("`gemv` shapes do not fit: a {} @ x {} into y {}",
+                                            shape_to_string(a.shape()), shape_to_string(x.shape()),
+                                            shape_to_string(y.shape())));
   if (y.strides()[0] == 0 && y.shape()[0] > 1)
     throw std::invalid_argument("`gemv`: y is broadcast (stride 0) and cannot be written");
   // y and x as column matrices: Eigen picks its matrix-vector kernel for n == 1.
@@ -276,17 +279,17 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   const std::int64_t m = A.shape()[na - 2], k = A.shape()[na - 1];
   const std::int64_t k2 = B.shape()[nb - 2], n = B.shape()[nb - 1];
   if (k != k2)
-    throw std::invalid_argument(fmt::format(
-        "`matmul` of {}: the inner dimensions {} and {} differ", shapes, k, k2));
+    throw std::invalid_argument(
+        fmt::format("`matmul` of {}: the inner dimensions {} and {} differ", shapes, k, k2));
   const Shape batch_a(A.shape().begin(), A.shape().end() - 2);
   const Shape batch_b(B.shape().begin(), B.shape().end() - 2);
   Shape batch;
   try {
     batch = broadcast_shapes(batch_a, batch_b);
   } catch (const std::invalid_argument&) {
-    throw std::invalid_argument(fmt::format("`matmul` of {}: batch shapes {} and {} cannot be broadcast",
-                                            shapes, shape_to_string(batch_a),
-                                            shape_to_string(batch_b)));
+    throw std::invalid_argument(
+        fmt::format("`matmul` of {}: batch shapes {} and {} cannot be broadcast", shapes,
+                    shape_to_string(batch_a), shape_to_string(batch_b)));
   }
   if (is_bool(t)) {
     // Or of ands: the integer product of 0/1 values is nonzero where a term was.
@@ -342,7 +345,8 @@ Tensor outer(const Tensor& x, const Tensor& y) {
   check_valid("outer", {&x, &y});
   if (x.ndim() != 1 || y.ndim() != 1)
     throw std::invalid_argument(fmt::format("`outer` takes 1-d operands, got shapes {} and {}",
-                                            shape_to_string(x.shape()), shape_to_string(y.shape())));
+                                            shape_to_string(x.shape()),
+                                            shape_to_string(y.shape())));
   return elemwise(ScalarOp::Mul, x.expand_dims(1), y.expand_dims(0));
 }
 

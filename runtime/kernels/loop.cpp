@@ -258,7 +258,8 @@ BlockEvaluator::BlockEvaluator(const ScalarProgram& program, const ProgramPlan& 
   args_.resize(max_args);
 
   slot_bytes_ = (loop.max_block() * 8 + 63) / 64 * 64;
-  const auto bytes = static_cast<std::size_t>(slot_bytes_) * static_cast<std::size_t>(plan.num_slots);
+  const auto bytes =
+      static_cast<std::size_t>(slot_bytes_) * static_cast<std::size_t>(plan.num_slots);
   if (!t_scratch.busy) {
     if (t_scratch.capacity < bytes) {
       std::free(t_scratch.data);

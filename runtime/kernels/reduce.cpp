@@ -92,7 +92,8 @@ template <ReduceOp Op, class V> struct Policy {
       return pairwise(p, n);
     } else if constexpr (Op == ReduceOp::Sum) {
       std::uint64_t s = 0;
-      for (std::int64_t i = 0; i < n; ++i) s += static_cast<std::uint64_t>(static_cast<std::int64_t>(p[i]));
+      for (std::int64_t i = 0; i < n; ++i)
+        s += static_cast<std::uint64_t>(static_cast<std::int64_t>(p[i]));
       return static_cast<A>(s);
     } else if constexpr (kExtreme) {
       V m = p[0];
@@ -186,10 +187,10 @@ template <class P> class Cascade {
 
 // The reduction's iteration space: broadcast shape, reduced axes, order.
 struct Space {
-  Shape shape;                    // broadcast shape of the inputs
-  std::vector<char> reduced;      // per axis
-  std::int64_t K = 1, R = 1;      // kept and reduced element counts
-  Shape out_shape;                // kept axes (keepdims applied)
+  Shape shape;                // broadcast shape of the inputs
+  std::vector<char> reduced;  // per axis
+  std::int64_t K = 1, R = 1;  // kept and reduced element counts
+  Shape out_shape;            // kept axes (keepdims applied)
 };
 
 Space make_space(const Shape& shape, const Axes& axes, bool keepdims) {
@@ -198,7 +199,8 @@ Space make_space(const Shape& shape, const Axes& axes, bool keepdims) {
   const auto nd = static_cast<std::int64_t>(shape.size());
   s.reduced.assign(shape.size(), axes.is_all() ? 1 : 0);
   if (!axes.is_all())
-    for (std::int64_t a : normalize_axes(axes.list(), nd)) s.reduced[static_cast<std::size_t>(a)] = 1;
+    for (std::int64_t a : normalize_axes(axes.list(), nd))
+      s.reduced[static_cast<std::size_t>(a)] = 1;
   for (std::size_t d = 0; d < shape.size(); ++d) {
     if (s.reduced[d]) {
       s.R *= shape[d];
@@ -244,7 +246,8 @@ void reduce_typed(const ScalarProgram& program, std::span<const Tensor> inputs, 
   };
   std::vector<std::size_t> kept, red;
   for (std::size_t d = 0; d < nd; ++d) (sp.reduced[d] ? red : kept).push_back(d);
-  std::stable_sort(red.begin(), red.end(), [&](std::size_t a, std::size_t b) { return mag(a) > mag(b); });
+  std::stable_sort(red.begin(), red.end(),
+                   [&](std::size_t a, std::size_t b) { return mag(a) > mag(b); });
   bool outer = false;
   if (!kept.empty() && R > 1 && !strides.empty()) {
     const std::size_t last = kept.back();
@@ -272,8 +275,7 @@ void reduce_typed(const ScalarProgram& program, std::span<const Tensor> inputs, 
   const Reg result = program.outputs()[0];
   const detail::ProgramPlan plan(program);
   const std::int64_t size = K * R;
-  const bool parallel =
-      size * (program.cost() + 1) >= detail::kParallelWork && num_threads() > 1;
+  const bool parallel = size * (program.cost() + 1) >= detail::kParallelWork && num_threads() > 1;
   auto run = [&](std::int64_t n, auto&& task) {
     if (parallel) parallel_for(n, 1, task);
     else task(std::int64_t{0}, n);
@@ -290,12 +292,14 @@ void reduce_typed(const ScalarProgram& program, std::span<const Tensor> inputs, 
     const detail::Loop loop(shape, std::move(ops), rows_per_eval * W);
     const std::int64_t tasks = Ko * stripes * rchunks;
     // Not std::vector: A may be bool.
-    const auto partial = std::make_unique<A[]>(static_cast<std::size_t>(rchunks > 1 ? tasks * W : 0));
+    const auto partial =
+        std::make_unique<A[]>(static_cast<std::size_t>(rchunks > 1 ? tasks * W : 0));
     run(tasks, [&](std::int64_t t0, std::int64_t t1) {
       detail::BlockEvaluator ev(program, plan, loop, false);
       const auto local = std::make_unique<A[]>(static_cast<std::size_t>(W));
       for (std::int64_t t = t0; t < t1; ++t) {
-        const std::int64_t c = t % rchunks, s = (t / rchunks) % stripes, ko = t / (rchunks * stripes);
+        const std::int64_t c = t % rchunks, s = (t / rchunks) % stripes,
+                           ko = t / (rchunks * stripes);
         const std::int64_t k0 = s * W, w = std::min(W, Ki - k0);
         const std::int64_t r0 = c * rows_per_task, r1 = std::min(R, r0 + rows_per_task);
         A* acc = rchunks > 1 ? partial.get() + t * W : local.get();
@@ -397,11 +401,10 @@ void reduce_typed(const ScalarProgram& program, std::span<const Tensor> inputs, 
 }
 
 template <ReduceOp Op>
-void reduce_dispatch(const ScalarProgram& program, std::span<const Tensor> inputs,
-                     const Space& sp, Tensor& out) {
-  visit_dtype(program.output_dtype(0), [&]<class V>() {
-    reduce_typed<Op, V>(program, inputs, sp, out);
-  });
+void reduce_dispatch(const ScalarProgram& program, std::span<const Tensor> inputs, const Space& sp,
+                     Tensor& out) {
+  visit_dtype(program.output_dtype(0),
+              [&]<class V>() { reduce_typed<Op, V>(program, inputs, sp, out); });
 }
 
 Tensor reduce_impl(ReduceOp op, const ScalarProgram& program, std::span<const Tensor> inputs,
@@ -410,8 +413,8 @@ Tensor reduce_impl(ReduceOp op, const ScalarProgram& program, std::span<const Te
     throw std::invalid_argument(fmt::format("`{}` of a program needs exactly 1 output, it has {}",
                                             reduce_op_name(op), program.num_outputs()));
   if (inputs.size() != program.num_inputs())
-    throw std::invalid_argument(fmt::format("the program takes {} inputs, got {}",
-                                            program.num_inputs(), inputs.size()));
+    throw std::invalid_argument(
+        fmt::format("the program takes {} inputs, got {}", program.num_inputs(), inputs.size()));
   std::vector<Shape> shapes;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     if (!inputs[i].valid()) throw std::invalid_argument(fmt::format("input {} is null", i));
@@ -425,9 +428,9 @@ Tensor reduce_impl(ReduceOp op, const ScalarProgram& program, std::span<const Te
   const Space sp = make_space(shape, axes, keepdims);
   const DType in = program.output_dtype(0);
   if (sp.R == 0 && sp.K > 0 && (op == ReduceOp::Max || op == ReduceOp::Min))
-    throw std::invalid_argument(fmt::format(
-        "`{}` of an empty reduction has no identity: shape {}, {}", reduce_op_name(op),
-        shape_to_string(shape), axes_text(axes)));
+    throw std::invalid_argument(
+        fmt::format("`{}` of an empty reduction has no identity: shape {}, {}", reduce_op_name(op),
+                    shape_to_string(shape), axes_text(axes)));
   Tensor out = Tensor::empty(reduce_result_dtype(op, in), sp.out_shape);
   switch (op) {
     case ReduceOp::Sum: reduce_dispatch<ReduceOp::Sum>(program, inputs, sp, out); break;
@@ -448,8 +451,7 @@ ScalarProgram identity_program(DType dtype) {
 }
 
 // Index of the first extreme of each row of the reduced axes, NaN first.
-template <bool kMax, class V>
-void arg_typed(const Tensor& x, const Space& sp, Tensor& out) {
+template <bool kMax, class V> void arg_typed(const Tensor& x, const Space& sp, Tensor& out) {
   std::int64_t* dst = out.data<std::int64_t>();
   const std::int64_t K = sp.K, R = sp.R;
   if (K == 0) return;

@@ -59,36 +59,37 @@ void softmax_lines(const Tensor& x, Tensor& out, std::int64_t axis) {
   const std::int64_t n = lx.length;
   parallel_for(lx.count, std::max<std::int64_t>(1, kGrainElems / std::max<std::int64_t>(1, n)),
                [&](std::int64_t l0, std::int64_t l1) {
-    std::vector<double> buf(static_cast<std::size_t>(n));
-    for (std::int64_t l = l0; l < l1; ++l) {
-      const In* xs = src + lx.offset(l);
-      Out* os = dst + lo.offset(l);
-      double m = -INFINITY;
-      bool nan = false;
-      for (std::int64_t i = 0; i < n; ++i) {
-        const double v = static_cast<double>(xs[i * lx.stride]);
-        buf[static_cast<std::size_t>(i)] = v;
-        m = v > m ? v : m;
-        nan |= v != v;
-      }
-      if (nan) m = NAN;
-      double sum = 0;
-      for (std::int64_t i = 0; i < n; ++i) {
-        double& b = buf[static_cast<std::size_t>(i)];
-        b -= m;
-        sum += std::exp(b);
-      }
-      if constexpr (kLog) {
-        const double ls = std::log(sum);
-        for (std::int64_t i = 0; i < n; ++i)
-          os[i * lo.stride] = static_cast<Out>(buf[static_cast<std::size_t>(i)] - ls);
-      } else {
-        const double inv = 1.0 / sum;
-        for (std::int64_t i = 0; i < n; ++i)
-          os[i * lo.stride] = static_cast<Out>(std::exp(buf[static_cast<std::size_t>(i)]) * inv);
-      }
-    }
-  });
+                 std::vector<double> buf(static_cast<std::size_t>(n));
+                 for (std::int64_t l = l0; l < l1; ++l) {
+                   const In* xs = src + lx.offset(l);
+                   Out* os = dst + lo.offset(l);
+                   double m = -INFINITY;
+                   bool nan = false;
+                   for (std::int64_t i = 0; i < n; ++i) {
+                     const double v = static_cast<double>(xs[i * lx.stride]);
+                     buf[static_cast<std::size_t>(i)] = v;
+                     m = v > m ? v : m;
+                     nan |= v != v;
+                   }
+                   if (nan) m = NAN;
+                   double sum = 0;
+                   for (std::int64_t i = 0; i < n; ++i) {
+                     double& b = buf[static_cast<std::size_t>(i)];
+                     b -= m;
+                     sum += std::exp(b);
+                   }
+                   if constexpr (kLog) {
+                     const double ls = std::log(sum);
+                     for (std::int64_t i = 0; i < n; ++i)
+                       os[i * lo.stride] = static_cast<Out>(buf[static_cast<std::size_t>(i)] - ls);
+                   } else {
+                     const double inv = 1.0 / sum;
+                     for (std::int64_t i = 0; i < n; ++i)
+                       os[i * lo.stride] =
+                           static_cast<Out>(std::exp(buf[static_cast<std::size_t>(i)]) * inv);
+                   }
+                 }
+               });
 }
 
 template <bool kLog> Tensor softmax_impl(const char* name, const Tensor& x, std::int64_t axis) {
@@ -116,7 +117,9 @@ void check_pair(const char* name, const Tensor& dy, const Tensor& y) {
 
 }  // namespace
 
-Tensor softmax(const Tensor& x, std::int64_t axis) { return softmax_impl<false>("softmax", x, axis); }
+Tensor softmax(const Tensor& x, std::int64_t axis) {
+  return softmax_impl<false>("softmax", x, axis);
+}
 
 Tensor log_softmax(const Tensor& x, std::int64_t axis) {
   return softmax_impl<true>("log_softmax", x, axis);

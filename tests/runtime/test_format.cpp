@@ -1,9 +1,9 @@
 // Tensor::to_string against NumPy's str() of the same arrays.
-#include <catch2/catch.hpp>
-
 #include <cmath>
 #include <limits>
 #include <vector>
+
+#include <catch2/catch.hpp>
 
 #include "runtime/tensor.hpp"
 

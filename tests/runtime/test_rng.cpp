@@ -1,9 +1,9 @@
 // Rng: fixed streams, value ranges, moments, errors.
-#include <catch2/catch.hpp>
-
 #include <cmath>
 #include <set>
 #include <vector>
+
+#include <catch2/catch.hpp>
 
 #include "runtime/kernels/reduce.hpp"
 #include "runtime/rng.hpp"
@@ -64,10 +64,13 @@ TEST_CASE("bad requests are explained", "[runtime]") {
   Rng rng(2);
   REQUIRE_THROWS_WITH(rng.uniform({2}, 0.0, 1.0, i32),
                       "Rng::uniform needs a float dtype, got int32; use `integers`");
-  REQUIRE_THROWS_WITH(rng.uniform({2}, 1.0, 1.0), "Rng::uniform: need finite low < high, got [1, 1)");
+  REQUIRE_THROWS_WITH(rng.uniform({2}, 1.0, 1.0),
+                      "Rng::uniform: need finite low < high, got [1, 1)");
   REQUIRE_THROWS_WITH(rng.normal({2}, 0.0, -1.0),
                       "Rng::normal: need a finite mean and stddev >= 0, got mean 0 stddev -1");
-  REQUIRE_THROWS_WITH(rng.integers({2}, 0, 300, u8), "Rng::integers: [0, 300) does not fit in uint8");
-  REQUIRE_THROWS_WITH(rng.integers({2}, 0, 3, f64), "Rng::integers needs an integer dtype, got float64");
+  REQUIRE_THROWS_WITH(rng.integers({2}, 0, 300, u8),
+                      "Rng::integers: [0, 300) does not fit in uint8");
+  REQUIRE_THROWS_WITH(rng.integers({2}, 0, 3, f64),
+                      "Rng::integers needs an integer dtype, got float64");
   REQUIRE_THROWS_WITH(rng.next_integer(3, 3), "Rng::next_integer: empty range [3, 3)");
 }

@@ -1,16 +1,18 @@
 // The scalar operation set: names, arities, dtype rules and their errors.
-#include <catch2/catch.hpp>
-
 #include <set>
 #include <string>
 #include <vector>
+
+#include <catch2/catch.hpp>
 
 #include "runtime/scalar_op.hpp"
 
 using namespace rw;
 
 namespace {
-DType result(ScalarOp op, std::vector<DType> in) { return scalar_signature(op, in).result; }
+DType result(ScalarOp op, std::vector<DType> in) {
+  return scalar_signature(op, in).result;
+}
 }  // namespace
 
 TEST_CASE("every scalar op has a unique name that parses back", "[runtime]") {

@@ -1,8 +1,8 @@
 // ScalarProgram: registers, inserted casts, folded constants, listing, errors.
-#include <catch2/catch.hpp>
-
 #include <cstdint>
 #include <cstring>
+
+#include <catch2/catch.hpp>
 
 #include "runtime/scalar_program.hpp"
 

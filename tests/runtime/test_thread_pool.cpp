@@ -1,10 +1,10 @@
 // ThreadPool: coverage, determinism of chunks, exceptions, nesting, load.
-#include <catch2/catch.hpp>
-
 #include <atomic>
 #include <stdexcept>
 #include <thread>
 #include <vector>
+
+#include <catch2/catch.hpp>
 
 #include "runtime/thread_pool.hpp"
 

@@ -10,10 +10,9 @@
 // threads (rw::parallel_for, same chunks); `loop1_s` the loop on one thread.
 // GEMM: `eigen_s` is Eigen's own product on the same memory, `t1_s` rw::gemm
 // restricted to one thread.
-#include <rw/rw.hpp>
-
 #include <cmath>
 #include <cstring>
+#include <rw/rw.hpp>
 #include <string>
 #include <vector>
 
@@ -47,8 +46,8 @@ template <class F> void hand_parallel(std::int64_t n, F&& body) {
   rw::parallel_for(n, grain, [&](std::int64_t b, std::int64_t e) { body(b, e); });
 }
 
-void line(const std::string& name, std::int64_t n, double kernel_s, double loop_s,
-          double loop1_s, const std::string& extra = {}) {
+void line(const std::string& name, std::int64_t n, double kernel_s, double loop_s, double loop1_s,
+          const std::string& extra = {}) {
   report(name, n, kernel_s,
          fmt::format(" loop_s={:.6g} loop1_s={:.6g} ratio={:.3f}{}", loop_s, loop1_s,
                      kernel_s / loop_s, extra));
@@ -90,8 +89,8 @@ rw::ScalarProgram elemwise13() {
   const rw::Reg x = p.input(rw::f64), y = p.input(rw::f64);
   auto ap = [&](ScalarOp op, std::initializer_list<rw::Reg> args) { return p.apply(op, args); };
   const rw::Reg t1 = ap(ScalarOp::Mul, {ap(ScalarOp::Exp, {ap(ScalarOp::Neg, {x})}), y});
-  const rw::Reg t2 = ap(ScalarOp::Mul, {ap(ScalarOp::Tanh, {x}),
-                                        ap(ScalarOp::Sub, {y, p.constant(1.5, rw::f64)})});
+  const rw::Reg t2 = ap(
+      ScalarOp::Mul, {ap(ScalarOp::Tanh, {x}), ap(ScalarOp::Sub, {y, p.constant(1.5, rw::f64)})});
   const rw::Reg t3 = ap(ScalarOp::Add, {p.constant(1.0, rw::f64), ap(ScalarOp::Mul, {x, x})});
   const rw::Reg t4 = ap(ScalarOp::Add, {t1, ap(ScalarOp::TrueDiv, {t2, t3})});
   p.output(ap(ScalarOp::Sub, {t4, ap(ScalarOp::Sqrt, {ap(ScalarOp::Abs, {y})})}));
@@ -148,11 +147,13 @@ void bench_sum(std::int64_t n) {
         for (double p : parts) total += p;
       },
       kRuns);
-  const double loop1_s = median_time([&] { rw::parallel_for(1, 1, [&](std::int64_t, std::int64_t) {
-                                            for (std::int64_t b = 0; b < n; b += 65536)
-                                              body(b, std::min(n, b + 65536));
-                                          }); },
-                                     kRuns);
+  const double loop1_s = median_time(
+      [&] {
+        rw::parallel_for(1, 1, [&](std::int64_t, std::int64_t) {
+          for (std::int64_t b = 0; b < n; b += 65536) body(b, std::min(n, b + 65536));
+        });
+      },
+      kRuns);
   line("sum", n, kernel_s, loop_s, loop1_s,
        fmt::format(" gbps={:.2f}", static_cast<double>(n) * 8 / kernel_s / 1e9));
 }
@@ -202,8 +203,9 @@ void bench_gemm(std::int64_t n) {
   const double eigen_s = median_time([&] { C.noalias() = A * B; }, kRuns);
   const double gflop = 2.0 * static_cast<double>(n * n * n) / 1e9;
   report("gemm", n, kernel_s,
-         fmt::format(" eigen_s={:.6g} ratio={:.3f} t1_s={:.6g} ratio1={:.3f} alloc_s={:.6g} gflops={:.1f}",
-                     eigen_s, kernel_s / eigen_s, t1_s, t1_s / eigen_s, alloc_s, gflop / kernel_s));
+         fmt::format(
+             " eigen_s={:.6g} ratio={:.3f} t1_s={:.6g} ratio1={:.3f} alloc_s={:.6g} gflops={:.1f}",
+             eigen_s, kernel_s / eigen_s, t1_s, t1_s / eigen_s, alloc_s, gflop / kernel_s));
 }
 
 bool wants(int argc, char** argv, const char* group) {

@@ -1,11 +1,11 @@
 // Elementwise kernels against hand-written loops: broadcasting, layouts,
 // dtypes, integer and float semantics, in-place outputs, threading, errors.
-#include <catch2/catch.hpp>
-
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <vector>
+
+#include <catch2/catch.hpp>
 
 #include "runtime/kernels/elemwise.hpp"
 #include "runtime/thread_pool.hpp"
@@ -30,7 +30,9 @@ Tensor ref_binary(const Tensor& a, const Tensor& b, const V& shape, DType dtype,
       shape, [&](const Index& i) { return f(bcast_at(a, i), bcast_at(b, i)); }, dtype);
 }
 
-V shape_of(const Tensor& t) { return V(t.shape().begin(), t.shape().end()); }
+V shape_of(const Tensor& t) {
+  return V(t.shape().begin(), t.shape().end());
+}
 
 // A 1-d tensor of int64 values.
 Tensor i64s(std::vector<std::int64_t> v) {
@@ -45,11 +47,19 @@ TEST_CASE("binary ops broadcast over every shape combination", "[runtime]") {
     V a, b, out;
   };
   const std::vector<Case> cases = {
-      {{2, 3}, {3}, {2, 3}},       {{2, 1}, {1, 3}, {2, 3}},   {{4, 1, 3}, {2, 1}, {4, 2, 3}},
-      {{}, {5}, {5}},              {{5}, {}, {5}},             {{}, {}, {}},
-      {{1, 1}, {1}, {1, 1}},       {{0, 3}, {3}, {0, 3}},      {{0}, {1}, {0}},
-      {{3, 1, 4, 1}, {1, 5, 1, 2}, {3, 5, 4, 2}},              {{7, 1}, {7, 300}, {7, 300}},
-      {{1000, 3}, {3}, {1000, 3}}, {{2, 3, 4, 5, 6, 7}, {7}, {2, 3, 4, 5, 6, 7}},
+      {{2, 3}, {3}, {2, 3}},
+      {{2, 1}, {1, 3}, {2, 3}},
+      {{4, 1, 3}, {2, 1}, {4, 2, 3}},
+      {{}, {5}, {5}},
+      {{5}, {}, {5}},
+      {{}, {}, {}},
+      {{1, 1}, {1}, {1, 1}},
+      {{0, 3}, {3}, {0, 3}},
+      {{0}, {1}, {0}},
+      {{3, 1, 4, 1}, {1, 5, 1, 2}, {3, 5, 4, 2}},
+      {{7, 1}, {7, 300}, {7, 300}},
+      {{1000, 3}, {3}, {1000, 3}},
+      {{2, 3, 4, 5, 6, 7}, {7}, {2, 3, 4, 5, 6, 7}},
   };
   for (const Case& c : cases) {
     const Tensor a = lcg_tensor(c.a, 1), b = lcg_tensor(c.b, 2);
@@ -67,10 +77,10 @@ TEST_CASE("inputs of any layout are read correctly", "[runtime]") {
   const Tensor m = lcg_tensor({6, 8}, 3);
   const Tensor col = lcg_tensor({6, 1}, 4);
   const std::vector<Tensor> views = {
-      m.transpose(),                                 // (8, 6), strides (1, 8)
-      m.slice(1, 7, -9, -2),                         // negative step
-      m.slice(0, 1, 6, 2).slice(1, 0, 8, 3),         // strided both ways
-      col.broadcast_to(V{6, 8}),                     // stride 0
+      m.transpose(),                          // (8, 6), strides (1, 8)
+      m.slice(1, 7, -9, -2),                  // negative step
+      m.slice(0, 1, 6, 2).slice(1, 0, 8, 3),  // strided both ways
+      col.broadcast_to(V{6, 8}),              // stride 0
       m.slice(0, 5, -7, -1).transpose().slice(0, 2, 7, 1),
   };
   for (const Tensor& v : views) {
@@ -94,8 +104,7 @@ TEST_CASE("large inputs run on the pool and match the serial loop", "[runtime]")
   const double* g = got.data<double>();
   bool ok = true;
   for (std::int64_t i = 0; i < 300; ++i)
-    for (std::int64_t j = 0; j < 700; ++j)
-      ok = ok && g[i * 700 + j] == a.at({i, j}) + b.at({j});
+    for (std::int64_t j = 0; j < 700; ++j) ok = ok && g[i * 700 + j] == a.at({i, j}) + b.at({j});
   REQUIRE(ok);
   // The same with one thread gives bit-identical results.
   const int threads = num_threads();
@@ -190,11 +199,14 @@ TEST_CASE("float ops match the C library and handle NaN and infinity", "[runtime
   const std::vector<Unary> ops = {
       {ScalarOp::Exp, [](double v) { return std::exp(v); }, [](float v) { return std::exp(v); }},
       {ScalarOp::Exp2, [](double v) { return std::exp2(v); }, [](float v) { return std::exp2(v); }},
-      {ScalarOp::Expm1, [](double v) { return std::expm1(v); }, [](float v) { return std::expm1(v); }},
+      {ScalarOp::Expm1, [](double v) { return std::expm1(v); },
+       [](float v) { return std::expm1(v); }},
       {ScalarOp::Log, [](double v) { return std::log(v); }, [](float v) { return std::log(v); }},
       {ScalarOp::Log2, [](double v) { return std::log2(v); }, [](float v) { return std::log2(v); }},
-      {ScalarOp::Log10, [](double v) { return std::log10(v); }, [](float v) { return std::log10(v); }},
-      {ScalarOp::Log1p, [](double v) { return std::log1p(v); }, [](float v) { return std::log1p(v); }},
+      {ScalarOp::Log10, [](double v) { return std::log10(v); },
+       [](float v) { return std::log10(v); }},
+      {ScalarOp::Log1p, [](double v) { return std::log1p(v); },
+       [](float v) { return std::log1p(v); }},
       {ScalarOp::Sqrt, [](double v) { return std::sqrt(v); }, [](float v) { return std::sqrt(v); }},
       {ScalarOp::Sin, [](double v) { return std::sin(v); }, [](float v) { return std::sin(v); }},
       {ScalarOp::Cos, [](double v) { return std::cos(v); }, [](float v) { return std::cos(v); }},
@@ -202,12 +214,16 @@ TEST_CASE("float ops match the C library and handle NaN and infinity", "[runtime
       {ScalarOp::Sinh, [](double v) { return std::sinh(v); }, [](float v) { return std::sinh(v); }},
       {ScalarOp::Cosh, [](double v) { return std::cosh(v); }, [](float v) { return std::cosh(v); }},
       {ScalarOp::Tanh, [](double v) { return std::tanh(v); }, [](float v) { return std::tanh(v); }},
-      {ScalarOp::ArcSin, [](double v) { return std::asin(v); }, [](float v) { return std::asin(v); }},
-      {ScalarOp::ArcCos, [](double v) { return std::acos(v); }, [](float v) { return std::acos(v); }},
-      {ScalarOp::ArcTan, [](double v) { return std::atan(v); }, [](float v) { return std::atan(v); }},
+      {ScalarOp::ArcSin, [](double v) { return std::asin(v); },
+       [](float v) { return std::asin(v); }},
+      {ScalarOp::ArcCos, [](double v) { return std::acos(v); },
+       [](float v) { return std::acos(v); }},
+      {ScalarOp::ArcTan, [](double v) { return std::atan(v); },
+       [](float v) { return std::atan(v); }},
       {ScalarOp::Erf, [](double v) { return std::erf(v); }, [](float v) { return std::erf(v); }},
       {ScalarOp::Erfc, [](double v) { return std::erfc(v); }, [](float v) { return std::erfc(v); }},
-      {ScalarOp::Floor, [](double v) { return std::floor(v); }, [](float v) { return std::floor(v); }},
+      {ScalarOp::Floor, [](double v) { return std::floor(v); },
+       [](float v) { return std::floor(v); }},
       {ScalarOp::Ceil, [](double v) { return std::ceil(v); }, [](float v) { return std::ceil(v); }},
       {ScalarOp::Reciprocal, [](double v) { return 1.0 / v; }, [](float v) { return 1.0f / v; }},
       {ScalarOp::Abs, [](double v) { return std::fabs(v); }, [](float v) { return std::fabs(v); }},
@@ -240,7 +256,8 @@ TEST_CASE("float ops match the C library and handle NaN and infinity", "[runtime
   REQUIRE(std::isnan(sg.at({0})));
   REQUIRE(sg.at({1}) == 1.0);
   REQUIRE(sg.at({2}) == -1.0);
-  require_same(elemwise(ScalarOp::Neq, special, special), Tensor::from({true, false, false, false}));
+  require_same(elemwise(ScalarOp::Neq, special, special),
+               Tensor::from({true, false, false, false}));
   require_same(elemwise(ScalarOp::Round, Tensor::from({0.5, 1.5, 2.5, -0.5, -1.5, 2.4999, -2.6})),
                Tensor::from({0.0, 2.0, 2.0, -0.0, -2.0, 2.0, -3.0}));
 }
@@ -268,7 +285,8 @@ TEST_CASE("sigmoid, softplus, log1p and expm1 are stable at the extremes", "[run
 }
 
 TEST_CASE("logic, switch, clip and cast", "[runtime]") {
-  const Tensor p = Tensor::from({true, true, false, false}), q = Tensor::from({true, false, true, false});
+  const Tensor p = Tensor::from({true, true, false, false}),
+               q = Tensor::from({true, false, true, false});
   require_same(elemwise(ScalarOp::And, p, q), Tensor::from({true, false, false, false}));
   require_same(elemwise(ScalarOp::Or, p, q), Tensor::from({true, true, true, false}));
   require_same(elemwise(ScalarOp::Xor, p, q), Tensor::from({false, true, true, false}));
@@ -289,7 +307,8 @@ TEST_CASE("logic, switch, clip and cast", "[runtime]") {
                                            std::numeric_limits<int>::min(), 0}));
   require_same(cast(f, b8), Tensor::from({true, true, true, true, true, false}));
   require_same(cast(Tensor::from({true, false}), f32), Tensor::from({1.0f, 0.0f}));
-  require_same(cast(Tensor::from({300, -1}), u8), Tensor::from({std::uint8_t{44}, std::uint8_t{255}}));
+  require_same(cast(Tensor::from({300, -1}), u8),
+               Tensor::from({std::uint8_t{44}, std::uint8_t{255}}));
   const Tensor same = Tensor::from({1.0});
   REQUIRE(cast(same, f64).shares_storage(same));
   // astype and copy convert the same way.
@@ -316,8 +335,8 @@ TEST_CASE("a fused program with constants and several outputs", "[runtime]") {
   require_same(out[0], make_tensor({5, 4}, [&](const Index& i) {
                  return static_cast<double>(static_cast<float>(xs.at(i)) * 2.0f) + ys.at({i[1]});
                }));
-  require_same(out[1], make_tensor({5, 4}, [&](const Index& i) { return xs.at(i) < ys.at({i[1]}); },
-                                   b8));
+  require_same(out[1], make_tensor(
+                           {5, 4}, [&](const Index& i) { return xs.at(i) < ys.at({i[1]}); }, b8));
   require_same(out[2], ys.broadcast_to(V{5, 4}).copy());
 }
 
@@ -358,8 +377,8 @@ TEST_CASE("outputs are written in place, also when they alias an input", "[runti
   // A strided output (every other column) is written element by element.
   Tensor buf = Tensor::zeros({3, 6});
   Tensor cols = buf.slice(1, 0, 6, 2);
-  elemwise_into(ScalarOp::Add, std::vector<Tensor>{Tensor::ones({3, 3}), Tensor::from({1.0, 2.0, 3.0})},
-                cols);
+  elemwise_into(ScalarOp::Add,
+                std::vector<Tensor>{Tensor::ones({3, 3}), Tensor::from({1.0, 2.0, 3.0})}, cols);
   require_same(buf, Tensor::from({{2.0, 0.0, 3.0, 0.0, 4.0, 0.0},
                                   {2.0, 0.0, 3.0, 0.0, 4.0, 0.0},
                                   {2.0, 0.0, 3.0, 0.0, 4.0, 0.0}}));
@@ -379,7 +398,8 @@ TEST_CASE("bad calls are refused before anything is written", "[runtime]") {
   std::vector<Tensor> outs = {out};
   REQUIRE_THROWS_WITH(run_elemwise(p, std::vector<Tensor>{a.astype(f32)}, outs),
                       "input 0 is float32, the program expects float64");
-  REQUIRE_THROWS_WITH(run_elemwise(p, std::vector<Tensor>{}, outs), "the program takes 1 input, got 0");
+  REQUIRE_THROWS_WITH(run_elemwise(p, std::vector<Tensor>{}, outs),
+                      "the program takes 1 input, got 0");
   std::vector<Tensor> two(2);
   REQUIRE_THROWS_WITH(run_elemwise(p, std::vector<Tensor>{a}, two),
                       "the program has 1 output, got 2 output tensors");

@@ -1,7 +1,7 @@
 // Joining, splitting, gather, scatter and view writes against hand-written loops.
-#include <catch2/catch.hpp>
-
 #include <vector>
+
+#include <catch2/catch.hpp>
 
 #include "runtime/kernels/indexing.hpp"
 #include "support/tensor_ref.hpp"
@@ -15,7 +15,9 @@ using rw::testing::require_same;
 using V = std::vector<std::int64_t>;
 
 namespace {
-Tensor i64s(std::vector<std::int64_t> v, V shape) { return Tensor::from_vector(v, shape); }
+Tensor i64s(std::vector<std::int64_t> v, V shape) {
+  return Tensor::from_vector(v, shape);
+}
 Tensor i64s(std::vector<std::int64_t> v) {
   const V shape = {static_cast<std::int64_t>(v.size())};
   return Tensor::from_vector(v, shape);
@@ -36,20 +38,24 @@ TEST_CASE("concatenate and stack join along any axis with promotion", "[runtime]
   REQUIRE(s.shape() == Shape{2, 2, 3});
   REQUIRE(s.at({1, 1, 2}) == b.at({1, 2}));
   REQUIRE(s.at({1, 0, 2}) == a.at({1, 2}));
-  const Tensor st = stack(std::vector<Tensor>{Tensor::from({1, 2}), Tensor::from({3, 4}), Tensor::from({5, 6})}, 1);
+  const Tensor st = stack(
+      std::vector<Tensor>{Tensor::from({1, 2}), Tensor::from({3, 4}), Tensor::from({5, 6})}, 1);
   require_same(st, Tensor::from({{1, 3, 5}, {2, 4, 6}}));
   require_same(stack(std::vector<Tensor>{Tensor::from({1, 2}), Tensor::from({3, 4})}),
                Tensor::from({{1, 2}, {3, 4}}));
-  REQUIRE_THROWS_WITH(concatenate(std::vector<Tensor>{a, Tensor::zeros({2, 4})}, 0),
-                      "`concatenate` along axis 0: tensor 1 has shape (2, 4) but tensor 0 has (2, 3); "
-                      "all other axes must match");
+  REQUIRE_THROWS_WITH(
+      concatenate(std::vector<Tensor>{a, Tensor::zeros({2, 4})}, 0),
+      "`concatenate` along axis 0: tensor 1 has shape (2, 4) but tensor 0 has (2, 3); "
+      "all other axes must match");
   REQUIRE_THROWS_WITH(concatenate(std::vector<Tensor>{a, Tensor::zeros({3})}, 0),
                       "`concatenate`: tensor 1 has 1 dimensions, tensor 0 has 2");
   REQUIRE_THROWS_WITH(concatenate(std::vector<Tensor>{a}, 2),
                       "axis 2 is out of range for a tensor of 2 dimensions");
-  REQUIRE_THROWS_WITH(concatenate(std::vector<Tensor>{}), "`concatenate` needs at least one tensor");
-  REQUIRE_THROWS_WITH(stack(std::vector<Tensor>{Tensor::zeros({2}), Tensor::zeros({3})}),
-                      "`stack`: tensor 1 has shape (3,) but tensor 0 has (2,); stacked tensors need one shape");
+  REQUIRE_THROWS_WITH(concatenate(std::vector<Tensor>{}),
+                      "`concatenate` needs at least one tensor");
+  REQUIRE_THROWS_WITH(
+      stack(std::vector<Tensor>{Tensor::zeros({2}), Tensor::zeros({3})}),
+      "`stack`: tensor 1 has shape (3,) but tensor 0 has (2,); stacked tensors need one shape");
 }
 
 TEST_CASE("split returns views of the pieces", "[runtime]") {
@@ -69,7 +75,8 @@ TEST_CASE("split returns views of the pieces", "[runtime]") {
 TEST_CASE("take gathers along an axis with negative indices and any layout", "[runtime]") {
   const Tensor x = lcg_tensor({4, 5, 3}, 44);
   const Tensor idx = i64s({3, -1, 0, 3, 2, -5}, {2, 3});
-  for (const Tensor& view : {x, x.transpose().copy().transpose(), x.slice(1, 4, -6, -1).copy().slice(1, 4, -6, -1)}) {
+  for (const Tensor& view :
+       {x, x.transpose().copy().transpose(), x.slice(1, 4, -6, -1).copy().slice(1, 4, -6, -1)}) {
     const Tensor g = take(view, idx, 1);
     REQUIRE(g.shape() == Shape{4, 2, 3, 3});
     require_same(g, make_tensor({4, 2, 3, 3}, [&](const Index& i) {
@@ -86,11 +93,15 @@ TEST_CASE("take gathers along an axis with negative indices and any layout", "[r
   const Tensor big = lcg_tensor({300, 400}, 45).transpose();
   const Tensor bi = i64s({299, 0, 7, 7});
   const Tensor bg = take(big, bi, 1);
-  require_same(bg, make_tensor({400, 4}, [&](const Index& i) { return big.at({i[0], static_cast<std::int64_t>(bi.at({i[1]}))}); }));
+  require_same(bg, make_tensor({400, 4}, [&](const Index& i) {
+                 return big.at({i[0], static_cast<std::int64_t>(bi.at({i[1]}))});
+               }));
   REQUIRE_THROWS_WITH(take(x, i64s({5}), 1), "index 5 is out of bounds for axis 1 with size 5");
   REQUIRE_THROWS_WITH(take(x, i64s({-6}), -2), "index -6 is out of bounds for axis 1 with size 5");
-  REQUIRE_THROWS_WITH(take(x, Tensor::from({1.0}), 0), "`take`: indices must be integers, got float64");
-  REQUIRE_THROWS_WITH(take(x, Tensor::from({true}), 0), "`take`: indices must be integers, got bool");
+  REQUIRE_THROWS_WITH(take(x, Tensor::from({1.0}), 0),
+                      "`take`: indices must be integers, got float64");
+  REQUIRE_THROWS_WITH(take(x, Tensor::from({true}), 0),
+                      "`take`: indices must be integers, got bool");
 }
 
 TEST_CASE("scatter_add accumulates repeated indices; scatter_set keeps the last", "[runtime]") {
@@ -105,7 +116,9 @@ TEST_CASE("scatter_add accumulates repeated indices; scatter_set keeps the last"
   Tensor buf = Tensor::zeros({3, 8}, i32);
   Tensor target = buf.slice(1, 0, 8, 2);  // (3, 4), stride 2
   scatter_add(target, Tensor::from({3, 3, 1}), Tensor::scalar(1.5), 1);
-  require_same(buf, Tensor::from({{0, 0, 1, 0, 0, 0, 2, 0}, {0, 0, 1, 0, 0, 0, 2, 0}, {0, 0, 1, 0, 0, 0, 2, 0}}));
+  require_same(
+      buf,
+      Tensor::from({{0, 0, 1, 0, 0, 0, 2, 0}, {0, 0, 1, 0, 0, 0, 2, 0}, {0, 0, 1, 0, 0, 0, 2, 0}}));
   // The loop reference on a larger, parallel case.
   Tensor big = lcg_tensor({50, 600}, 46);
   const Tensor big0 = big.copy();
@@ -132,8 +145,9 @@ TEST_CASE("copy_into and add_into write views; alloc and fill", "[runtime]") {
   Tensor rows = x.slice(0, 1, 3);
   copy_into(rows, Tensor::from({1, 2, 3, 4}));  // set_subtensor, broadcast and cast
   Tensor col = x.select(1, 0);
-  add_into(col, Tensor::scalar(10.0));           // inc_subtensor on a strided view
-  require_same(x, Tensor::from({{10.0, 0.0, 0.0, 0.0}, {11.0, 2.0, 3.0, 4.0}, {11.0, 2.0, 3.0, 4.0}}));
+  add_into(col, Tensor::scalar(10.0));  // inc_subtensor on a strided view
+  require_same(x,
+               Tensor::from({{10.0, 0.0, 0.0, 0.0}, {11.0, 2.0, 3.0, 4.0}, {11.0, 2.0, 3.0, 4.0}}));
   Tensor ints = Tensor::from({1, 2});
   add_into(ints, Tensor::from({0.7, -0.7}));  // converted to int32 first: 0 and 0
   require_same(ints, Tensor::from({1, 2}));

@@ -1,10 +1,10 @@
 // Linear algebra against triple loops: matmul shapes and layouts, batches,
 // dtypes, in-place gemm/gemv with every kind of output, errors.
-#include <catch2/catch.hpp>
-
 #include <cmath>
 #include <limits>
 #include <vector>
+
+#include <catch2/catch.hpp>
 
 #include "runtime/kernels/linalg.hpp"
 #include "support/tensor_ref.hpp"
@@ -42,11 +42,11 @@ TEST_CASE("matmul of matrices in every layout matches the loop", "[runtime]") {
   const Tensor want = ref_mm(a, b);
   check_close(matmul(a, b), want);
   // The same operands reached through views of other layouts.
-  const Tensor a_cm = a.transpose().copy().transpose();             // column-major
+  const Tensor a_cm = a.transpose().copy().transpose();  // column-major
   const Tensor b_cm = b.transpose().copy().transpose();
   const Tensor a_rev = a.slice(0, 4, -6, -1).copy().slice(0, 4, -6, -1);  // negative stride
   Tensor wide = Tensor::zeros({5, 14});
-  Tensor a_strided = wide.slice(1, 0, 14, 2);                        // column stride 2
+  Tensor a_strided = wide.slice(1, 0, 14, 2);  // column stride 2
   a_strided.assign(a);
   for (const Tensor& av : {a, a_cm, a_rev, a_strided})
     for (const Tensor& bv : {b, b_cm}) {
@@ -128,8 +128,10 @@ TEST_CASE("large products run in parallel and integer products are exact", "[run
   const Tensor a = lcg_tensor({300, 200}, 29), b = lcg_tensor({200, 250}, 30);
   check_close(matmul(a, b), ref_mm(a, b), 1e-11);
   check_close(matmul(b.transpose(), a.transpose()), ref_mm(a, b).transpose().copy(), 1e-11);
-  const Tensor ia = make_tensor({40, 30}, [](const Index& i) { return (i[0] * 7 + i[1] * 3) % 11 - 5; }, i32);
-  const Tensor ib = make_tensor({30, 20}, [](const Index& i) { return (i[0] * 5 + i[1]) % 7 - 3; }, i32);
+  const Tensor ia = make_tensor(
+      {40, 30}, [](const Index& i) { return (i[0] * 7 + i[1] * 3) % 11 - 5; }, i32);
+  const Tensor ib = make_tensor(
+      {30, 20}, [](const Index& i) { return (i[0] * 5 + i[1]) % 7 - 3; }, i32);
   const Tensor ic = matmul(ia, ib);
   REQUIRE(ic.dtype() == i32);
   require_same(ic, ref_mm(ia, ib).astype(i32));
@@ -142,7 +144,8 @@ TEST_CASE("gemm and gemv accumulate in place into any output", "[runtime]") {
   const Tensor a = lcg_tensor({6, 4}, 31), b = lcg_tensor({4, 5}, 32);
   const Tensor c0 = lcg_tensor({6, 5}, 33);
   const Tensor ab = ref_mm(a, b);
-  const Tensor want = make_tensor({6, 5}, [&](const Index& i) { return 2.0 * ab.at(i) + 0.5 * c0.at(i); });
+  const Tensor want =
+      make_tensor({6, 5}, [&](const Index& i) { return 2.0 * ab.at(i) + 0.5 * c0.at(i); });
   Tensor c = c0.copy();
   gemm(c, 2.0, a, b, 0.5);
   check_close(c, want);
@@ -165,7 +168,8 @@ TEST_CASE("gemm and gemv accumulate in place into any output", "[runtime]") {
   Tensor sq = lcg_tensor({5, 5}, 34);
   const Tensor sq0 = sq.copy();
   Tensor eye = Tensor::zeros({5, 5});
-  for (std::int64_t i = 0; i < 5; ++i) eye.slice(0, i, i + 1).slice(1, i, i + 1).assign(Tensor::ones({1, 1}));
+  for (std::int64_t i = 0; i < 5; ++i)
+    eye.slice(0, i, i + 1).slice(1, i, i + 1).assign(Tensor::ones({1, 1}));
   gemm(sq, 1.0, sq, eye, 1.0);
   check_close(sq, make_tensor({5, 5}, [&](const Index& i) { return 2.0 * sq0.at(i); }));
   // Integers wrap like elementwise arithmetic.
@@ -178,7 +182,9 @@ TEST_CASE("gemm and gemv accumulate in place into any output", "[runtime]") {
   const Tensor y0 = y.copy();
   gemv(y, -1.0, a, x, 2.0);
   const Tensor ax = ref_mm(a, x.expand_dims(1));
-  check_close(y, make_tensor({6}, [&](const Index& i) { return -ax.at({i[0], 0}) + 2.0 * y0.at(i); }));
+  check_close(y, make_tensor({6}, [&](const Index& i) {
+                return -ax.at({i[0], 0}) + 2.0 * y0.at(i);
+              }));
   Tensor yt = Tensor::zeros({4});
   gemv(yt, 1.0, a.transpose(), lcg_tensor({6}, 37), 0.0);
   check_close(yt, ref_mm(a.transpose(), lcg_tensor({6}, 37).expand_dims(1)).reshape(V{4}));
@@ -189,8 +195,9 @@ TEST_CASE("outer and dot", "[runtime]") {
   require_same(outer(x, y), Tensor::from({{10.0, 20.0}, {20.0, 40.0}, {30.0, 60.0}}));
   require_same(dot(Tensor::scalar(2.0), x), Tensor::from({2.0, 4.0, 6.0}));
   REQUIRE(dot(x, x).item<double>() == 14.0);
-  REQUIRE_THROWS_WITH(dot(Tensor::zeros({2, 2, 2}), x),
-                      "`dot` takes operands of at most 2 dimensions, got shapes (2, 2, 2) and (3,); use `matmul`");
+  REQUIRE_THROWS_WITH(
+      dot(Tensor::zeros({2, 2, 2}), x),
+      "`dot` takes operands of at most 2 dimensions, got shapes (2, 2, 2) and (3,); use `matmul`");
   REQUIRE_THROWS_WITH(outer(Tensor::zeros({2, 2}), x),
                       "`outer` takes 1-d operands, got shapes (2, 2) and (3,)");
 }
@@ -201,15 +208,17 @@ TEST_CASE("bad products are refused with both shapes named and nothing written",
                       "`matmul` of shapes (2, 3) and (4, 5): the inner dimensions 3 and 4 differ");
   REQUIRE_THROWS_WITH(matmul(Tensor::scalar(1.0), a),
                       "`matmul` does not take 0-d operands (shapes () and (2, 3)); use `mul`");
-  REQUIRE_THROWS_WITH(matmul(Tensor::zeros({2, 2, 3}), Tensor::zeros({5, 3, 4})),
-                      "`matmul` of shapes (2, 2, 3) and (5, 3, 4): batch shapes (2,) and (5,) cannot "
-                      "be broadcast");
+  REQUIRE_THROWS_WITH(
+      matmul(Tensor::zeros({2, 2, 3}), Tensor::zeros({5, 3, 4})),
+      "`matmul` of shapes (2, 2, 3) and (5, 3, 4): batch shapes (2,) and (5,) cannot "
+      "be broadcast");
   Tensor c = Tensor::full(V{2, 5}, 3.0);
   const Tensor before = c.copy();
   REQUIRE_THROWS_WITH(gemm(c, 1.0, a, b, 1.0),
                       "`gemm` shapes do not fit: a (2, 3) @ b (4, 5) into c (2, 5)");
-  REQUIRE_THROWS_WITH(gemm(c, 1.0, Tensor::zeros({2, 4}, f32), b, 1.0),
-                      "`gemm` needs a, b and c of one numeric dtype, got float32, float64 and float64");
+  REQUIRE_THROWS_WITH(
+      gemm(c, 1.0, Tensor::zeros({2, 4}, f32), b, 1.0),
+      "`gemm` needs a, b and c of one numeric dtype, got float32, float64 and float64");
   Tensor c3 = Tensor::zeros({2, 5, 1});
   REQUIRE_THROWS_WITH(gemm(c3, 1.0, a, b, 1.0),
                       "`gemm` needs 2-d a, b and c, got shapes (2, 3), (4, 5) and (2, 5, 1)");

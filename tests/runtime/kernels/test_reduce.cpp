@@ -1,11 +1,11 @@
 // Reductions against hand-written loops: every axis set, layouts, dtypes,
 // accuracy, NaN, empty reductions, argmax/argmin, fused programs, errors.
-#include <catch2/catch.hpp>
-
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <vector>
+
+#include <catch2/catch.hpp>
 
 #include "runtime/kernels/elemwise.hpp"
 #include "runtime/kernels/reduce.hpp"
@@ -60,13 +60,15 @@ Tensor ref_reduce(ReduceOp op, const Tensor& x, const std::vector<bool>& reduced
   if (op == ReduceOp::Mean)
     for (double& a : acc) a /= static_cast<double>(count);
   std::int64_t k = 0;
-  return make_tensor(out_shape, [&](const Index&) { return acc[static_cast<std::size_t>(k++)]; },
-                     reduce_result_dtype(op, x.dtype()));
+  return make_tensor(
+      out_shape, [&](const Index&) { return acc[static_cast<std::size_t>(k++)]; },
+      reduce_result_dtype(op, x.dtype()));
 }
 
 std::vector<bool> mask(std::size_t nd, std::vector<std::int64_t> axes) {
   std::vector<bool> m(nd, false);
-  for (auto a : axes) m[static_cast<std::size_t>(a < 0 ? a + static_cast<std::int64_t>(nd) : a)] = true;
+  for (auto a : axes)
+    m[static_cast<std::size_t>(a < 0 ? a + static_cast<std::int64_t>(nd) : a)] = true;
   return m;
 }
 
@@ -81,7 +83,8 @@ void check_close(const Tensor& got, const Tensor& want, double rel = 1e-12) {
 
 TEST_CASE("reductions over every axis set match the loop", "[runtime]") {
   const Tensor x = lcg_tensor({3, 4, 5}, 11, -2, 2);
-  const std::vector<std::vector<std::int64_t>> sets = {{}, {0}, {1}, {2}, {0, 2}, {-1, 0}, {1, 2}, {0, 1, 2}};
+  const std::vector<std::vector<std::int64_t>> sets = {{},     {0},     {1},    {2},
+                                                       {0, 2}, {-1, 0}, {1, 2}, {0, 1, 2}};
   for (ReduceOp op : {ReduceOp::Sum, ReduceOp::Prod, ReduceOp::Max, ReduceOp::Min, ReduceOp::Mean,
                       ReduceOp::Any, ReduceOp::All}) {
     for (const auto& axes : sets) {
@@ -101,11 +104,11 @@ TEST_CASE("reductions read any layout, large ones in parallel, the same on any t
           "[runtime]") {
   const Tensor base = lcg_tensor({300, 700}, 12);
   const std::vector<Tensor> views = {
-      base,                                     // contiguous
-      base.transpose(),                         // (700, 300) columns
-      base.slice(0, 299, -301, -2),             // negative step
+      base,                          // contiguous
+      base.transpose(),              // (700, 300) columns
+      base.slice(0, 299, -301, -2),  // negative step
       lcg_tensor({700}, 13).broadcast_to(V{300, 700}),
-      lcg_tensor({100000, 5}, 14),              // long thin
+      lcg_tensor({100000, 5}, 14),  // long thin
       lcg_tensor({5, 100000}, 15),
   };
   for (const Tensor& x : views) {
@@ -213,11 +216,13 @@ TEST_CASE("empty reductions give the identity or say why there is none", "[runti
   REQUIRE(std::isnan(mean(e).item<double>()));
   REQUIRE(sum(e, Axes{1}).shape() == Shape{0});
   REQUIRE(max(e, Axes{1}).shape() == Shape{0});  // nothing to reduce, nothing to refuse
-  REQUIRE_THROWS_WITH(max(e), "`max` of an empty reduction has no identity: shape (0, 3), all axes");
+  REQUIRE_THROWS_WITH(max(e),
+                      "`max` of an empty reduction has no identity: shape (0, 3), all axes");
   REQUIRE_THROWS_WITH(min(e, Axes{0}),
                       "`min` of an empty reduction has no identity: shape (0, 3), axes (0,)");
   REQUIRE_THROWS_WITH(argmax(e, 0), "`argmax` of an empty sequence: shape (0, 3), axes (0,)");
-  REQUIRE_THROWS_WITH(argmin(Tensor::zeros({0})), "`argmin` of an empty sequence: shape (0,), all axes");
+  REQUIRE_THROWS_WITH(argmin(Tensor::zeros({0})),
+                      "`argmin` of an empty sequence: shape (0,), all axes");
   REQUIRE(sum(Tensor::scalar(4.5)).item<double>() == 4.5);
   require_same(sum(Tensor::from({1.0, 2.0}), Axes{}), Tensor::from({1.0, 2.0}));
 }
@@ -231,13 +236,15 @@ TEST_CASE("a program's output is reduced without being stored", "[runtime]") {
   const Tensor full = run_elemwise(p, in)[0];
   check_close(reduce_program(ReduceOp::Sum, p, in), sum(full), 1e-12);
   check_close(reduce_program(ReduceOp::Sum, p, in, Axes{0}), sum(full, Axes{0}), 1e-12);
-  check_close(reduce_program(ReduceOp::Mean, p, in, Axes{1}, true), mean(full, Axes{1}, true), 1e-12);
+  check_close(reduce_program(ReduceOp::Mean, p, in, Axes{1}, true), mean(full, Axes{1}, true),
+              1e-12);
   require_same(reduce_program(ReduceOp::Max, p, in, Axes{1}), max(full, Axes{1}));
   // The comparison program reduces to bool.
   ScalarProgram q;
   q.output(q.apply(ScalarOp::Gt, {q.input(f64), q.constant(0.999, f64)}));
   const std::vector<Tensor> qin = {xs};
-  require_same(reduce_program(ReduceOp::Any, q, qin, Axes{1}), any(elemwise(ScalarOp::Gt, xs, Tensor::scalar(0.999)), Axes{1}));
+  require_same(reduce_program(ReduceOp::Any, q, qin, Axes{1}),
+               any(elemwise(ScalarOp::Gt, xs, Tensor::scalar(0.999)), Axes{1}));
   REQUIRE(reduce_program(ReduceOp::Sum, q, qin).item<std::int64_t>() ==
           sum(cast(elemwise(ScalarOp::Gt, xs, Tensor::scalar(0.999)), i64)).item<std::int64_t>());
 }
@@ -257,6 +264,7 @@ TEST_CASE("bad reductions are refused with the axis and rank named", "[runtime]"
                       "`sum` of a program needs exactly 1 output, it has 2");
   ScalarProgram one;
   one.output(one.apply(ScalarOp::Add, {one.input(f64), one.input(f64)}));
-  REQUIRE_THROWS_WITH(reduce_program(ReduceOp::Sum, one, std::vector<Tensor>{x, Tensor::zeros({4})}),
-                      "shapes (2, 3) and (4,) cannot be broadcast");
+  REQUIRE_THROWS_WITH(
+      reduce_program(ReduceOp::Sum, one, std::vector<Tensor>{x, Tensor::zeros({4})}),
+      "shapes (2, 3) and (4,) cannot be broadcast");
 }

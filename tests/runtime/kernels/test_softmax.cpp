@@ -1,9 +1,9 @@
 // Softmax, log-softmax and their gradients against the textbook formulas.
-#include <catch2/catch.hpp>
-
 #include <cmath>
 #include <limits>
 #include <vector>
+
+#include <catch2/catch.hpp>
 
 #include "runtime/kernels/softmax.hpp"
 #include "support/tensor_ref.hpp"
@@ -56,7 +56,8 @@ TEST_CASE("softmax is stable for huge and infinite inputs", "[runtime]") {
   REQUIRE(std::isnan(softmax(Tensor::from({1.0, std::nan("")})).at({0})));
   REQUIRE(softmax(Tensor::zeros({3, 0})).shape() == Shape{3, 0});
   REQUIRE_THROWS_WITH(softmax(Tensor::scalar(1.0)), "`softmax` of a 0-d tensor");
-  REQUIRE_THROWS_WITH(softmax(Tensor::zeros({2}), 1), "axis 1 is out of range for a tensor of 1 dimensions");
+  REQUIRE_THROWS_WITH(softmax(Tensor::zeros({2}), 1),
+                      "axis 1 is out of range for a tensor of 1 dimensions");
 }
 
 TEST_CASE("the gradients agree with finite differences", "[runtime]") {
