@@ -8,7 +8,6 @@
 
 namespace rw {
 
-namespace {
 bool broadcast_into(Shape& acc, std::span<const std::int64_t> b) {
   const std::size_t n = std::max(acc.size(), b.size());
   Shape out(n, 1);
@@ -21,7 +20,6 @@ bool broadcast_into(Shape& acc, std::span<const std::int64_t> b) {
   acc = std::move(out);
   return true;
 }
-}  // namespace
 
 Shape broadcast_shapes(std::span<const std::int64_t> a, std::span<const std::int64_t> b) {
   Shape acc(a.begin(), a.end());

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "runtime/detail/strided.hpp"
+#include "runtime/detail/program_cache.hpp"
 #include "runtime/kernels/elemwise.hpp"
 #include "runtime/scalar_program.hpp"
 
@@ -202,8 +203,9 @@ void Tensor::assign(const Tensor& src) {
                                 " into shape " + shape_to_string(shape_));
   // Through the elementwise engine: blocked, threaded, with Cast's defined
   // conversions, and safe when `src` overlaps this tensor.
-  ScalarProgram p;
-  p.output(p.cast(p.input(src.dtype_), dtype_));
+  const DType from = src.dtype_;
+  const ScalarProgram& p =
+      detail::single_op_program(ScalarOp::Cast, std::span<const DType>(&from, 1), dtype_);
   Tensor self = *this;
   run_elemwise(p, std::span<const Tensor>(&src, 1), std::span<Tensor>(&self, 1));
 }

@@ -22,7 +22,8 @@ struct LoopOperand {
   bool uniform = false;  ///< Every stride 0: one value for the whole loop.
 };
 
-/// `t` seen over `shape` (which it broadcasts to): its base address and strides.
+/// `t` seen over `shape` (which it broadcasts to, as checked by the caller):
+/// its base address and strides.
 LoopOperand loop_operand(const Tensor& t, std::span<const std::int64_t> shape);
 
 /// Operands iterated together over a common shape. Dims of extent 1 are
@@ -85,7 +86,7 @@ inline constexpr std::int64_t kParallelWork = 1 << 16;
 /// instruction results share slots once dead.
 struct ProgramPlan {
   explicit ProgramPlan(const ScalarProgram& program);
-  std::vector<int> slot;  ///< Per register.
+  SmallVec<int, 16> slot;  ///< Per register.
   int num_slots = 0;
 };
 
@@ -116,12 +117,12 @@ class BlockEvaluator {
   const ProgramPlan& plan_;
   const Loop& loop_;
   bool write_outputs_;
-  std::vector<int> instr_output_;  // output an instruction may write directly, or -1
+  SmallVec<int, 16> instr_output_;  // output an instruction may write directly, or -1
   std::byte* scratch_ = nullptr;
   bool owns_scratch_ = false;
   std::int64_t slot_bytes_ = 0;
-  std::vector<std::byte*> ptr_;
-  std::vector<const void*> args_;
+  SmallVec<std::byte*, 16> ptr_;
+  const void* args_[3] = {};  // the operands of one instruction (arity <= 3)
 };
 
 }  // namespace rw::detail

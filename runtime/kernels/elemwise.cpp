@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "runtime/detail/loop.hpp"
+#include "runtime/detail/program_cache.hpp"
 #include "runtime/shape.hpp"
 #include "runtime/thread_pool.hpp"
 
@@ -56,18 +57,26 @@ void run_elemwise(const ScalarProgram& program, std::span<const Tensor> inputs,
   if (outputs.size() != nout)
     throw std::invalid_argument(fmt::format("the program has {}, got {} output tensors",
                                             plural(nout, "output"), outputs.size()));
-  std::vector<Shape> shapes;
+  Shape shape;
+  bool clash = false;
   for (std::size_t i = 0; i < nin; ++i) {
     if (!inputs[i].valid()) throw std::invalid_argument(fmt::format("input {} is null", i));
     if (inputs[i].dtype() != program.input_dtype(i))
       throw std::invalid_argument(fmt::format("input {} is {}, the program expects {}", i,
                                               dtype_name(inputs[i].dtype()),
                                               dtype_name(program.input_dtype(i))));
-    shapes.push_back(inputs[i].shape());
+    clash = clash || !broadcast_into(shape, inputs[i].shape());
   }
   for (const Tensor& out : outputs)
-    if (out.valid()) shapes.push_back(out.shape());
-  const Shape shape = broadcast_shapes(shapes);
+    if (out.valid()) clash = clash || !broadcast_into(shape, out.shape());
+  if (clash) {
+    // Name the two shapes that clash.
+    std::vector<Shape> shapes;
+    for (const Tensor& t : inputs) shapes.push_back(t.shape());
+    for (const Tensor& t : outputs)
+      if (t.valid()) shapes.push_back(t.shape());
+    broadcast_shapes(shapes);
+  }
   for (std::size_t o = 0; o < nout; ++o) {
     const Tensor& out = outputs[o];
     if (!out.valid()) continue;
@@ -89,15 +98,17 @@ void run_elemwise(const ScalarProgram& program, std::span<const Tensor> inputs,
   }
 
   // Everything is checked; from here on the call succeeds.
-  std::vector<Tensor> ins(inputs.begin(), inputs.end());
-  const auto direct = std::make_unique<bool[]>(nout);
-  const std::span<const bool> direct_flags(direct.get(), nout);
-  std::fill_n(direct.get(), nout, true);
+  SmallVec<const Tensor*, 8> ins;
+  for (const Tensor& t : inputs) ins.push_back(&t);
+  std::vector<Tensor> copies;  // inputs overlapping an output, copied first
+  copies.reserve(nin);
+  SmallVec<bool, 8> direct(nout, true);
   for (std::size_t i = 0; i < nin; ++i) {
     for (std::size_t o = 0; o < nout; ++o) {
-      if (!outputs[o].valid() || !ins[i].shares_storage(outputs[o])) continue;
-      if (!same_elements(ins[i], outputs[o])) {
-        ins[i] = ins[i].copy();
+      if (!outputs[o].valid() || !ins[i]->shares_storage(outputs[o])) continue;
+      if (!same_elements(*ins[i], outputs[o])) {
+        copies.push_back(ins[i]->copy());
+        ins[i] = &copies.back();
         break;
       }
       // In place: the instruction computing output o may write straight into
@@ -113,14 +124,14 @@ void run_elemwise(const ScalarProgram& program, std::span<const Tensor> inputs,
 
   std::vector<detail::LoopOperand> operands;
   operands.reserve(nin + nout);
-  for (const Tensor& t : ins) operands.push_back(detail::loop_operand(t, shape));
+  for (const Tensor* t : ins) operands.push_back(detail::loop_operand(*t, shape));
   for (const Tensor& t : outputs) operands.push_back(detail::loop_operand(t, shape));
   const bool single = program.instructions().size() <= 1;
   const detail::Loop loop(shape, std::move(operands),
                           single ? detail::kSingleBlock : detail::kFusedBlock);
   const detail::ProgramPlan plan(program);
   auto run_blocks = [&](std::int64_t b0, std::int64_t b1) {
-    detail::BlockEvaluator ev(program, plan, loop, true, direct_flags);
+    detail::BlockEvaluator ev(program, plan, loop, true, direct);
     for (std::int64_t b = b0; b < b1; ++b) {
       std::int64_t first, count;
       loop.block_range(b, first, count);
@@ -144,22 +155,49 @@ std::vector<Tensor> run_elemwise(const ScalarProgram& program, std::span<const T
   return outputs;
 }
 
-namespace {
-ScalarProgram single_op_program(ScalarOp op, std::span<const Tensor> inputs) {
-  ScalarProgram p;
+namespace detail {
+
+const ScalarProgram& single_op_program(ScalarOp op, std::span<const DType> dtypes,
+                                       std::optional<DType> cast_to) {
+  struct Entry {
+    ScalarOp op;
+    SmallVec<DType, 3> dtypes;
+    std::optional<DType> cast_to;
+    ScalarProgram program;
+  };
+  // Per thread, so no lock. Never evicted, so a returned reference stays
+  // valid for the thread's life even when a kernel it runs needs another
+  // program; the (op, dtypes) pairs a process meets are few (at most
+  // 52 ops × 8^3 dtype triples).
+  thread_local std::vector<std::unique_ptr<Entry>> cache;
+  for (const auto& e : cache)
+    if (e->op == op && e->cast_to == cast_to &&
+        std::equal(e->dtypes.begin(), e->dtypes.end(), dtypes.begin(), dtypes.end()))
+      return e->program;
+  auto e = std::make_unique<Entry>(Entry{op, SmallVec<DType, 3>(dtypes), cast_to, {}});
   SmallVec<Reg, 3> regs;
+  for (DType t : dtypes) regs.push_back(e->program.input(t));
+  e->program.output(e->program.apply(op, regs, cast_to));
+  cache.push_back(std::move(e));
+  return cache.back()->program;
+}
+
+}  // namespace detail
+
+namespace {
+const ScalarProgram& program_for(ScalarOp op, std::span<const Tensor> inputs) {
+  SmallVec<DType, 3> dtypes;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     if (!inputs[i].valid())
       throw std::invalid_argument(fmt::format("`{}`: operand {} is null", scalar_op_name(op), i));
-    regs.push_back(p.input(inputs[i].dtype()));
+    dtypes.push_back(inputs[i].dtype());
   }
-  p.output(p.apply(op, regs));
-  return p;
+  return detail::single_op_program(op, dtypes);
 }
 }  // namespace
 
 Tensor elemwise(ScalarOp op, std::span<const Tensor> inputs) {
-  const ScalarProgram p = single_op_program(op, inputs);
+  const ScalarProgram& p = program_for(op, inputs);
   Tensor out;
   run_elemwise(p, inputs, std::span<Tensor>(&out, 1));
   return out;
@@ -180,7 +218,7 @@ Tensor elemwise(ScalarOp op, const Tensor& a, const Tensor& b, const Tensor& c) 
 }
 
 void elemwise_into(ScalarOp op, std::span<const Tensor> inputs, Tensor& out) {
-  const ScalarProgram p = single_op_program(op, inputs);
+  const ScalarProgram& p = program_for(op, inputs);
   if (!out.valid())
     throw std::invalid_argument(fmt::format("`{}`: the output is null", scalar_op_name(op)));
   if (out.dtype() != p.output_dtype(0))
@@ -193,8 +231,8 @@ void elemwise_into(ScalarOp op, std::span<const Tensor> inputs, Tensor& out) {
 Tensor cast(const Tensor& x, DType dtype) {
   if (!x.valid()) throw std::invalid_argument("cast of a null tensor");
   if (x.dtype() == dtype) return x;
-  ScalarProgram p;
-  p.output(p.cast(p.input(x.dtype()), dtype));
+  const DType from = x.dtype();
+  const ScalarProgram& p = detail::single_op_program(ScalarOp::Cast, std::span(&from, 1), dtype);
   Tensor out;
   run_elemwise(p, std::span<const Tensor>(&x, 1), std::span<Tensor>(&out, 1));
   return out;

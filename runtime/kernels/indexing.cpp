@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "runtime/detail/program_cache.hpp"
 #include "runtime/detail/scalar_math.hpp"
 #include "runtime/detail/strided.hpp"
 #include "runtime/kernels/elemwise.hpp"
@@ -299,8 +300,9 @@ void copy_into(Tensor& dst, const Tensor& src) {
   check_valid("copy_into", dst, "the destination");
   check_valid("copy_into", src, "the source");
   check_broadcast("copy_into", src, dst.shape());
-  ScalarProgram p;
-  p.output(p.cast(p.input(src.dtype()), dst.dtype()));
+  const DType from = src.dtype();
+  const ScalarProgram& p =
+      detail::single_op_program(ScalarOp::Cast, std::span<const DType>(&from, 1), dst.dtype());
   run_elemwise(p, std::span<const Tensor>(&src, 1), std::span<Tensor>(&dst, 1));
 }
 

@@ -59,11 +59,13 @@ std::byte* aligned_bytes(std::size_t n) {
 }  // namespace
 
 LoopOperand loop_operand(const Tensor& t, std::span<const std::int64_t> shape) {
-  const Tensor b = t.broadcast_to(shape);
   LoopOperand op;
-  op.base = static_cast<std::byte*>(const_cast<void*>(b.raw_data()));
+  op.base = static_cast<std::byte*>(const_cast<void*>(t.raw_data()));
   op.itemsize = static_cast<std::int64_t>(itemsize(t.dtype()));
-  op.strides = b.strides();
+  const std::size_t lead = shape.size() - t.shape().size();
+  op.strides.assign(shape.size(), 0);
+  for (std::size_t i = 0; i < t.shape().size(); ++i)
+    if (t.shape()[i] != 1) op.strides[lead + i] = t.strides()[i];
   return op;
 }
 
@@ -74,32 +76,33 @@ Loop::Loop(std::span<const std::int64_t> shape, std::vector<LoopOperand> operand
   // Drop extent-1 dims, then merge a dim into the one before it when, for
   // every operand, stepping the outer dim once equals stepping the inner one
   // through its whole extent.
-  Shape dims;
-  std::vector<Strides> strides(ops_.size());
+  // In place: dim d lands at position k <= d, so unread strides survive.
+  std::size_t k = 0;
   for (std::size_t d = 0; d < shape.size(); ++d) {
     if (shape[d] == 1) continue;
-    bool merge = !dims.empty();
+    bool merge = k > 0;
     for (std::size_t i = 0; merge && i < ops_.size(); ++i)
-      merge = strides[i].back() == ops_[i].strides[d] * shape[d];
+      merge = ops_[i].strides[k - 1] == ops_[i].strides[d] * shape[d];
     if (merge) {
-      dims.back() *= shape[d];
-      for (std::size_t i = 0; i < ops_.size(); ++i) strides[i].back() = ops_[i].strides[d];
+      shape_.back() *= shape[d];
+      for (auto& op : ops_) op.strides[k - 1] = op.strides[d];
     } else {
-      dims.push_back(shape[d]);
-      for (std::size_t i = 0; i < ops_.size(); ++i) strides[i].push_back(ops_[i].strides[d]);
+      shape_.push_back(shape[d]);
+      for (auto& op : ops_) op.strides[k] = op.strides[d];
+      ++k;
     }
   }
-  if (dims.empty()) {
-    dims.push_back(1);
-    for (auto& s : strides) s.push_back(0);
+  if (k == 0) {
+    shape_.push_back(1);
+    for (auto& op : ops_) op.strides.assign(1, 0);
+    k = 1;
   }
-  shape_ = std::move(dims);
   const Strides dense = contiguous_strides(shape_);
-  for (std::size_t i = 0; i < ops_.size(); ++i) {
-    ops_[i].strides = std::move(strides[i]);
-    ops_[i].flat = ops_[i].strides == dense;
-    ops_[i].uniform = std::all_of(ops_[i].strides.begin(), ops_[i].strides.end(),
-                                  [](std::int64_t s) { return s == 0; });
+  for (auto& op : ops_) {
+    op.strides.resize(k);
+    op.flat = op.strides == dense;
+    op.uniform = std::all_of(op.strides.begin(), op.strides.end(),
+                             [](std::int64_t st) { return st == 0; });
   }
   inner_ = shape_.back();
   rows_ = size_ / inner_;
@@ -206,7 +209,7 @@ void Loop::scatter(std::size_t i, std::int64_t first, std::int64_t count,
 ProgramPlan::ProgramPlan(const ScalarProgram& program) {
   const std::size_t nregs = program.num_registers();
   slot.assign(nregs, -1);
-  std::vector<int> last_use(nregs, -1);
+  SmallVec<int, 16> last_use(nregs, -1);
   const auto instrs = program.instructions();
   for (std::size_t k = 0; k < instrs.size(); ++k)
     for (Reg a : instrs[k].args) last_use[a.id] = static_cast<int>(k);
@@ -216,7 +219,7 @@ ProgramPlan::ProgramPlan(const ScalarProgram& program) {
       slot[r] = num_slots++;
       last_use[r] = INT_MAX;
     }
-  std::vector<int> free;
+  SmallVec<int, 16> free;
   for (std::size_t k = 0; k < instrs.size(); ++k) {
     const std::uint32_t out = instrs[k].out.id;
     if (free.empty()) {
@@ -253,9 +256,6 @@ BlockEvaluator::BlockEvaluator(const ScalarProgram& program, const ProgramPlan& 
           instr_output_[k] = static_cast<int>(o);
           break;
         }
-  std::size_t max_args = 0;
-  for (const ScalarInstr& ins : instrs) max_args = std::max(max_args, ins.args.size());
-  args_.resize(max_args);
 
   slot_bytes_ = (loop.max_block() * 8 + 63) / 64 * 64;
   const auto bytes =
@@ -328,7 +328,7 @@ void BlockEvaluator::eval(std::int64_t first, std::int64_t count) {
       out = loop_.dense_at(nin + static_cast<std::size_t>(instr_output_[k]), first, count);
     if (!out) out = slot(ins.out);
     for (std::size_t a = 0; a < ins.args.size(); ++a) args_[a] = ptr_[ins.args[a].id];
-    ins.kernel(count, args_.data(), out);
+    ins.kernel(count, args_, out);
     ptr_[ins.out.id] = out;
   }
   if (!write_outputs_) return;

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "runtime/detail/loop.hpp"
+#include "runtime/detail/program_cache.hpp"
 #include "runtime/detail/scalar_math.hpp"
 #include "runtime/shape.hpp"
 #include "runtime/thread_pool.hpp"
@@ -444,10 +445,10 @@ Tensor reduce_impl(ReduceOp op, const ScalarProgram& program, std::span<const Te
   return out;
 }
 
-ScalarProgram identity_program(DType dtype) {
-  ScalarProgram p;
-  p.output(p.input(dtype));
-  return p;
+// The program whose output is its input (a cast to the same dtype emits no
+// instruction), from the per-thread cache.
+const ScalarProgram& identity_program(DType dtype) {
+  return detail::single_op_program(ScalarOp::Cast, std::span<const DType>(&dtype, 1), dtype);
 }
 
 // Index of the first extreme of each row of the reduced axes, NaN first.
@@ -471,7 +472,7 @@ template <bool kMax, class V> void arg_typed(const Tensor& x, const Space& sp, T
   op.strides = std::move(strides);
   std::vector<detail::LoopOperand> ops = {std::move(op)};
   const detail::Loop loop(shape, std::move(ops), detail::kSingleBlock);
-  const ScalarProgram program = identity_program(x.dtype());
+  const ScalarProgram& program = identity_program(x.dtype());
   const detail::ProgramPlan plan(program);
   struct Best {
     V value;
@@ -582,7 +583,7 @@ DType reduce_result_dtype(ReduceOp op, DType input) {
 Tensor reduce(ReduceOp op, const Tensor& x, const Axes& axes, bool keepdims) {
   if (!x.valid())
     throw std::invalid_argument(fmt::format("`{}` of a null tensor", reduce_op_name(op)));
-  const ScalarProgram p = identity_program(x.dtype());
+  const ScalarProgram& p = identity_program(x.dtype());
   return reduce_impl(op, p, std::span<const Tensor>(&x, 1), axes, keepdims);
 }
 
