@@ -115,7 +115,7 @@ Tensor Tensor::empty(DType dtype, std::span<const std::int64_t> shape) {
 Tensor Tensor::full(std::span<const std::int64_t> shape, double value, DType dtype) {
   Tensor t = empty(dtype, shape);
   visit_dtype(dtype, [&]<class T>() {
-    std::fill_n(t.data<T>(), t.size(), static_cast<T>(value));
+    std::fill_n(t.data<T>(), t.size(), detail::scalar::convert<T>(value));
   });
   return t;
 }

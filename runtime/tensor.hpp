@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/detail/convert.hpp"
 #include "runtime/dtype.hpp"
 #include "runtime/small_vec.hpp"
 
@@ -139,7 +140,8 @@ class Tensor {
   double at(std::initializer_list<std::int64_t> index) const {
     return at(std::span<const std::int64_t>(index.begin(), index.size()));
   }
-  /// The single element of a tensor of size 1, converted to T.
+  /// The single element of a tensor of size 1, converted to T as Cast
+  /// converts (float to integer saturates, NaN to 0).
   template <class T> T item() const;
 
   /// An independent contiguous copy, optionally converted to `dtype`.
@@ -271,7 +273,7 @@ template <class T> T Tensor::item() const {
     throw std::invalid_argument("Tensor::item: tensor of shape " + shape_to_string(shape_) +
                                 " has " + std::to_string(size()) + " elements, not 1");
   return visit_dtype(dtype_, [&]<class U>() {
-    return static_cast<T>(*(reinterpret_cast<const U*>(storage_->data()) + offset_));
+    return detail::scalar::convert<T>(*(reinterpret_cast<const U*>(storage_->data()) + offset_));
   });
 }
 

@@ -8,6 +8,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "runtime/detail/convert.hpp"
 #include "runtime/scalar_op.hpp"
 
 namespace rw::detail::scalar {
@@ -99,26 +100,6 @@ template <class T> constexpr T int_pow(T a, T b) {
     e = static_cast<decltype(e)>(e >> 1);
   }
   return static_cast<T>(r);
-}
-
-/// Value conversion with defined results everywhere: float to integer
-/// saturates at the integer's range and maps NaN to 0; anything to bool is
-/// `!= 0` (NaN is true).
-template <class D, class S> constexpr D convert(S v) {
-  if constexpr (std::is_same_v<D, S>) {
-    return v;
-  } else if constexpr (kIsBool<D>) {
-    return v != S(0);
-  } else if constexpr (kIsInt<D> && kIsFloat<S>) {
-    constexpr S lo = static_cast<S>(std::numeric_limits<D>::min());
-    constexpr S hi = static_cast<S>(std::numeric_limits<D>::max());
-    if (!(v == v)) return 0;
-    if (v <= lo) return std::numeric_limits<D>::min();
-    if (v >= hi) return std::numeric_limits<D>::max();
-    return static_cast<D>(v);
-  } else {
-    return static_cast<D>(v);
-  }
 }
 
 // Each op: `arity`, `ok<T>` (T is a compute dtype the op is defined on) and

@@ -17,6 +17,10 @@ TEST_CASE("tensors are created with dtype and shape", "[runtime]") {
   REQUIRE(z.is_contiguous());
   REQUIRE(Tensor::full(std::vector<std::int64_t>{2}, 7, i32).at({1}) == 7);
   REQUIRE(Tensor::scalar(2.5).item<double>() == 2.5);
+  // Conversions are defined everywhere: saturating, NaN to 0.
+  REQUIRE(Tensor::scalar(1e30).item<int>() == std::numeric_limits<int>::max());
+  REQUIRE(Tensor::scalar(std::numeric_limits<double>::quiet_NaN()).item<std::int64_t>() == 0);
+  REQUIRE(Tensor::full(std::vector<std::int64_t>{1}, -1e30, i8).at({0}) == -128);
   REQUIRE_THROWS_WITH(Tensor::empty(f64, {2, -1}), Catch::Contains("negative dimension"));
   REQUIRE_THROWS_WITH(z.data<float>(), Catch::Contains("holds float64 elements, not float32"));
 }
