@@ -72,10 +72,8 @@ class Loop {
   std::int64_t num_blocks_ = 0;
 };
 
-/// Elements per block: a fused program keeps a block of each live register in
-/// L1/L2; a program without instructions, or with one, has nothing to keep, so
-/// its blocks are longer.
-inline constexpr std::int64_t kFusedBlock = 1024;
+/// Elements per block of a program with at most one instruction: it keeps
+/// nothing between instructions, so long blocks only save overhead.
 inline constexpr std::int64_t kSingleBlock = 8192;
 /// Below this many element-operations (elements × program cost) a loop runs on
 /// the calling thread: waking the workers would cost more than it saves.
@@ -89,6 +87,12 @@ struct ProgramPlan {
   SmallVec<int, 16> slot;  ///< Per register.
   int num_slots = 0;
 };
+
+/// Elements per block for `program`: with one instruction or none,
+/// kSingleBlock; otherwise as many as keep a block of every scratch slot the
+/// instructions touch (constants and results; inputs are assumed read in
+/// place) within 24 KiB of L1, between 256 and 4096, a multiple of 64.
+std::int64_t block_size(const ScalarProgram& program, const ProgramPlan& plan);
 
 /// Runs a program over blocks of a loop whose first operands are the
 /// program's inputs (operand i = input i), followed, when `write_outputs`, by

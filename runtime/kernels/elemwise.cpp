@@ -126,10 +126,8 @@ void run_elemwise(const ScalarProgram& program, std::span<const Tensor> inputs,
   operands.reserve(nin + nout);
   for (const Tensor* t : ins) operands.push_back(detail::loop_operand(*t, shape));
   for (const Tensor& t : outputs) operands.push_back(detail::loop_operand(t, shape));
-  const bool single = program.instructions().size() <= 1;
-  const detail::Loop loop(shape, std::move(operands),
-                          single ? detail::kSingleBlock : detail::kFusedBlock);
   const detail::ProgramPlan plan(program);
+  const detail::Loop loop(shape, std::move(operands), detail::block_size(program, plan));
   auto run_blocks = [&](std::int64_t b0, std::int64_t b1) {
     detail::BlockEvaluator ev(program, plan, loop, true, direct);
     for (std::int64_t b = b0; b < b1; ++b) {

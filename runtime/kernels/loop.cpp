@@ -239,6 +239,15 @@ ProgramPlan::ProgramPlan(const ScalarProgram& program) {
   }
 }
 
+std::int64_t block_size(const ScalarProgram& program, const ProgramPlan& plan) {
+  if (program.instructions().size() <= 1) return kSingleBlock;
+  constexpr std::int64_t kBudget = 24 * 1024;
+  const std::int64_t touched =
+      std::max<std::int64_t>(1, plan.num_slots - static_cast<std::int64_t>(program.num_inputs()));
+  const std::int64_t b = kBudget / (8 * touched) / 64 * 64;
+  return std::clamp<std::int64_t>(b, 256, 4096);
+}
+
 BlockEvaluator::BlockEvaluator(const ScalarProgram& program, const ProgramPlan& plan,
                                const Loop& loop, bool write_outputs, std::span<const bool> direct)
     : program_(program),

@@ -271,10 +271,9 @@ void reduce_typed(const ScalarProgram& program, std::span<const Tensor> inputs, 
     op.strides = std::move(permuted);
     ops.push_back(std::move(op));
   }
-  const std::int64_t block =
-      program.instructions().empty() ? detail::kSingleBlock : detail::kFusedBlock;
   const Reg result = program.outputs()[0];
   const detail::ProgramPlan plan(program);
+  const std::int64_t block = detail::block_size(program, plan);
   const std::int64_t size = K * R;
   const bool parallel = size * (program.cost() + 1) >= detail::kParallelWork && num_threads() > 1;
   auto run = [&](std::int64_t n, auto&& task) {
