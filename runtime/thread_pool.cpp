@@ -44,6 +44,7 @@ ThreadPool::~ThreadPool() {
 
 void ThreadPool::start_workers(int count) {
   stop_ = false;
+  threads_.store(count + 1, std::memory_order_relaxed);
   workers_.reserve(static_cast<std::size_t>(count));
   for (int i = 0; i < count; ++i) workers_.emplace_back([this] { worker_main(); });
 }
@@ -114,7 +115,8 @@ void ThreadPool::parallel_for(std::int64_t n, std::int64_t grain, RangeFn body) 
   grain = std::max<std::int64_t>(grain, 1);
   const std::int64_t chunks = (n + grain - 1) / grain;
   std::unique_lock submit(submit_mu_, std::defer_lock);
-  if (chunks == 1 || workers_.empty() || t_in_loop || !submit.try_lock()) {
+  // workers_ is read only under submit_mu_, which resize() holds to change it.
+  if (chunks == 1 || t_in_loop || !submit.try_lock() || workers_.empty()) {
     // Serial, in the same chunks, so that results do not depend on whether the
     // loop ran in parallel.
     LoopFlag flag;

@@ -1,6 +1,7 @@
 // ThreadPool: a few persistent worker threads that run data-parallel loops.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
@@ -48,7 +49,7 @@ class ThreadPool {
   ThreadPool& operator=(const ThreadPool&) = delete;
 
   /// Threads a loop runs on, the caller included.
-  int num_threads() const { return static_cast<int>(workers_.size()) + 1; }
+  int num_threads() const { return threads_.load(std::memory_order_relaxed); }
   /// Stops the workers and starts `num_threads - 1` new ones; waits for a loop
   /// in progress to finish first.
   void resize(int num_threads);
@@ -75,6 +76,7 @@ class ThreadPool {
   int active_ = 0;
   bool stop_ = false;
   std::vector<std::thread> workers_;
+  std::atomic<int> threads_{1};
 };
 
 /// The process-wide pool the kernels use, created on first use with
