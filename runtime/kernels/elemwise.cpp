@@ -101,12 +101,12 @@ void run_elemwise(const ScalarProgram& program, std::span<const Tensor> inputs,
   SmallVec<const Tensor*, 8> ins;
   for (const Tensor& t : inputs) ins.push_back(&t);
   std::vector<Tensor> copies;  // inputs overlapping an output, copied first
-  copies.reserve(nin);
   SmallVec<bool, 8> direct(nout, true);
   for (std::size_t i = 0; i < nin; ++i) {
     for (std::size_t o = 0; o < nout; ++o) {
       if (!outputs[o].valid() || !ins[i]->shares_storage(outputs[o])) continue;
       if (!same_elements(*ins[i], outputs[o])) {
+        if (copies.empty()) copies.reserve(nin);  // pointers into it must stay valid
         copies.push_back(ins[i]->copy());
         ins[i] = &copies.back();
         break;

@@ -2,7 +2,7 @@
 // against a direct Eigen call) doing the same work, in the same run.
 //
 //   build/tools/bench_kernels              # everything
-//   build/tools/bench_kernels elemwise     # one group: elemwise, reduce, gemm
+//   build/tools/bench_kernels elemwise     # one group: elemwise, reduce, gemm, calls
 //
 // Each line: `bench=NAME n=N median_s=X loop_s=Y ratio=X/Y …`. `median_s` is
 // the kernel writing into a preallocated output; `alloc_s` the same call
@@ -208,6 +208,36 @@ void bench_gemm(std::int64_t n) {
              eigen_s, kernel_s / eigen_s, t1_s, t1_s / eigen_s, alloc_s, gflop / kernel_s));
 }
 
+// Per-call overhead on 0-d tensors, the cost a compiled function pays per Op:
+// a prebuilt program into a preallocated output, elemwise() allocating its
+// result, and a sum.
+void bench_calls(std::int64_t calls) {
+  const rw::Tensor a = rw::Tensor::scalar(1.5), b = rw::Tensor::scalar(2.0);
+  rw::ScalarProgram p;
+  p.output(p.apply(rw::ScalarOp::Add, {p.input(rw::f64), p.constant(1.0, rw::f64)}));
+  const std::vector<rw::Tensor> in = {a};
+  std::vector<rw::Tensor> out = {rw::Tensor::scalar(0.0)};
+  const double program_s = median_time(
+      [&] {
+        for (std::int64_t i = 0; i < calls; ++i) rw::run_elemwise(p, in, out);
+      },
+      kRuns);
+  const double elemwise_s = median_time(
+      [&] {
+        for (std::int64_t i = 0; i < calls; ++i) (void)rw::elemwise(rw::ScalarOp::Add, a, b);
+      },
+      kRuns);
+  const double sum_s = median_time(
+      [&] {
+        for (std::int64_t i = 0; i < calls; ++i) (void)rw::sum(a);
+      },
+      kRuns);
+  const auto us = [&](double s) { return s / static_cast<double>(calls) * 1e6; };
+  report("call_program_0d", calls, program_s, fmt::format(" per_call_us={:.3f}", us(program_s)));
+  report("call_elemwise_0d", calls, elemwise_s, fmt::format(" per_call_us={:.3f}", us(elemwise_s)));
+  report("call_sum_0d", calls, sum_s, fmt::format(" per_call_us={:.3f}", us(sum_s)));
+}
+
 bool wants(int argc, char** argv, const char* group) {
   if (argc < 2) return true;
   for (int i = 1; i < argc; ++i)
@@ -232,5 +262,6 @@ int main(int argc, char** argv) {
     bench_fused_sum(10000000);
   }
   if (wants(argc, argv, "gemm")) bench_gemm(512);
+  if (wants(argc, argv, "calls")) bench_calls(100000);
   return 0;
 }
