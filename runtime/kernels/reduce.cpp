@@ -189,7 +189,7 @@ template <class P> class Cascade {
 // The reduction's iteration space: broadcast shape, reduced axes, order.
 struct Space {
   Shape shape;                // broadcast shape of the inputs
-  std::vector<char> reduced;  // per axis
+  SmallVec<char, 8> reduced;  // per axis
   std::int64_t K = 1, R = 1;  // kept and reduced element counts
   Shape out_shape;            // kept axes (keepdims applied)
 };
@@ -240,25 +240,23 @@ void reduce_typed(const ScalarProgram& program, std::span<const Tensor> inputs, 
   // kept axis is the one dense in memory, the reduced axes outside it and the
   // rows of values accumulated into a row of results.
   const std::size_t nd = sp.shape.size();
-  std::vector<Strides> strides;
-  for (const Tensor& t : inputs) strides.push_back(detail::loop_operand(t, sp.shape).strides);
-  auto mag = [&](std::size_t d) -> std::int64_t {
-    return strides.empty() ? 0 : std::abs(strides[0][d]);
-  };
-  std::vector<std::size_t> kept, red;
+  const bool have_input = !inputs.empty();
+  const Strides lead = have_input ? detail::loop_operand(inputs[0], sp.shape).strides : Strides{};
+  auto mag = [&](std::size_t d) -> std::int64_t { return have_input ? std::abs(lead[d]) : 0; };
+  SmallVec<std::size_t, 8> kept, red;
   for (std::size_t d = 0; d < nd; ++d) (sp.reduced[d] ? red : kept).push_back(d);
   std::stable_sort(red.begin(), red.end(),
                    [&](std::size_t a, std::size_t b) { return mag(a) > mag(b); });
   bool outer = false;
-  if (!kept.empty() && R > 1 && !strides.empty()) {
+  if (!kept.empty() && R > 1 && have_input) {
     const std::size_t last = kept.back();
     std::int64_t smallest = std::numeric_limits<std::int64_t>::max();
     for (std::size_t d = 0; d < nd; ++d)
       if (sp.shape[d] > 1 && mag(d) != 0) smallest = std::min(smallest, mag(d));
     outer = sp.shape[last] >= kMinOuterWidth && mag(last) == smallest;
   }
-  std::vector<std::size_t> order(kept.begin(), kept.end() - (outer ? 1 : 0));
-  order.insert(order.end(), red.begin(), red.end());
+  SmallVec<std::size_t, 8> order(kept.begin(), kept.end() - (outer ? 1 : 0));
+  for (std::size_t d : red) order.push_back(d);
   if (outer) order.push_back(kept.back());
 
   Shape shape;
@@ -456,7 +454,7 @@ template <bool kMax, class V> void arg_typed(const Tensor& x, const Space& sp, T
   const std::int64_t K = sp.K, R = sp.R;
   if (K == 0) return;
   // Row-major over the reduced axes (the flat index NumPy reports), kept axes outside.
-  std::vector<std::size_t> order;
+  SmallVec<std::size_t, 8> order;
   for (std::size_t d = 0; d < sp.shape.size(); ++d)
     if (!sp.reduced[d]) order.push_back(d);
   for (std::size_t d = 0; d < sp.shape.size(); ++d)
