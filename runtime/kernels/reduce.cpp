@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <numeric>
@@ -148,15 +149,107 @@ template <ReduceOp Op, class V, class A> auto finish(A a, std::int64_t count) {
   }
 }
 
+// One reduction over values of one dtype, behind a small virtual interface:
+// the loop driver below is compiled once, not once per (op, dtype), and calls
+// through it once per block or row, never per element. A partial result is
+// an accumulator value of at most 8 bytes, carried as raw bits; a row of
+// accumulators is an array of them.
+class Folder {
+ public:
+  virtual ~Folder() = default;
+  /// The accumulation of v[0..n), n >= 1.
+  virtual std::uint64_t fold(const std::byte* v, std::int64_t n) const = 0;
+  /// The combination of two partial results, a first.
+  virtual std::uint64_t combine(std::uint64_t a, std::uint64_t b) const = 0;
+  /// The empty reduction's value (meaningful only for ops with an identity).
+  virtual std::uint64_t identity() const = 0;
+  /// acc[i] = v[i], acc[i] = combine(acc[i], v[i]), acc[i] = combine(acc[i], b[i]).
+  virtual void init_row(std::byte* acc, const std::byte* v, std::int64_t n) const = 0;
+  virtual void add_row(std::byte* acc, const std::byte* v, std::int64_t n) const = 0;
+  virtual void merge_row(std::byte* acc, const std::byte* b, std::int64_t n) const = 0;
+  /// out[i] = the result of acc[i] over `count` values, in the result dtype.
+  virtual void store_row(const std::byte* acc, std::int64_t n, std::int64_t count,
+                         std::byte* out) const = 0;
+  /// out = the result of partial a.
+  virtual void store(std::uint64_t a, std::int64_t count, std::byte* out) const = 0;
+  /// Bytes of one accumulator in a row.
+  virtual std::size_t acc_size() const = 0;
+};
+
+template <ReduceOp Op, class V> class FolderOf final : public Folder {
+  using P = Policy<Op, V>;
+  using A = typename P::A;
+  using O = decltype(finish<Op, V>(A{}, 1));
+  static std::uint64_t bits(A a) {
+    std::uint64_t b = 0;
+    std::memcpy(&b, &a, sizeof(A));
+    return b;
+  }
+  static A value(std::uint64_t b) {
+    A a;
+    std::memcpy(&a, &b, sizeof(A));
+    return a;
+  }
+
+ public:
+  std::uint64_t fold(const std::byte* v, std::int64_t n) const override {
+    return bits(P::fold(reinterpret_cast<const V*>(v), n));
+  }
+  std::uint64_t combine(std::uint64_t a, std::uint64_t b) const override {
+    return bits(P::combine(value(a), value(b)));
+  }
+  std::uint64_t identity() const override { return bits(P::identity()); }
+  void init_row(std::byte* acc, const std::byte* v, std::int64_t n) const override {
+    P::init(reinterpret_cast<A*>(acc), reinterpret_cast<const V*>(v), n);
+  }
+  void add_row(std::byte* acc, const std::byte* v, std::int64_t n) const override {
+    P::accumulate(reinterpret_cast<A*>(acc), reinterpret_cast<const V*>(v), n);
+  }
+  void merge_row(std::byte* acc, const std::byte* b, std::int64_t n) const override {
+    A* a = reinterpret_cast<A*>(acc);
+    const A* other = reinterpret_cast<const A*>(b);
+    for (std::int64_t i = 0; i < n; ++i) a[i] = P::combine(a[i], other[i]);
+  }
+  void store_row(const std::byte* acc, std::int64_t n, std::int64_t count,
+                 std::byte* out) const override {
+    const A* a = reinterpret_cast<const A*>(acc);
+    O* o = reinterpret_cast<O*>(out);
+    for (std::int64_t i = 0; i < n; ++i) o[i] = finish<Op, V>(a[i], count);
+  }
+  void store(std::uint64_t a, std::int64_t count, std::byte* out) const override {
+    *reinterpret_cast<O*>(out) = finish<Op, V>(value(a), count);
+  }
+  std::size_t acc_size() const override { return sizeof(A); }
+};
+
+template <ReduceOp Op> std::unique_ptr<Folder> folder_for(DType t) {
+  return visit_dtype(t, [&]<class V>() -> std::unique_ptr<Folder> {
+    return std::make_unique<FolderOf<Op, V>>();
+  });
+}
+
+std::unique_ptr<Folder> make_folder(ReduceOp op, DType t) {
+  switch (op) {
+    case ReduceOp::Sum: return folder_for<ReduceOp::Sum>(t);
+    case ReduceOp::Prod: return folder_for<ReduceOp::Prod>(t);
+    case ReduceOp::Max: return folder_for<ReduceOp::Max>(t);
+    case ReduceOp::Min: return folder_for<ReduceOp::Min>(t);
+    case ReduceOp::Mean: return folder_for<ReduceOp::Mean>(t);
+    case ReduceOp::Any: return folder_for<ReduceOp::Any>(t);
+    case ReduceOp::All: return folder_for<ReduceOp::All>(t);
+  }
+  throw std::logic_error("make_folder: corrupt ReduceOp");
+}
+
 // A pairwise (binary counter) accumulator of partial results: partial sums of
 // equal weight are added first, so n partials lose only log(n) roundings.
-template <class P> class Cascade {
+class Cascade {
  public:
-  using A = typename P::A;
-  void add(A v) {
+  explicit Cascade(const Folder& f) : f_(f) {}
+  void add(std::uint64_t v) {
     int i = 0;
     while (used_[i]) {
-      v = P::combine(level_[i], v);
+      v = f_.combine(level_[i], v);
       used_[i] = false;
       ++i;
     }
@@ -164,13 +257,12 @@ template <class P> class Cascade {
     used_[i] = true;
     top_ = std::max(top_, i + 1);
   }
-  bool empty() const { return top_ == 0; }
-  A total() const {
+  std::uint64_t total() const {
     bool have = false;
-    A t{};
+    std::uint64_t t = 0;
     for (int i = 0; i < top_; ++i)
       if (used_[i]) {
-        t = have ? P::combine(level_[i], t) : level_[i];
+        t = have ? f_.combine(level_[i], t) : level_[i];
         have = true;
       }
     return t;
@@ -181,7 +273,8 @@ template <class P> class Cascade {
   }
 
  private:
-  A level_[64]{};
+  const Folder& f_;
+  std::uint64_t level_[64]{};
   bool used_[64]{};
   int top_ = 0;
 };
@@ -218,20 +311,18 @@ std::string axes_text(const Axes& axes) {
   return axes.is_all() ? "all axes" : "axes " + shape_to_string(axes.list());
 }
 
-// Runs program (one output, of C++ type V) reduced with Op into `out`
-// (contiguous, K elements). `reorder` lets the reduced axes follow memory
-// rather than row-major order (all but argmax-like uses).
-template <ReduceOp Op, class V>
-void reduce_typed(const ScalarProgram& program, std::span<const Tensor> inputs, const Space& sp,
-                  Tensor& out) {
-  using P = Policy<Op, V>;
-  using A = typename P::A;
-  using O = decltype(finish<Op, V>(A{}, 1));
-  O* dst = out.data<O>();
+// Runs `program` (one output) reduced by `f` into `out` (contiguous, K
+// elements of the result dtype).
+void reduce_loop(const Folder& f, const ScalarProgram& program, std::span<const Tensor> inputs,
+                 const Space& sp, Tensor& out) {
+  auto* dst = static_cast<std::byte*>(out.raw_data());
+  const auto out_size = static_cast<std::int64_t>(itemsize(out.dtype()));
+  const auto in_size = static_cast<std::int64_t>(itemsize(program.output_dtype(0)));
+  const auto acc_size = static_cast<std::int64_t>(f.acc_size());
   const std::int64_t K = sp.K, R = sp.R;
   if (K == 0) return;
   if (R == 0) {
-    std::fill_n(dst, K, finish<Op, V>(P::identity(), 0));
+    for (std::int64_t k = 0; k < K; ++k) f.store(f.identity(), 0, dst + k * out_size);
     return;
   }
 
@@ -289,34 +380,30 @@ void reduce_typed(const ScalarProgram& program, std::span<const Tensor> inputs, 
     const std::int64_t rchunks = (R + rows_per_task - 1) / rows_per_task;
     const detail::Loop loop(shape, std::move(ops), rows_per_eval * W);
     const std::int64_t tasks = Ko * stripes * rchunks;
-    // Not std::vector: A may be bool.
-    const auto partial =
-        std::make_unique<A[]>(static_cast<std::size_t>(rchunks > 1 ? tasks * W : 0));
+    const auto partial = std::make_unique<std::byte[]>(
+        static_cast<std::size_t>(rchunks > 1 ? tasks * W * acc_size : 0));
     run(tasks, [&](std::int64_t t0, std::int64_t t1) {
       detail::BlockEvaluator ev(program, plan, loop, false);
-      const auto local = std::make_unique<A[]>(static_cast<std::size_t>(W));
+      const auto local = std::make_unique<std::byte[]>(static_cast<std::size_t>(W * acc_size));
       for (std::int64_t t = t0; t < t1; ++t) {
         const std::int64_t c = t % rchunks, s = (t / rchunks) % stripes,
                            ko = t / (rchunks * stripes);
         const std::int64_t k0 = s * W, w = std::min(W, Ki - k0);
         const std::int64_t r0 = c * rows_per_task, r1 = std::min(R, r0 + rows_per_task);
-        A* acc = rchunks > 1 ? partial.get() + t * W : local.get();
+        std::byte* acc = rchunks > 1 ? partial.get() + t * W * acc_size : local.get();
         bool started = false;
         for (std::int64_t r = r0; r < r1;) {
           const std::int64_t g = w == Ki ? std::min(rows_per_eval, r1 - r) : 1;
           ev.eval((ko * R + r) * Ki + k0, g * w);
-          const V* v = reinterpret_cast<const V*>(ev.values(result));
+          const std::byte* v = ev.values(result);
           for (std::int64_t row = 0; row < g; ++row) {
-            if (!started) P::init(acc, v + row * w, w);
-            else P::accumulate(acc, v + row * w, w);
+            if (!started) f.init_row(acc, v + row * w * in_size, w);
+            else f.add_row(acc, v + row * w * in_size, w);
             started = true;
           }
           r += g;
         }
-        if (rchunks == 1) {
-          O* o = dst + ko * Ki + k0;
-          for (std::int64_t j = 0; j < w; ++j) o[j] = finish<Op, V>(acc[j], R);
-        }
+        if (rchunks == 1) f.store_row(acc, w, R, dst + (ko * Ki + k0) * out_size);
       }
     });
     if (rchunks > 1) {
@@ -324,13 +411,9 @@ void reduce_typed(const ScalarProgram& program, std::span<const Tensor> inputs, 
         for (std::int64_t q = q0; q < q1; ++q) {
           const std::int64_t s = q % stripes, ko = q / stripes;
           const std::int64_t k0 = s * W, w = std::min(W, Ki - k0);
-          A* acc = partial.get() + q * rchunks * W;
-          for (std::int64_t c = 1; c < rchunks; ++c) {
-            const A* other = acc + c * W;
-            for (std::int64_t j = 0; j < w; ++j) acc[j] = P::combine(acc[j], other[j]);
-          }
-          O* o = dst + ko * Ki + k0;
-          for (std::int64_t j = 0; j < w; ++j) o[j] = finish<Op, V>(acc[j], R);
+          std::byte* acc = partial.get() + q * rchunks * W * acc_size;
+          for (std::int64_t c = 1; c < rchunks; ++c) f.merge_row(acc, acc + c * W * acc_size, w);
+          f.store_row(acc, w, R, dst + (ko * Ki + k0) * out_size);
         }
       });
     }
@@ -347,7 +430,7 @@ void reduce_typed(const ScalarProgram& program, std::span<const Tensor> inputs, 
   const std::int64_t tasks = (blocks + per_task - 1) / per_task;
   struct Partial {
     std::int64_t k;
-    A value;
+    std::uint64_t value;
   };
   std::vector<std::vector<Partial>> partials(static_cast<std::size_t>(tasks));
   run(tasks, [&](std::int64_t t0, std::int64_t t1) {
@@ -357,11 +440,11 @@ void reduce_typed(const ScalarProgram& program, std::span<const Tensor> inputs, 
       loop.block_range(t * per_task, first, count);
       const std::int64_t chunk_begin = first;
       std::int64_t cur = -1;
-      Cascade<P> acc;
+      Cascade acc(f);
       auto flush = [&](std::int64_t end) {
         if (cur < 0) return;
         const bool whole = cur * R >= chunk_begin && end == (cur + 1) * R;
-        if (whole) dst[cur] = finish<Op, V>(acc.total(), R);
+        if (whole) f.store(acc.total(), R, dst + cur * out_size);
         else partials[static_cast<std::size_t>(t)].push_back({cur, acc.total()});
         acc.reset();
       };
@@ -369,7 +452,7 @@ void reduce_typed(const ScalarProgram& program, std::span<const Tensor> inputs, 
       for (std::int64_t b = t * per_task; b < std::min(blocks, (t + 1) * per_task); ++b) {
         loop.block_range(b, first, count);
         ev.eval(first, count);
-        const V* v = reinterpret_cast<const V*>(ev.values(result));
+        const std::byte* v = ev.values(result);
         for (pos = first; pos < first + count;) {
           const std::int64_t k = pos / R;
           const std::int64_t end = std::min((k + 1) * R, first + count);
@@ -377,7 +460,7 @@ void reduce_typed(const ScalarProgram& program, std::span<const Tensor> inputs, 
             flush(pos);
             cur = k;
           }
-          acc.add(P::fold(v + (pos - first), end - pos));
+          acc.add(f.fold(v + (pos - first) * in_size, end - pos));
           pos = end;
         }
       }
@@ -385,24 +468,17 @@ void reduce_typed(const ScalarProgram& program, std::span<const Tensor> inputs, 
     }
   });
   std::int64_t cur = -1;
-  Cascade<P> acc;
+  Cascade acc(f);
   for (const auto& list : partials)
     for (const Partial& p : list) {
       if (p.k != cur) {
-        if (cur >= 0) dst[cur] = finish<Op, V>(acc.total(), R);
+        if (cur >= 0) f.store(acc.total(), R, dst + cur * out_size);
         acc.reset();
         cur = p.k;
       }
       acc.add(p.value);
     }
-  if (cur >= 0) dst[cur] = finish<Op, V>(acc.total(), R);
-}
-
-template <ReduceOp Op>
-void reduce_dispatch(const ScalarProgram& program, std::span<const Tensor> inputs, const Space& sp,
-                     Tensor& out) {
-  visit_dtype(program.output_dtype(0),
-              [&]<class V>() { reduce_typed<Op, V>(program, inputs, sp, out); });
+  if (cur >= 0) f.store(acc.total(), R, dst + cur * out_size);
 }
 
 Tensor reduce_impl(ReduceOp op, const ScalarProgram& program, std::span<const Tensor> inputs,
@@ -430,15 +506,7 @@ Tensor reduce_impl(ReduceOp op, const ScalarProgram& program, std::span<const Te
         fmt::format("`{}` of an empty reduction has no identity: shape {}, {}", reduce_op_name(op),
                     shape_to_string(shape), axes_text(axes)));
   Tensor out = Tensor::empty(reduce_result_dtype(op, in), sp.out_shape);
-  switch (op) {
-    case ReduceOp::Sum: reduce_dispatch<ReduceOp::Sum>(program, inputs, sp, out); break;
-    case ReduceOp::Prod: reduce_dispatch<ReduceOp::Prod>(program, inputs, sp, out); break;
-    case ReduceOp::Max: reduce_dispatch<ReduceOp::Max>(program, inputs, sp, out); break;
-    case ReduceOp::Min: reduce_dispatch<ReduceOp::Min>(program, inputs, sp, out); break;
-    case ReduceOp::Mean: reduce_dispatch<ReduceOp::Mean>(program, inputs, sp, out); break;
-    case ReduceOp::Any: reduce_dispatch<ReduceOp::Any>(program, inputs, sp, out); break;
-    case ReduceOp::All: reduce_dispatch<ReduceOp::All>(program, inputs, sp, out); break;
-  }
+  reduce_loop(*make_folder(op, in), program, inputs, sp, out);
   return out;
 }
 
