@@ -6,7 +6,6 @@
 #include <cctype>
 #include <cmath>
 #include <fstream>
-#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -37,14 +36,16 @@ TEST_CASE("every example of docs/runtime.md is compiled by this file", "[runtime
   const std::string self =
       squeeze(read_file(std::string(RW_SOURCE_DIR) + "/tests/runtime/test_docs.cpp"));
   REQUIRE_FALSE(doc.empty());
-  const std::regex block("```cpp\\n([\\s\\S]*?)```");
+  const std::string open = "```cpp\n", close = "```";
   int count = 0;
-  for (auto it = std::sregex_iterator(doc.begin(), doc.end(), block);
-       it != std::sregex_iterator(); ++it) {
-    const std::string code = (*it)[1].str();
+  for (std::size_t at = doc.find(open); at != std::string::npos; at = doc.find(open, at)) {
+    const std::size_t begin = at + open.size(), end = doc.find(close, begin);
+    REQUIRE(end != std::string::npos);
+    const std::string code = doc.substr(begin, end - begin);
     INFO("docs/runtime.md block " << count << ":\n" << code);
     CHECK(self.find(squeeze(code)) != std::string::npos);
     ++count;
+    at = end + close.size();
   }
   REQUIRE(count == 8);
 }
