@@ -158,6 +158,18 @@ Tensor Tensor::arange(double start, double stop, double step, DType dtype) {
   return dtype == DType::Float64 ? t : cast(t, dtype);
 }
 
+Tensor Tensor::eye(std::int64_t n, std::int64_t m, std::int64_t k, DType dtype) {
+  if (n < 0 || m < 0)
+    throw std::invalid_argument(fmt::format("Tensor::eye: negative size {} x {}", n, m));
+  Tensor t = zeros({n, m}, dtype);
+  visit_dtype(dtype, [&]<class T>() {
+    T* p = t.data<T>();
+    for (std::int64_t i = std::max<std::int64_t>(0, -k); i < n && i + k < m; ++i)
+      p[i * m + i + k] = T(1);
+  });
+  return t;
+}
+
 Tensor Tensor::arange(std::int64_t stop) {
   const std::int64_t n = std::max<std::int64_t>(stop, 0);
   Tensor t = empty(DType::Int64, {n});

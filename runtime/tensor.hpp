@@ -98,6 +98,10 @@ class Tensor {
                        DType dtype = DType::Float64);
   /// 0, 1, …, stop - 1 as int64.
   static Tensor arange(std::int64_t stop);
+  /// An n × m matrix with ones on diagonal k (0 the main one, k > 0 above it,
+  /// k < 0 below) and zeros elsewhere (NumPy's eye).
+  static Tensor eye(std::int64_t n, std::int64_t m, std::int64_t k = 0,
+                    DType dtype = DType::Float64);
   /// A contiguous tensor with these elements and this shape.
   template <class T>
   static Tensor from_vector(const std::vector<T>& values, std::span<const std::int64_t> shape);

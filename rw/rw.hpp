@@ -12,6 +12,7 @@
 #include "engine/graph/type.hpp"
 #include "engine/graph/variable.hpp"
 #include "runtime/dtype.hpp"
+#include "runtime/kernels/cumulative.hpp"
 #include "runtime/kernels/elemwise.hpp"
 #include "runtime/kernels/indexing.hpp"
 #include "runtime/kernels/linalg.hpp"

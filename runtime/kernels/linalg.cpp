@@ -14,6 +14,7 @@
 
 #include "runtime/detail/scalar_math.hpp"
 #include "runtime/kernels/elemwise.hpp"
+#include "runtime/scalar_program.hpp"
 #include "runtime/shape.hpp"
 #include "runtime/thread_pool.hpp"
 
@@ -339,6 +340,29 @@ Tensor dot(const Tensor& a, const Tensor& b) {
         shape_to_string(a.shape()), shape_to_string(b.shape())));
   if (a.ndim() == 0 || b.ndim() == 0) return elemwise(ScalarOp::Mul, a, b);
   return matmul(a, b);
+}
+
+void ger(Tensor& a, double alpha, const Tensor& x, const Tensor& y) {
+  check_valid("ger", {&a, &x, &y});
+  if (a.ndim() != 2 || x.ndim() != 1 || y.ndim() != 1)
+    throw std::invalid_argument(fmt::format(
+        "`ger` needs 2-d a, 1-d x and 1-d y, got shapes {}, {} and {}", shape_to_string(a.shape()),
+        shape_to_string(x.shape()), shape_to_string(y.shape())));
+  if (x.dtype() != a.dtype() || y.dtype() != a.dtype() || is_bool(a.dtype()))
+    throw std::invalid_argument(fmt::format(
+        "`ger` needs a, x and y of one numeric dtype, got {}", dtypes3(a, x, y)));
+  if (a.shape()[0] != x.shape()[0] || a.shape()[1] != y.shape()[0])
+    throw std::invalid_argument(fmt::format("`ger` shapes do not fit: x {} yᵀ {} into a {}",
+                                            shape_to_string(x.shape()), shape_to_string(y.shape()),
+                                            shape_to_string(a.shape())));
+  // a + (alpha x) y, one fused elementwise pass, in place (overlap handled there).
+  ScalarProgram p;
+  const DType t = a.dtype();
+  const Reg ar = p.input(t), xr = p.input(t), yr = p.input(t);
+  const Reg ax = p.apply(ScalarOp::Mul, {p.constant(alpha, t), xr});
+  p.output(p.apply(ScalarOp::Add, {ar, p.apply(ScalarOp::Mul, {ax, yr})}));
+  const Tensor in[] = {a, x.expand_dims(1), y.expand_dims(0)};
+  run_elemwise(p, in, std::span<Tensor>(&a, 1));
 }
 
 Tensor outer(const Tensor& x, const Tensor& y) {

@@ -31,6 +31,10 @@ void gemm(Tensor& c, double alpha, const Tensor& a, const Tensor& b, double beta
 /// (n) and y (m) of one dtype. As gemm for beta == 0, overlap and errors.
 void gemv(Tensor& y, double alpha, const Tensor& a, const Tensor& x, double beta);
 
+/// BLAS ger, in place: a ← a + alpha · x yᵀ, for 2-d a (m, n), 1-d x (m) and
+/// y (n) of one dtype. As gemm for overlap and errors.
+void ger(Tensor& a, double alpha, const Tensor& x, const Tensor& y);
+
 /// The outer product of two 1-d tensors: (m,) and (n,) give (m, n), of dtype
 /// promote(x, y).
 Tensor outer(const Tensor& x, const Tensor& y);

@@ -105,6 +105,11 @@ TEST_CASE("arange and nested lists build tensors", "[runtime]") {
   REQUIRE_THROWS_WITH(Tensor::arange(0, std::numeric_limits<double>::infinity()),
                       "Tensor::arange: bounds must be finite, got start 0 stop inf step 1");
 
+  REQUIRE(Tensor::eye(2, 3, 1).equal(Tensor::from({{0.0, 1.0, 0.0}, {0.0, 0.0, 1.0}})));
+  REQUIRE(Tensor::eye(3, 2, -1, i32).equal(Tensor::from({{0, 0}, {1, 0}, {0, 1}})));
+  REQUIRE(Tensor::eye(2, 2, 5).equal(Tensor::zeros({2, 2})));
+  REQUIRE_THROWS_WITH(Tensor::eye(-1, 2), "Tensor::eye: negative size -1 x 2");
+
   const Tensor t3 = Tensor::from({{{1, 2}, {3, 4}, {5, 6}}, {{7, 8}, {9, 10}, {11, 12}}});
   REQUIRE(t3.shape() == Shape{2, 3, 2});
   REQUIRE(t3.dtype() == i32);

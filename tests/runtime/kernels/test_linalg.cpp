@@ -190,6 +190,19 @@ TEST_CASE("gemm and gemv accumulate in place into any output", "[runtime]") {
   check_close(yt, ref_mm(a.transpose(), lcg_tensor({6}, 37).expand_dims(1)).reshape(V{4}));
 }
 
+TEST_CASE("ger adds a scaled outer product in place", "[runtime]") {
+  Tensor a = lcg_tensor({4, 3}, 38);
+  const Tensor a0 = a.copy(), x = lcg_tensor({4}, 39), y = lcg_tensor({3}, 40);
+  ger(a, -2.0, x, y);
+  require_same(a, make_tensor({4, 3}, [&](const Index& i) {
+                 return a0.at(i) + (-2.0 * x.at({i[0]})) * y.at({i[1]});
+               }));
+  Tensor sq = Tensor::ones({2, 2});
+  ger(sq, 1.0, sq.select(1, 0), sq.select(0, 1));  // operands that are views of a
+  require_same(sq, Tensor::full(V{2, 2}, 2.0));
+  REQUIRE_THROWS_WITH(ger(a, 1.0, y, x), "`ger` shapes do not fit: x (3,) yᵀ (4,) into a (4, 3)");
+}
+
 TEST_CASE("outer and dot", "[runtime]") {
   const Tensor x = Tensor::from({1.0, 2.0, 3.0}), y = Tensor::from({10, 20});
   require_same(outer(x, y), Tensor::from({{10.0, 20.0}, {20.0, 40.0}, {30.0, 60.0}}));
