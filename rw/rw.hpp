@@ -50,8 +50,19 @@
 #include "engine/unify/theory.hpp"
 #include "engine/unify/unify.hpp"
 #include "runtime/dtype.hpp"
+#include "runtime/kernels/cumulative.hpp"
+#include "runtime/kernels/elemwise.hpp"
+#include "runtime/kernels/indexing.hpp"
+#include "runtime/kernels/linalg.hpp"
+#include "runtime/kernels/reduce.hpp"
+#include "runtime/kernels/softmax.hpp"
+#include "runtime/rng.hpp"
+#include "runtime/scalar_op.hpp"
+#include "runtime/scalar_program.hpp"
+#include "runtime/shape.hpp"
 #include "runtime/tensor.hpp"
 #include "rw/function.hpp"
+#include "runtime/thread_pool.hpp"
 
 namespace rw {
 
