@@ -14,6 +14,7 @@
 #include "engine/rewrite/pattern_rewriter.hpp"
 #include "engine/rewrite/standard.hpp"
 #include "engine/unify/print.hpp"
+#include "support/alloc_count.hpp"
 #include "support/rewrite_fixtures.hpp"
 #include "support/toy_ops.hpp"
 
@@ -350,4 +351,24 @@ TEST_CASE("a node with several outputs is matched through its default output", "
   FunctionGraph fg2({x}, {two->make_node(std::vector<Var>{x})->output(0)});
   const PatternNodeRewriter r2("r2", Pattern(compound(Term("two_out"), kX)), kX);
   CHECK(*r2.why_not(fg2, *fg2.outputs()[0]->owner()) == "`two_out` has 2 outputs and no default one");
+}
+
+TEST_CASE("a failed attempt allocates nothing when nobody listens", "[rewrite]") {
+  Var x = fvec("x"), y = fvec("y");
+  FunctionGraph fg({x, y}, {div(exp(x), y), mul(x, y), div(mul(x, y), x)});
+  const auto rules = simplify();
+  const PatternNodeRewriter mul_one("mul_one", Pattern(t_mul(kX, 1)), kX);
+  const RewriteContext silent;
+  const long before = allocations_on_this_thread();
+  for (int i = 0; i < 100; ++i) {
+    CHECK_FALSE(rules[0]->transform(fg, *fg.outputs()[0]->owner(), silent).applied());
+    CHECK_FALSE(mul_one.transform(fg, *fg.outputs()[1]->owner(), silent).applied());
+    CHECK_FALSE(rules[0]->transform(fg, *fg.outputs()[2]->owner(), silent).applied());
+  }
+  CHECK(allocations_on_this_thread() - before == 0);
+  // Someone listening pays for the reason.
+  Traced t(/*attempts=*/true);
+  const long heard = allocations_on_this_thread();
+  CHECK_FALSE(mul_one.transform(fg, *fg.outputs()[1]->owner(), t.ctx).applied());
+  CHECK(allocations_on_this_thread() > heard);
 }
