@@ -19,6 +19,7 @@
 #include "engine/graph/op_registry.hpp"
 #include "engine/graph/printing.hpp"
 #include "engine/graph/traversal.hpp"
+#include "engine/graph/tuple_codes.hpp"
 #include "engine/graph/type.hpp"
 #include "engine/graph/variable.hpp"
 #include "engine/rewrite/constant_folding.hpp"
