@@ -66,7 +66,11 @@
 #include "runtime/scalar_program.hpp"
 #include "runtime/shape.hpp"
 #include "runtime/tensor.hpp"
+#include "ops/api.hpp"
+#include "ops/errors.hpp"
+#include "ops/register.hpp"
 #include "rw/function.hpp"
+#include "rw/registry.hpp"
 #include "runtime/thread_pool.hpp"
 
 namespace rw {
