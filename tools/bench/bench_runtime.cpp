@@ -10,7 +10,8 @@
 // and sums a loop split over the runtime's threads as its kernels are
 // (`loop1_s`: the same loop on one thread), for GEMM and the MLP Eigen's own
 // product on the same memory. `call` reports seconds per call of a function
-// of 0-d tensors, against creating the 0-d result tensor by hand.
+// of 0-d tensors, against creating the 0-d result tensor by hand, with the
+// calling thread's CPU time per call beside the wall time (`cpu_per_call_us`).
 //
 // Functions are compiled with allow_gc = false and results dropped before the
 // next call, so that a call writes into the buffer of the previous one, as
@@ -19,6 +20,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
+#include <ctime>
 #include <functional>
 #include <rw/rw.hpp>
 #include <string>
@@ -60,6 +62,27 @@ Eigen::Map<RowMajor> as_eigen(rw::Tensor& t) {
 template <class F> void hand_parallel(std::int64_t n, F&& body) {
   const std::int64_t grain = std::max<std::int64_t>(65536, n / (4 * rw::num_threads()));
   rw::parallel_for(n, grain, [&](std::int64_t b, std::int64_t e) { body(b, e); });
+}
+
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+// Median wall time and median CPU time of this thread over kRuns runs of f:
+// on a shared machine the second does not count time spent waiting for a core.
+template <class F> std::pair<double, double> wall_and_cpu(F&& f) {
+  f();
+  std::vector<double> wall, cpu;
+  for (int r = 0; r < kRuns; ++r) {
+    const double c0 = thread_cpu_seconds();
+    wall.push_back(rw::bench::time_once(f));
+    cpu.push_back(thread_cpu_seconds() - c0);
+  }
+  std::sort(wall.begin(), wall.end());
+  std::sort(cpu.begin(), cpu.end());
+  return {wall[wall.size() / 2], cpu[cpu.size() / 2]};
 }
 
 rw::FunctionOptions reuse_buffers() {
@@ -227,25 +250,22 @@ void bench_call() {
   rw::Function f = rw::function({a}, a + 1, reuse_buffers());
   const rw::Tensor arg = rw::Tensor::scalar(2.0);
   rw::Tensor r;
-  const double fn_s = median_time(
-      [&] {
-        for (int i = 0; i < calls; ++i) {
-          r = rw::Tensor();
-          r = f(arg);
-        }
-      },
-      kRuns);
+  const auto [fn_s, fn_cpu] = wall_and_cpu([&] {
+    for (int i = 0; i < calls; ++i) {
+      r = rw::Tensor();
+      r = f(arg);
+    }
+  });
   double v = 2.0;
-  const double ref_s = median_time(
-      [&] {
-        for (int i = 0; i < calls; ++i) {
-          r = rw::Tensor();
-          r = rw::Tensor::scalar(v + 1.0);
-        }
-      },
-      kRuns);
+  const auto [ref_s, ref_cpu] = wall_and_cpu([&] {
+    for (int i = 0; i < calls; ++i) {
+      r = rw::Tensor();
+      r = rw::Tensor::scalar(v + 1.0);
+    }
+  });
   line("fn_call_scalar_add", calls, fn_s / calls, ref_s / calls,
-       fmt::format(" per_call_us={:.3f}", fn_s / calls * 1e6));
+       fmt::format(" per_call_us={:.3f} cpu_per_call_us={:.3f} ref_cpu_per_call_us={:.3f}",
+                   fn_s / calls * 1e6, fn_cpu / calls * 1e6, ref_cpu / calls * 1e6));
 }
 
 struct Group {
