@@ -57,10 +57,11 @@ TEST_CASE("a variable used several times accumulates its gradients in one add", 
   Var x = rw::scalar("x");
   Var a = rw::sin(x), b = rw::cos(x), c = x * x;
   Var g = rw::grad(a + b + c + x, x);
-  // d/dx = cos - sin + 2x + 1, summed by one variadic add of the four terms.
+  // d/dx = cos - sin + 2x + 1: five terms (x * x gives one per use), summed
+  // by one variadic add.
   REQUIRE(g->owner() != nullptr);
   CHECK(g->owner()->op().name() == "add");
-  CHECK(g->owner()->num_inputs() == 4);
+  CHECK(g->owner()->num_inputs() == 5);
   const double xv = 0.7;
   CHECK(values(run({x}, {g}, {Tensor::scalar(xv)})[0])[0] ==
         Approx(std::cos(xv) - std::sin(xv) + 2 * xv + 1));
@@ -99,7 +100,7 @@ TEST_CASE("known_grads start the backward pass from inner variables", "[grad]") 
   // A known gradient of the wrong rank is refused, naming the variable.
   Var bad = rw::matrix("bad");
   CHECK_THROWS_WITH(rw::grad(Var(), {x}, {.known_grads = {{h, bad}}}),
-                    "`grad`: the known gradient of output 0 of `exp` has type `f64[?,?]`, which "
+                    "`grad`: the known gradient of `exp(x)` has type `f64[?,?]`, which "
                     "does not fit its type `f64[?]`");
 }
 

@@ -39,27 +39,27 @@ Tensor uni(std::initializer_list<std::int64_t> shape, double lo = -1.0, double h
 }
 
 /// The registry's Op `name` applied to the inputs.
-Var apply(const std::string& name, Inputs in, const rw::Props& params = {}) {
+Var apply_op(const std::string& name, Inputs in, const rw::Props& params = {}) {
   return (*rw::standard_registry().make(name, params))(in);
 }
 
 Entry unary(const std::string& name, double lo, double hi) {
-  return {{{[name](Inputs in) { return apply(name, in); }, {uni({3, 4}, lo, hi)}},
-           {[name](Inputs in) { return apply(name, in); },
+  return {{{[name](Inputs in) { return apply_op(name, in); }, {uni({3, 4}, lo, hi)}},
+           {[name](Inputs in) { return apply_op(name, in); },
             {uni({5}, lo, hi, DType::Float32)}}},
           {}};
 }
 
 Entry binary(const std::string& name, double lo0, double hi0, double lo1, double hi1) {
   // The second case broadcasts: (3, 1) against (4,).
-  return {{{[name](Inputs in) { return apply(name, in); }, {uni({3, 4}, lo0, hi0), uni({3, 4}, lo1, hi1)}},
-           {[name](Inputs in) { return apply(name, in); }, {uni({3, 1}, lo0, hi0), uni({4}, lo1, hi1)}}},
+  return {{{[name](Inputs in) { return apply_op(name, in); }, {uni({3, 4}, lo0, hi0), uni({3, 4}, lo1, hi1)}},
+           {[name](Inputs in) { return apply_op(name, in); }, {uni({3, 1}, lo0, hi0), uni({4}, lo1, hi1)}}},
           {}};
 }
 
 /// x * cast(op(x, y)): the comparison contributes a zero gradient.
 Entry comparison(const std::string& name) {
-  return {{{[name](Inputs in) { return in[0] * rw::cast(apply(name, in), DType::Float64); },
+  return {{{[name](Inputs in) { return in[0] * rw::cast(apply_op(name, in), DType::Float64); },
             {uni({4}), uni({4})}}},
           {}};
 }
@@ -116,7 +116,7 @@ std::map<std::string, Entry> table() {
     Entry e;
     for (auto axis : std::vector<rw::PropValue>{std::monostate{}, std::vector<std::int64_t>{1},
                                                 std::vector<std::int64_t>{0, 2}})
-      e.cases.push_back({[name, axis](Inputs in) { return apply(name, in, {{"axis", axis}}); },
+      e.cases.push_back({[name, axis](Inputs in) { return apply_op(name, in, {{"axis", axis}}); },
                          {uni({2, 3, 2}, lo, hi)}});
     return e;
   };
@@ -201,8 +201,8 @@ std::map<std::string, Entry> table() {
   t["log_softmax"] = {{{[](Inputs in) { return rw::log_softmax(in[0]); }, {uni({2, 4})}},
                        {[](Inputs in) { return rw::log_softmax(in[0], 0); }, {uni({3, 2})}}},
                       {}};
-  t["deep_copy"] = {{{[](Inputs in) { return apply("deep_copy", in) * 3; }, {uni({3})}}}, {}};
-  t["view"] = {{{[](Inputs in) { return apply("view", in) * 3; }, {uni({3})}}}, {}};
+  t["deep_copy"] = {{{[](Inputs in) { return apply_op("deep_copy", in) * 3; }, {uni({3})}}}, {}};
+  t["view"] = {{{[](Inputs in) { return apply_op("view", in) * 3; }, {uni({3})}}}, {}};
   for (const char* n : {"zero_grad", "disconnected_grad", "grad_clip", "grad_scale"})
     t[n].not_differentiable =
         "its gradient differs from its derivative by design (tests/engine/grad/test_rop.cpp)";

@@ -52,7 +52,7 @@ TEST_CASE("Rop refuses eval points that do not fit, and disconnected outputs", "
   CHECK_THROWS_WITH(rw::Rop(rw::exp(x), x, rw::matrix("m")),
                     "`Rop`: eval point 0 has type `f64[?,?]`, but `x` has type `f64[?]`");
   CHECK_THROWS_WITH(rw::Rop(rw::exp(y), x, rw::vector("v")),
-                    "`Rop`: output 0 (output 0 of `exp`) does not depend on any of the variables; "
+                    "`Rop`: output 0 (`exp(y)`) does not depend on any of the variables; "
                     "pass disconnected = ignore or warn if this is expected");
   Var z = rw::Rop(rw::exp(y), x, rw::vector("v"), rw::DisconnectedInputs::Ignore);
   CHECK(values(run({y}, {z}, {Tensor::from({1.0, 2.0})})[0]) == std::vector<double>{0.0, 0.0});
