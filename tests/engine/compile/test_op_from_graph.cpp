@@ -250,3 +250,16 @@ TEST_CASE("unused inputs are accepted", "[compile]") {
   CHECK(values(r[1]) == std::vector<double>{1.0});
   CHECK_THROWS_AS(rw::grad(rw::sum(out), unused), rw::DisconnectedInputError);
 }
+
+TEST_CASE("R_op of an OpFromGraph: default through the inner graph, or overridden", "[compile]") {
+  Var a = rw::vector("a"), v = rw::vector("v");
+  auto plain = rw::op_from_graph({a}, {rw::exp(a)});
+  auto twice = rw::op_from_graph(
+      {a}, {rw::exp(a)},
+      {.rop_overrides = {[](std::span<const Var>, std::span<const Var> ev) { return ev[0] * 2; }}});
+  auto fn = rw::function({a, v}, {rw::Rop((*plain)({a}), a, v), rw::Rop((*twice)({a}), a, v)});
+  auto [r1, r2] = fn(Tensor::from({0.0, 1.0}), Tensor::from({3.0, 1.0}));
+  CHECK(values(r1)[0] == Approx(3.0));
+  CHECK(values(r1)[1] == Approx(std::exp(1.0)));
+  CHECK(values(r2) == std::vector<double>{6.0, 2.0});
+}
