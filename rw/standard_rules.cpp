@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "engine/compile/op_from_graph.hpp"
 #include "engine/dsl/resolver.hpp"
 #include "engine/rewrite/standard.hpp"
 #include "rules/embedded.hpp"
@@ -36,6 +37,7 @@ struct StandardRules {
 const StandardRules& standard() {
   static const StandardRules state = [] {
     std::shared_ptr<RewriteDB> db = make_standard_db();
+    register_op_from_graph_rewrites(*db);
     const dsl::PredicateRegistry predicates;
     dsl::LoadedRules rules =
         load_standard_rules_into(*db, standard_registry(), predicates).take();
