@@ -27,6 +27,10 @@ Variable* as_graph(std::uint64_t bits) { return reinterpret_cast<Variable*>(bits
 std::uint64_t graph_bits(const Variable* v) {
   return reinterpret_cast<std::uint64_t>(v) | kTagGraph;
 }
+// The characters of a short symbol's word (borrowed: the word is held by the caller's term).
+std::string_view symbol_text(const std::uint64_t& bits) {
+  return {reinterpret_cast<const char*>(&bits) + 1, static_cast<std::size_t>((bits >> 3) & 7)};
+}
 bool ground_bits(std::uint64_t bits) {
   if (tag(bits) == kTagHeap) return bits && (as_node(bits)->flags & TermNode::kGround);
   return tag(bits) != kTagVar;
@@ -197,6 +201,7 @@ class Unifier {
   // Unifies an Op-like head (`head`, not a graph term) with the Op `op`.
   bool head_vs_op(std::uint64_t head, const Apply& node) {
     head = walk(head);
+    if (tag(head) == kTagSymbol) return symbol_text(head) == node.op().name();
     if (tag(head) == kTagHeap && head) {
       const TermNode* n = as_node(head);
       if (n->kind == TermKind::Op) return op_equal(*static_cast<const OpNode*>(n)->op, node.op());
@@ -284,6 +289,17 @@ class Unifier {
     return name_of(a) == name_of(b);
   }
 
+  // A short symbol `sym` against a distinct non-variable term `t`: equal
+  // symbols have equal words, so only an Op or op pattern of its name unifies.
+  static bool symbol_vs(std::uint64_t sym, std::uint64_t t) {
+    if (tag(t) != kTagHeap) return false;
+    const TermNode* n = as_node(t);
+    if (n->kind == TermKind::Op) return static_cast<const OpNode*>(n)->op->name() == symbol_text(sym);
+    if (n->kind == TermKind::OpPattern)
+      return static_cast<const OpPatternNode*>(n)->name == symbol_text(sym);
+    return false;
+  }
+
   static bool is_op_like(TermKind k) {
     return k == TermKind::Op || k == TermKind::OpPattern || k == TermKind::String;
   }
@@ -292,6 +308,8 @@ class Unifier {
   bool step(std::uint64_t a, std::uint64_t b) {
     if (tag(a) == kTagGraph) return graph_vs(as_graph(a), b);
     if (tag(b) == kTagGraph) return graph_vs(as_graph(b), a);
+    if (tag(a) == kTagSymbol) return symbol_vs(a, b);
+    if (tag(b) == kTagSymbol) return symbol_vs(b, a);
     if (tag(a) != kTagHeap || tag(b) != kTagHeap) return false;  // distinct immediates
     if (plainly_comparable(a, b)) {
       if (node_hash(as_node(a)) != node_hash(as_node(b))) return false;
