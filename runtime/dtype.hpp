@@ -79,13 +79,19 @@ constexpr bool is_signed(DType t) { return t != DType::UInt8 && t != DType::Bool
 /// NumPy's result type of a binary operation on arrays of these dtypes.
 DType promote(DType a, DType b);
 
-/// The float type an operation such as exp or true division yields for `t`
-/// (float32 stays float32, everything else becomes float64, as NumPy does).
+/// The float type that holds every value of `t` exactly, which operations such
+/// as exp, sqrt and true division compute in: float32 stays float32; bool,
+/// int8, uint8 and int16 become float32; int32, int64 and float64 become
+/// float64. (Aesara's `upgrade_to_float`. NumPy would give float16 for the
+/// 8-bit types; rwgraph has no float16, and float32 is the next type that holds
+/// them exactly, the same choice `promote(int16, float32) == float32` makes.)
 constexpr DType float_result(DType t) {
-  return t == DType::Float32 ? DType::Float32
-         : (t == DType::Int8 || t == DType::UInt8 || t == DType::Int16 || t == DType::Bool)
-             ? DType::Float32
-             : DType::Float64;
+  switch (t) {
+    case DType::Bool: case DType::Int8: case DType::UInt8: case DType::Int16:
+    case DType::Float32: return DType::Float32;
+    case DType::Int32: case DType::Int64: case DType::Float64: return DType::Float64;
+  }
+  return DType::Float64;
 }
 
 /// The C++ element type of a dtype.

@@ -125,7 +125,8 @@ template <class T, std::size_t N> class SmallVec {
     clear();
     resize(n, value);
   }
-  template <class It> void assign(It first, It last) {
+  template <class It, class = typename std::iterator_traits<It>::iterator_category>
+  void assign(It first, It last) {
     clear();
     if constexpr (std::is_base_of_v<std::forward_iterator_tag,
                                     typename std::iterator_traits<It>::iterator_category>)

@@ -7,11 +7,18 @@
 #include <cstring>
 #include <new>
 #include <sstream>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 #include <stdexcept>
 
 #include <fmt/format.h>
 
 #include "runtime/detail/strided.hpp"
+#include "runtime/detail/program_cache.hpp"
+#include "runtime/kernels/elemwise.hpp"
+#include "runtime/scalar_program.hpp"
 
 namespace rw {
 
@@ -79,11 +86,19 @@ std::string shape_to_string(std::span<const std::int64_t> shape) {
 }
 
 Storage::Storage(std::size_t nbytes) : nbytes_(nbytes) {
+  // Large blocks are 2 MiB aligned and offered to the kernel as huge pages
+  // (as NumPy does): first touching a fresh 8 MB array otherwise costs 2048
+  // page faults, more than an elementwise pass over it.
+  constexpr std::size_t kHuge = std::size_t{2} << 20;
+  const std::size_t align = nbytes >= 2 * kHuge ? kHuge : 64;
   // Round up: aligned_alloc wants a multiple of the alignment, and a zero-size
   // allocation still gets a unique address.
-  const std::size_t rounded = std::max<std::size_t>(64, (nbytes + 63) / 64 * 64);
-  data_ = static_cast<std::byte*>(std::aligned_alloc(64, rounded));
+  const std::size_t rounded = std::max(align, (nbytes + align - 1) / align * align);
+  data_ = static_cast<std::byte*>(std::aligned_alloc(align, rounded));
   if (!data_) throw std::bad_alloc();
+#ifdef MADV_HUGEPAGE
+  if (align == kHuge) madvise(data_, rounded, MADV_HUGEPAGE);
+#endif
 }
 
 Storage::~Storage() { std::free(data_); }
@@ -112,7 +127,7 @@ Tensor Tensor::empty(DType dtype, std::span<const std::int64_t> shape) {
 Tensor Tensor::full(std::span<const std::int64_t> shape, double value, DType dtype) {
   Tensor t = empty(dtype, shape);
   visit_dtype(dtype, [&]<class T>() {
-    std::fill_n(t.data<T>(), t.size(), static_cast<T>(value));
+    std::fill_n(t.data<T>(), t.size(), detail::scalar::convert<T>(value));
   });
   return t;
 }
@@ -128,6 +143,40 @@ Tensor Tensor::ones(std::span<const std::int64_t> shape, DType dtype) {
 }
 
 Tensor Tensor::scalar(double value, DType dtype) { return full({}, value, dtype); }
+
+Tensor Tensor::arange(double start, double stop, double step, DType dtype) {
+  if (step == 0) throw std::invalid_argument("Tensor::arange: step must not be zero");
+  if (!std::isfinite(start) || !std::isfinite(stop) || !std::isfinite(step))
+    throw std::invalid_argument(
+        fmt::format("Tensor::arange: bounds must be finite, got start {} stop {} step {}", start,
+                    stop, step));
+  const double count = std::ceil((stop - start) / step);
+  const auto n = count > 0 ? static_cast<std::int64_t>(count) : std::int64_t{0};
+  Tensor t = empty(DType::Float64, {n});
+  double* p = t.data<double>();
+  for (std::int64_t i = 0; i < n; ++i) p[i] = start + static_cast<double>(i) * step;
+  return dtype == DType::Float64 ? t : cast(t, dtype);
+}
+
+Tensor Tensor::eye(std::int64_t n, std::int64_t m, std::int64_t k, DType dtype) {
+  if (n < 0 || m < 0)
+    throw std::invalid_argument(fmt::format("Tensor::eye: negative size {} x {}", n, m));
+  Tensor t = zeros({n, m}, dtype);
+  visit_dtype(dtype, [&]<class T>() {
+    T* p = t.data<T>();
+    for (std::int64_t i = std::max<std::int64_t>(0, -k); i < n && i + k < m; ++i)
+      p[i * m + i + k] = T(1);
+  });
+  return t;
+}
+
+Tensor Tensor::arange(std::int64_t stop) {
+  const std::int64_t n = std::max<std::int64_t>(stop, 0);
+  Tensor t = empty(DType::Int64, {n});
+  std::int64_t* p = t.data<std::int64_t>();
+  for (std::int64_t i = 0; i < n; ++i) p[i] = i;
+  return t;
+}
 
 std::int64_t Tensor::dim(std::int64_t axis) const {
   const std::int64_t a = axis < 0 ? axis + ndim() : axis;
@@ -162,7 +211,7 @@ double Tensor::at(std::span<const std::int64_t> index) const {
   for (std::size_t i = 0; i < index.size(); ++i) {
     std::int64_t k = index[i] < 0 ? index[i] + shape_[i] : index[i];
     if (k < 0 || k >= shape_[i])
-      throw std::out_of_range(fmt::format("index {} is out of bounds for axis {} of size {}",
+      throw std::out_of_range(fmt::format("index {} is out of bounds for axis {} with size {}",
                                           index[i], i, shape_[i]));
     off += k * strides_[i];
   }
@@ -172,19 +221,17 @@ double Tensor::at(std::span<const std::int64_t> index) const {
 }
 
 void Tensor::assign(const Tensor& src) {
+  if (!valid() || !src.valid()) throw std::invalid_argument("Tensor::assign: null tensor");
   if (!std::equal(shape_.begin(), shape_.end(), src.shape_.begin(), src.shape_.end()))
     throw std::invalid_argument("Tensor::assign: shape " + shape_to_string(src.shape_) +
                                 " into shape " + shape_to_string(shape_));
-  visit_dtype(dtype_, [&]<class D>() {
-    visit_dtype(src.dtype_, [&]<class S>() {
-      D* dst = reinterpret_cast<D*>(storage_->data()) + offset_;
-      const S* from = reinterpret_cast<const S*>(src.storage_->data()) + src.offset_;
-      detail::for_each_strided2(shape_, strides_, src.strides_,
-                                [&](std::int64_t od, std::int64_t os) {
-                                  dst[od] = static_cast<D>(from[os]);
-                                });
-    });
-  });
+  // Through the elementwise engine: blocked, threaded, with Cast's defined
+  // conversions, and safe when `src` overlaps this tensor.
+  const DType from = src.dtype_;
+  const ScalarProgram& p =
+      detail::single_op_program(ScalarOp::Cast, std::span<const DType>(&from, 1), dtype_);
+  Tensor self = *this;
+  run_elemwise(p, std::span<const Tensor>(&src, 1), std::span<Tensor>(&self, 1));
 }
 
 Tensor Tensor::astype(DType dtype) const {
@@ -258,7 +305,7 @@ Tensor Tensor::select(std::int64_t axis, std::int64_t i) const {
   const auto a = static_cast<std::size_t>(normalize_axis(axis, ndim(), "Tensor::select"));
   const std::int64_t k = i < 0 ? i + shape_[a] : i;
   if (k < 0 || k >= shape_[a])
-    throw std::out_of_range(fmt::format("index {} is out of bounds for axis {} of size {}", i,
+    throw std::out_of_range(fmt::format("index {} is out of bounds for axis {} with size {}", i,
                                         axis, shape_[a]));
   Shape shape = shape_;
   Strides strides = strides_;
@@ -370,59 +417,6 @@ std::size_t Tensor::content_hash() const {
     });
   });
   return h;
-}
-
-namespace {
-template <class T> std::string format_element(T v) {
-  if constexpr (std::is_same_v<T, bool>) {
-    return v ? "True" : "False";
-  } else if constexpr (std::is_floating_point_v<T>) {
-    if (std::isnan(v)) return "nan";
-    if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-    if (v == std::floor(v) && std::fabs(v) < 1e16) return fmt::format("{:.0f}.", v);
-    return fmt::format("{:.8g}", v);
-  } else {
-    return std::to_string(static_cast<long long>(v));
-  }
-}
-}  // namespace
-
-std::string Tensor::to_string() const {
-  if (!valid()) return "<null tensor>";
-  std::vector<std::string> cells;
-  cells.reserve(static_cast<std::size_t>(size()));
-  visit_dtype(dtype_, [&]<class T>() {
-    const T* a = reinterpret_cast<const T*>(storage_->data()) + offset_;
-    detail::for_each_strided(shape_, strides_,
-                             [&](std::int64_t i) { cells.push_back(format_element(a[i])); });
-  });
-  if (ndim() == 0) return cells.front();
-  std::size_t width = 0;
-  for (const auto& c : cells) width = std::max(width, c.size());
-  std::string out;
-  std::size_t next = 0;
-  // Recursive over axes, with NumPy's bracket and newline layout.
-  auto rec = [&](auto&& self, std::size_t axis) -> void {
-    out += '[';
-    const std::int64_t n = shape_[axis];
-    for (std::int64_t i = 0; i < n; ++i) {
-      if (axis + 1 == shape_.size()) {
-        if (i) out += ' ';
-        const std::string& c = cells[next++];
-        out.append(width - c.size(), ' ');
-        out += c;
-      } else {
-        if (i) {
-          out.append(shape_.size() - axis - 1, '\n');
-          out.append(axis + 1, ' ');
-        }
-        self(self, axis + 1);
-      }
-    }
-    out += ']';
-  };
-  rec(rec, 0);
-  return out;
 }
 
 bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/detail/convert.hpp"
 #include "runtime/dtype.hpp"
 #include "runtime/small_vec.hpp"
 
@@ -84,7 +85,23 @@ class Tensor {
     return t;
   }
   /// A 2-d tensor from rows: `Tensor::from({{1.0, 2.0}, {3.0, 4.0}})`.
+  /// Throws std::invalid_argument naming the first row of another length.
   template <class T> static Tensor from(std::initializer_list<std::initializer_list<T>> rows);
+  /// A 3-d tensor from nested lists: `Tensor::from({{{1, 2}}, {{3, 4}}})`.
+  template <class T>
+  static Tensor from(
+      std::initializer_list<std::initializer_list<std::initializer_list<T>>> blocks);
+  /// Values start, start + step, … up to but excluding stop (NumPy's arange:
+  /// ceil((stop - start) / step) elements), converted to `dtype`. Throws
+  /// std::invalid_argument for a zero step or non-finite bounds.
+  static Tensor arange(double start, double stop, double step = 1.0,
+                       DType dtype = DType::Float64);
+  /// 0, 1, …, stop - 1 as int64.
+  static Tensor arange(std::int64_t stop);
+  /// An n × m matrix with ones on diagonal k (0 the main one, k > 0 above it,
+  /// k < 0 below) and zeros elsewhere (NumPy's eye).
+  static Tensor eye(std::int64_t n, std::int64_t m, std::int64_t k = 0,
+                    DType dtype = DType::Float64);
   /// A contiguous tensor with these elements and this shape.
   template <class T>
   static Tensor from_vector(const std::vector<T>& values, std::span<const std::int64_t> shape);
@@ -127,7 +144,8 @@ class Tensor {
   double at(std::initializer_list<std::int64_t> index) const {
     return at(std::span<const std::int64_t>(index.begin(), index.size()));
   }
-  /// The single element of a tensor of size 1, converted to T.
+  /// The single element of a tensor of size 1, converted to T as Cast
+  /// converts (float to integer saturates, NaN to 0).
   template <class T> T item() const;
 
   /// An independent contiguous copy, optionally converted to `dtype`.
@@ -164,7 +182,9 @@ class Tensor {
   bool equal(const Tensor& other) const;
   /// Hash of dtype, shape and element values; equal tensors hash equal.
   std::size_t content_hash() const;
-  /// NumPy-style rendering: `[[1. 2.]\n [3. 4.]]`.
+  /// NumPy's str(): `[[1.  2.5]\n [3.  4. ]]` — one format for all elements
+  /// (positional or scientific, as NumPy chooses), lines wrapped at 75
+  /// columns, more than 1000 elements summarised with `...`.
   std::string to_string() const;
 
  private:
@@ -196,13 +216,48 @@ template <class T>
 Tensor Tensor::from(std::initializer_list<std::initializer_list<T>> rows) {
   const auto nrows = static_cast<std::int64_t>(rows.size());
   const auto ncols = nrows == 0 ? 0 : static_cast<std::int64_t>(rows.begin()->size());
-  Tensor t = empty(dtype_of<T>(), {nrows, ncols});
-  T* out = t.data<T>();
+  std::int64_t r = 0;
   for (const auto& row : rows) {
     if (static_cast<std::int64_t>(row.size()) != ncols)
-      throw std::invalid_argument("Tensor::from: rows of unequal length");
-    for (const T& v : row) *out++ = v;
+      throw std::invalid_argument("Tensor::from: row " + std::to_string(r) + " has " +
+                                  std::to_string(row.size()) + " elements, row 0 has " +
+                                  std::to_string(ncols));
+    ++r;
   }
+  Tensor t = empty(dtype_of<T>(), {nrows, ncols});
+  T* out = t.data<T>();
+  for (const auto& row : rows)
+    for (const T& v : row) *out++ = v;
+  return t;
+}
+
+template <class T>
+Tensor Tensor::from(
+    std::initializer_list<std::initializer_list<std::initializer_list<T>>> blocks) {
+  const auto n0 = static_cast<std::int64_t>(blocks.size());
+  const auto n1 = n0 == 0 ? 0 : static_cast<std::int64_t>(blocks.begin()->size());
+  const auto n2 = n1 == 0 ? 0 : static_cast<std::int64_t>(blocks.begin()->begin()->size());
+  std::int64_t i = 0;
+  for (const auto& block : blocks) {
+    if (static_cast<std::int64_t>(block.size()) != n1)
+      throw std::invalid_argument("Tensor::from: block " + std::to_string(i) + " has " +
+                                  std::to_string(block.size()) + " rows, block 0 has " +
+                                  std::to_string(n1));
+    std::int64_t j = 0;
+    for (const auto& row : block) {
+      if (static_cast<std::int64_t>(row.size()) != n2)
+        throw std::invalid_argument("Tensor::from: row " + std::to_string(j) + " of block " +
+                                    std::to_string(i) + " has " + std::to_string(row.size()) +
+                                    " elements, rows have " + std::to_string(n2));
+      ++j;
+    }
+    ++i;
+  }
+  Tensor t = empty(dtype_of<T>(), {n0, n1, n2});
+  T* out = t.data<T>();
+  for (const auto& block : blocks)
+    for (const auto& row : block)
+      for (const T& v : row) *out++ = v;
   return t;
 }
 
@@ -222,7 +277,7 @@ template <class T> T Tensor::item() const {
     throw std::invalid_argument("Tensor::item: tensor of shape " + shape_to_string(shape_) +
                                 " has " + std::to_string(size()) + " elements, not 1");
   return visit_dtype(dtype_, [&]<class U>() {
-    return static_cast<T>(*(reinterpret_cast<const U*>(storage_->data()) + offset_));
+    return detail::scalar::convert<T>(*(reinterpret_cast<const U*>(storage_->data()) + offset_));
   });
 }
 

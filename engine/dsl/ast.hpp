@@ -132,12 +132,15 @@ struct RulesetDecl {
   Span span;
 };
 
-/// `rule NAME [tags(t, …)] [priority N]: LHS => RHS [where GUARD]`.
+/// `rule NAME [tags(t, …)] [priority N] [multiple_clients]: LHS => RHS [where GUARD]`.
 struct RuleDecl {
   Name name;
   std::optional<std::vector<Name>> tags;
   std::optional<std::int64_t> priority;
   Span priority_span;
+  /// `multiple_clients`: the rule may rewrite a match whose inner nodes have
+  /// other uses.
+  bool multiple_clients = false;
   ExprId lhs{};
   ExprId rhs{};
   std::optional<ExprId> guard;

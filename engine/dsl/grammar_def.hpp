@@ -680,6 +680,18 @@ auto const set_priority = [](auto& ctx) {
   _val(ctx).priority = *i;
   _val(ctx).priority_span = n.span;
 };
+// `multiple_clients` is not a keyword (it may name a rule or a variable), so
+// it is read as a name and any other name is left for what follows.
+auto const set_multiple_clients = [](auto& ctx) {
+  const ast::Name& n = _attr(ctx);
+  if (n.text != "multiple_clients") {
+    _pass(ctx) = false;
+    return;
+  }
+  if (_val(ctx).multiple_clients)
+    throw SyntaxError{state(ctx).begin() + n.span.begin, "a rule takes one `multiple_clients`"};
+  _val(ctx).multiple_clients = true;
+};
 auto const set_lhs = [](auto& ctx) { _val(ctx).lhs = _attr(ctx); };
 auto const set_rhs = [](auto& ctx) { _val(ctx).rhs = _attr(ctx); };
 auto const set_guard = [](auto& ctx) { _val(ctx).guard = _attr(ctx); };
@@ -768,7 +780,8 @@ auto const tags_rest_def = tok(")") | ((name >> *(tok(",") > name)) > tok(")", {
 auto const ruleset_stmt_def = spanned[tok("ruleset") > name[set_name] > -tags_clause[set_tags]];
 auto const rule_stmt_def =
     spanned[tok("rule") > name[set_name] >
-            *(tags_clause[set_tags] | (tok("priority") > signed_number)[set_priority]) >
+            *(tags_clause[set_tags] | (tok("priority") > signed_number)[set_priority] |
+              name[set_multiple_clients]) >
             tok(":", {}, "`:`") > expr[set_lhs] > tok("=>") > expr[set_rhs] >
             -(tok("where") > expr[set_guard])];
 auto const declare_stmt_def =

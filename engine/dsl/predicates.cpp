@@ -29,22 +29,27 @@ bool valid_name(std::string_view name) {
 
 PredicateRegistry::PredicateRegistry() {
   using A = PredicateArg;
+  using R = PredicateReads;
   add({"float",
        {A::Tensor},
        "the dtype is a float type (float32, float64)",
-       [](const PredicateInput& in) { return dtype_is(in, [](DType d) { return is_float(d); }); }});
+       [](const PredicateInput& in) { return dtype_is(in, [](DType d) { return is_float(d); }); },
+       R::Types});
   add({"int",
        {A::Tensor},
        "the dtype is an integer type (int8 … int64, uint8)",
        [](const PredicateInput& in) {
          return dtype_is(in, [](DType d) { return is_integer(d); });
-       }});
+       },
+       R::Types});
   add({"bool", {A::Tensor}, "the dtype is bool", [](const PredicateInput& in) {
          return dtype_is(in, [](DType d) { return is_bool(d); });
-       }});
+       },
+       R::Types});
   add({"constant", {A::Tensor}, "the variable is a constant", [](const PredicateInput& in) {
          return in.tensors[0] && in.tensors[0]->is_constant();
-       }});
+       },
+       R::Types});
   add({"scalar",
        {A::Tensor},
        "the static shape holds one element (rank 0, or every extent 1)",
@@ -52,14 +57,16 @@ PredicateRegistry::PredicateRegistry() {
          const TensorType* t = tensor_type(in.tensors[0]);
          return t && std::all_of(t->shape().begin(), t->shape().end(),
                                  [](std::int64_t d) { return d == 1; });
-       }});
+       },
+       R::Types});
   add({"known_shape",
        {A::Tensor},
        "every extent of the static shape is known",
        [](const PredicateInput& in) {
          const TensorType* t = tensor_type(in.tensors[0]);
          return t && t->shape_known();
-       }});
+       },
+       R::Types});
   add({"broadcastable",
        {A::Tensor, A::Int},
        "axis i (negative counts from the end) has static extent 1",
@@ -69,19 +76,22 @@ PredicateRegistry::PredicateRegistry() {
          const auto n = static_cast<std::int64_t>(t->ndim());
          const std::int64_t axis = in.ints[0] < 0 ? in.ints[0] + n : in.ints[0];
          return axis >= 0 && axis < n && t->is_broadcastable(static_cast<std::size_t>(axis));
-       }});
+       },
+       R::Types});
   add({"same_type",
        {A::Tensor, A::Tensor},
        "the two variables have equal types",
        [](const PredicateInput& in) {
          return in.tensors[0] && in.tensors[1] && *in.tensors[0]->type() == *in.tensors[1]->type();
-       }});
+       },
+       R::Types});
   add({"one_client",
        {A::Tensor},
        "the variable has exactly one use in the graph being rewritten (false outside one)",
        [](const PredicateInput& in) {
          return in.fgraph && in.tensors[0] && in.fgraph->num_clients(*in.tensors[0]) == 1;
-       }});
+       },
+       R::Uses});
 }
 
 void PredicateRegistry::add(PredicateInfo info) {
@@ -103,11 +113,12 @@ void PredicateRegistry::add(PredicateInfo info) {
 }
 
 void PredicateRegistry::add(std::string name, std::size_t arity, std::string doc,
-                            std::function<bool(std::span<const Var>, const FunctionGraph*)> fn) {
+                            std::function<bool(std::span<const Var>, const FunctionGraph*)> fn,
+                            PredicateReads reads) {
   if (!fn)
     throw std::invalid_argument("PredicateRegistry::add: predicate `" + name + "` has no function");
   add({std::move(name), std::vector<PredicateArg>(arity, PredicateArg::Tensor), std::move(doc),
-       [f = std::move(fn)](const PredicateInput& in) { return f(in.tensors, in.fgraph); }});
+       [f = std::move(fn)](const PredicateInput& in) { return f(in.tensors, in.fgraph); }, reads});
 }
 
 std::shared_ptr<const PredicateInfo> PredicateRegistry::find(std::string_view name) const {

@@ -33,13 +33,29 @@ struct PredicateInput {
 /// A predicate's implementation.
 using PredicateFn = std::function<bool(const PredicateInput&)>;
 
-/// One predicate: its name, its arguments, one line of documentation, and
-/// the function.
+/// What a predicate reads, which decides how a rule that calls it is re-tried
+/// after the graph changes (a compiled rule's `NodeRewriter::depth`).
+enum class PredicateReads : std::uint8_t {
+  /// The types and constness of its arguments and the values of constants:
+  /// the rule is re-tried only when its own nodes change.
+  Types,
+  /// Also the uses of its arguments (`one_client`). Uses of graph inputs are
+  /// not followed by the rewrite driver, so such rules get kAnyDepth.
+  Uses,
+  /// Anything reachable through the graph: the rule gets kAnyDepth (the
+  /// driver sweeps the graph again until nothing changes). The default for
+  /// predicates registered in C++, which may read anything.
+  Anything,
+};
+
+/// One predicate: its name, its arguments, one line of documentation, the
+/// function, and what it reads.
 struct PredicateInfo {
   std::string name;
   std::vector<PredicateArg> args;
   std::string doc;
   PredicateFn fn;
+  PredicateReads reads = PredicateReads::Anything;
 };
 
 /// Names that guards use for values (`dtype(x) == float32`), which cannot be
@@ -60,7 +76,8 @@ class PredicateRegistry {
   void add(PredicateInfo info);
   /// Adds a predicate whose arguments are `arity` tensors.
   void add(std::string name, std::size_t arity, std::string doc,
-           std::function<bool(std::span<const Var>, const FunctionGraph*)> fn);
+           std::function<bool(std::span<const Var>, const FunctionGraph*)> fn,
+           PredicateReads reads = PredicateReads::Anything);
 
   /// The predicate, or null.
   std::shared_ptr<const PredicateInfo> find(std::string_view name) const;

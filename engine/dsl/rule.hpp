@@ -57,7 +57,7 @@ struct PatternNode {
   /// What the node is.
   enum class Kind : std::uint8_t {
     Var,      ///< a rule variable
-    Literal,  ///< a number: on the left, matches a constant whose elements all equal it
+    Literal,  ///< a number: on the left, matches a one-element constant equal to it
     Apply,    ///< an Op applied to input nodes
   };
   Kind kind = Kind::Var;
@@ -103,6 +103,9 @@ struct CheckedRule {
   std::vector<std::string> tags;
   /// Higher is tried first; 0 unless given.
   std::int64_t priority = 0;
+  /// `multiple_clients`: a match whose inner nodes (below the root) have
+  /// other uses is rewritten anyway (Aesara's allow_multiple_clients).
+  bool multiple_clients = false;
   std::vector<RuleVariable> vars;
   Pattern lhs;
   Pattern rhs;

@@ -77,6 +77,7 @@ struct VertexData {
 struct EdgeData {
   std::uint32_t out_index;  // which output of the source the edge carries
   std::uint32_t slot;       // which input of the target (or output of the graph)
+  std::uint32_t out_pos;    // where the edge sits in its source's out-edge list
 };
 
 using BGraph = boost::adjacency_list<InlineEdgesS, boost::listS, boost::bidirectionalS,
@@ -120,6 +121,34 @@ struct FGraphImpl {
     return v.owner() ? v.owner()->label_ : 0;  // roots come before every node
   }
 
+  // Edges are added and removed only through these two, which keep every
+  // edge's `out_pos` current. Removing an edge then costs the target's
+  // in-degree (a node's arity) instead of a scan of the source's clients:
+  // Boost's remove_edge searches the source's out-edge list, which for a
+  // variable with thousands of uses made rewriting quadratic.
+  void add_edge(Vertex u, Vertex v, std::uint32_t out_index, std::uint32_t slot) {
+    const auto pos = static_cast<std::uint32_t>(g.out_edge_list(u).size());
+    boost::add_edge(u, v, EdgeData{out_index, slot, pos}, g);
+  }
+  using EdgeIter = BGraph::EdgeContainer::iterator;
+  void erase_edge(EdgeIter e) {
+    const Vertex u = e->m_source, v = e->m_target;
+    auto& iel = in_edge_list(g, v);
+    for (auto i = iel.begin(); i != iel.end(); ++i)
+      if (i->get_iter() == e) {
+        iel.erase(i);
+        break;
+      }
+    auto& oel = g.out_edge_list(u);
+    const std::uint32_t pos = e->get_property().out_pos;
+    g.m_edges.erase(e);
+    if (pos + 1 != oel.size()) {
+      oel[pos] = std::move(oel.back());
+      oel[pos].get_iter()->get_property().out_pos = pos;
+    }
+    oel.pop_back();
+  }
+
   Vertex add_root_vertex(const Var& v, bool is_input) {
     VertexData d;
     d.kind = VertexKind::Root;
@@ -139,7 +168,7 @@ struct FGraphImpl {
     a->fgraph_ = this;
     for (std::uint32_t i = 0; i < a->n_inputs_; ++i) {
       const Variable& in = *a->inputs_[i];
-      boost::add_edge(producer(in), vx, EdgeData{in.index(), i}, g);
+      add_edge(producer(in), vx, in.index(), i);
     }
     ++n_nodes;
   }
@@ -218,13 +247,17 @@ struct FGraphImpl {
   }
 
   void remove_in_edge(Vertex target, std::uint32_t slot) {
-    auto [it, end] = boost::in_edges(target, g);
-    for (; it != end; ++it)
-      if (g[*it].slot == slot) {
-        boost::remove_edge(*it, g);
+    for (const auto& stored : in_edge_list(g, target))
+      if (stored.get_iter()->get_property().slot == slot) {
+        erase_edge(stored.get_iter());
         return;
       }
     throw IntegrityError(fmt::format("no edge for slot {} (graph corrupted)", slot));
+  }
+
+  void remove_all_in_edges(Vertex target) {
+    auto& iel = in_edge_list(g, target);
+    while (!iel.empty()) erase_edge(iel.back().get_iter());
   }
 
   /// Removes what `var` was the last use of, users before what they use.
@@ -238,7 +271,7 @@ struct FGraphImpl {
       if (Apply* node = v->owner()) {
         ApplyRef keep(node);  // the vertex's reference goes away below
         for (const auto& f : features) f->on_prune(*self, *node, reason);
-        boost::clear_vertex(p, g);
+        remove_all_in_edges(p);
         boost::remove_vertex(p, g);
         node->vertex_ = nullptr;
         node->fgraph_ = nullptr;
@@ -260,7 +293,7 @@ struct FGraphImpl {
     remove_in_edge(target, c.slot);
     if (c.node) c.node->inputs_[c.slot] = new_var;
     else outputs[c.slot] = new_var;
-    boost::add_edge(producer(*new_var), target, EdgeData{new_var->index(), c.slot}, g);
+    add_edge(producer(*new_var), target, new_var->index(), c.slot);
     if (journal) journal->push_back({c, old_var, new_var});
     prune_if_unused(old_var, reason);
     for (const auto& f : features) f->on_change_input(*self, c, old_var, new_var, reason);
@@ -478,8 +511,7 @@ void FunctionGraph::add_output(const Var& output, std::string_view reason) {
   if (!output) throw Error("add_output: null variable");
   impl_->import_var(output, reason, 0, detail::kNoUpper);
   const auto slot = static_cast<std::uint32_t>(impl_->outputs.size());
-  boost::add_edge(impl_->producer(*output), impl_->out_vertex,
-                  detail::EdgeData{output->index(), slot}, impl_->g);
+  impl_->add_edge(impl_->producer(*output), impl_->out_vertex, output->index(), slot);
   impl_->outputs.push_back(output);
 }
 
@@ -655,6 +687,10 @@ void FunctionGraph::check_integrity() const {
       }
       if (boost::out_degree(v, g) == 0)
         fail(fmt::format("node `{}` has no clients but was not pruned", a->op().to_string()));
+      const auto& oel = g.out_edge_list(v);
+      for (std::size_t k = 0; k < oel.size(); ++k)
+        if (oel[k].get_iter()->get_property().out_pos != k)
+          fail(fmt::format("an out-edge of `{}` has a stale position", a->op().to_string()));
       if (!m.labels_dirty)
         for (auto [eit, eend] = boost::out_edges(v, g); eit != eend; ++eit) {
           const auto& t = g[boost::target(*eit, g)];

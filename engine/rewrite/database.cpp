@@ -124,9 +124,21 @@ RewriteDB::RewriteDB(std::string name) : name_(std::move(name)) {
 }
 
 const RewriteDB::Entry* RewriteDB::find(std::string_view name) const {
-  for (const auto& e : entries_)
-    if (e.name == name) return &e;
-  return nullptr;
+  const auto it = by_name_.find(name);
+  return it == by_name_.end() ? nullptr : &entries_[it->second];
+}
+
+void RewriteDB::reindex_tags() {
+  tag_owner_.clear();
+  for (std::size_t i = 0; i < entries_.size(); ++i)
+    for (const auto& t : entries_[i].tags) tag_owner_.try_emplace(t, i);
+}
+
+void RewriteDB::truncate(std::size_t n) {
+  if (n >= entries_.size()) return;
+  for (std::size_t i = n; i < entries_.size(); ++i) by_name_.erase(entries_[i].name);
+  entries_.resize(n);
+  reindex_tags();
 }
 
 RewriteDB* RewriteDB::find_db(std::string_view name) const {
@@ -166,11 +178,10 @@ void RewriteDB::add(Item item, std::vector<std::string> tags, EntryOptions optio
   const std::string& name = item_name(item);
   if (name.empty()) throw RewriteError(fmt::format("`{}`: cannot register a null rewriter", name_));
   if (find(name)) throw RewriteError(fmt::format("`{}` already has an entry named `{}`", name_, name));
-  for (const auto& e : entries_)
-    if (std::find(e.tags.begin(), e.tags.end(), name) != e.tags.end())
-      throw RewriteError(fmt::format(
-          "`{}`: the name `{}` collides with a tag of `{}`; names and tags share one namespace",
-          name_, name, e.name));
+  if (const auto owner = tag_owner_.find(name); owner != tag_owner_.end())
+    throw RewriteError(fmt::format(
+        "`{}`: the name `{}` collides with a tag of `{}`; names and tags share one namespace",
+        name_, name, entries_[owner->second].name));
   if (const auto* db = std::get_if<std::shared_ptr<RewriteDB>>(&item); db && (*db)->holds_db(*this))
     throw RewriteError(fmt::format("`{}` cannot contain `{}`, which contains it", name_, name));
   if (options.position && std::isnan(*options.position))
@@ -187,6 +198,9 @@ void RewriteDB::add(Item item, std::vector<std::string> tags, EntryOptions optio
   entry.role = options.role;
   check_entry(entry, options);
   entry.position = options.position.value_or(next_position());
+  const std::size_t index = entries_.size();
+  for (const auto& t : entry.tags) tag_owner_.try_emplace(t, index);
+  by_name_.emplace(entry.name, index);
   entries_.push_back(std::move(entry));
 }
 
@@ -195,7 +209,11 @@ void RewriteDB::add_tags(std::string_view name, const std::vector<std::string>& 
   if (it == entries_.end())
     throw RewriteError(fmt::format("`{}` has no entry named `{}`", name_, name));
   for (const auto& t : tags) check_tag(t, name);
-  for (const auto& t : tags) add_unique(it->tags, t);
+  const auto index = static_cast<std::size_t>(it - entries_.begin());
+  for (const auto& t : tags) {
+    add_unique(it->tags, t);
+    tag_owner_.try_emplace(t, index);
+  }
 }
 
 void RewriteDB::remove_tags(std::string_view name, const std::vector<std::string>& tags) {
@@ -205,6 +223,7 @@ void RewriteDB::remove_tags(std::string_view name, const std::vector<std::string
   std::erase_if(it->tags, [&](const std::string& t) {
     return std::find(tags.begin(), tags.end(), t) != tags.end();
   });
+  reindex_tags();
 }
 
 std::vector<const RewriteDB::Entry*> RewriteDB::select(const RewriteQuery& query) const {
@@ -228,6 +247,33 @@ std::vector<std::string> RewriteDB::selected_names(const RewriteQuery& query) co
         out.push_back(e->name + "/" + n);
   }
   return out;
+}
+
+void RegistrationBatch::add(RewriteDB& db, RewriteDB::Item item, std::vector<std::string> tags,
+                            EntryOptions options) {
+  items_.push_back({&db, std::move(item), std::move(tags), std::move(options)});
+}
+
+std::vector<RegistrationBatch::Refusal> RegistrationBatch::commit() {
+  std::vector<Item> items = std::move(items_);
+  items_.clear();
+  // Each database's size before the batch, to undo to.
+  std::vector<std::pair<RewriteDB*, std::size_t>> before;
+  for (const Item& i : items)
+    if (std::none_of(before.begin(), before.end(), [&](const auto& b) { return b.first == i.db; }))
+      before.emplace_back(i.db, i.db->entries_.size());
+  std::vector<Refusal> refused;
+  for (std::size_t k = 0; k < items.size(); ++k) {
+    Item& i = items[k];
+    try {
+      i.db->add(std::move(i.item), std::move(i.tags), std::move(i.options));
+    } catch (const RewriteError& e) {
+      refused.push_back({k, e.what()});
+    }
+  }
+  if (!refused.empty())
+    for (auto& [db, size] : before) db->truncate(size);
+  return refused;
 }
 
 GraphRewriterPtr RewriteDB::as_graph_rewriter(const Entry& entry, const RewriteQuery& query) const {

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <variant>
 #include <vector>
 
@@ -21,6 +22,7 @@
 namespace rw {
 
 class RewriteDB;
+class RegistrationBatch;
 
 /// Which rewriters to take from a database (Aesara's RewriteDatabaseQuery).
 /// A name counts as a tag of its entry. At each level of the database an
@@ -102,6 +104,9 @@ struct EntryOptions {
 /// one namespace, so a tag may not equal any name. Registering is refused with
 /// RewriteError, leaving the database as it was, when the name is taken or a
 /// tag collides. Built pipelines do not change when the database does later.
+/// Names and tags are indexed: registering costs the same at the ten
+/// thousandth entry as at the first. To register several entries all at once
+/// or not at all (a rule file), use a RegistrationBatch.
 class RewriteDB {
  public:
   /// What can be registered.
@@ -177,12 +182,58 @@ class RewriteDB {
   }
 
  private:
+  friend class RegistrationBatch;
+  struct NameHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  using Index = std::unordered_map<std::string, std::size_t, NameHash, std::equal_to<>>;
+
   RewriteDB* find_db(std::string_view name) const;
   bool holds_db(const RewriteDB& db) const;
   void check_tag(const std::string& tag, std::string_view entry_name) const;
   [[noreturn]] void throw_no_sub(std::string_view name) const;
+  // Drops the entries registered after the first `n` (undoing a batch).
+  void truncate(std::size_t n);
+  void reindex_tags();
   std::string name_;
   std::vector<Entry> entries_;
+  Index by_name_;    // entry name -> its index
+  Index tag_owner_;  // tag -> the index of the first entry that has it
+};
+
+/// Registrations in one or several databases made all together or not at
+/// all — what loading a rule file needs: every rule of the file, or none.
+class RegistrationBatch {
+ public:
+  /// One refused registration: its index in the batch, and why.
+  struct Refusal {
+    std::size_t index;
+    std::string message;
+  };
+
+  /// Queues a registration in `db`, which must outlive the batch; nothing
+  /// changes until `commit`.
+  void add(RewriteDB& db, RewriteDB::Item item, std::vector<std::string> tags = {},
+           EntryOptions options = {});
+  /// Number of queued registrations.
+  std::size_t size() const { return items_.size(); }
+
+  /// Makes the registrations in order. When any is refused, the ones made
+  /// are undone — every database is left exactly as it was — and every
+  /// refusal is returned (each judged against the databases with the
+  /// registrations before it); an empty result means all were made. The
+  /// queue is emptied either way.
+  std::vector<Refusal> commit();
+
+ private:
+  struct Item {
+    RewriteDB* db;
+    RewriteDB::Item item;
+    std::vector<std::string> tags;
+    EntryOptions options;
+  };
+  std::vector<Item> items_;
 };
 
 /// Rewriters applied together to a fixed point: builds an EquilibriumRewriter.

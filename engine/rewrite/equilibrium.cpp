@@ -5,6 +5,7 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -16,7 +17,21 @@ namespace rw {
 
 EquilibriumRewriter::EquilibriumRewriter(std::string name, std::vector<NodeRewriterPtr> rewriters)
     : GraphRewriter(std::move(name)) {
-  for (auto& r : rewriters) insert(std::move(r));
+  // All at once, so that a group of ten thousand rules is built in linear
+  // time: names checked through a set, rank order by a stable sort.
+  std::unordered_set<std::string_view> names;
+  names.reserve(rewriters.size());
+  for (const auto& r : rewriters) {
+    if (!r) throw RewriteError(fmt::format("`{}`: null node rewriter", this->name()));
+    if (!names.insert(r->name()).second)
+      throw RewriteError(
+          fmt::format("`{}` already has a rewriter named `{}`", this->name(), r->name()));
+  }
+  std::stable_sort(rewriters.begin(), rewriters.end(),
+                   [](const NodeRewriterPtr& a, const NodeRewriterPtr& b) {
+                     return a->benefit() > b->benefit();
+                   });
+  rewriters_ = std::move(rewriters);
   reindex();
 }
 

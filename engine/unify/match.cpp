@@ -32,6 +32,7 @@ struct Pattern::Node {
   std::uint32_t slot = 0;                // Var: its slot; Apply with a variable head: the head's
   std::vector<std::uint32_t> children;   // Apply: the argument subpatterns, in order
   std::vector<std::uint32_t> operands;   // associative Apply: the flattened operand subpatterns
+  std::vector<std::uint32_t> constraints;  // indices into Pattern::constraints_
   Term term;                             // this subpattern
   Term head_term;                        // Apply: its head
   std::string name;                      // Apply: the Op name the head stands for
@@ -49,9 +50,29 @@ Pattern::Pattern(Term term, Theory theory) : term_(std::move(term)), theory_(std
 
 Pattern::~Pattern() = default;
 
-Pattern& Pattern::where(std::string name, std::function<bool(const Bindings&)> check) {
+Pattern& Pattern::where(std::string name, std::function<bool(const Bindings&)> check,
+                        std::function<std::string(const Bindings&)> explain) {
   if (!check) throw TermError("guard `" + name + "` has no check");
-  guards_.push_back({std::move(name), std::move(check)});
+  guards_.push_back({std::move(name), std::move(check), std::move(explain)});
+  return *this;
+}
+
+Pattern& Pattern::constrain(const std::vector<std::uint32_t>& path, std::string name,
+                            std::function<bool(const Variable&, const FunctionGraph*)> check) {
+  if (!check) throw TermError("constraint `" + name + "` has no check");
+  std::uint32_t at = 0;
+  for (std::size_t step = 0; step < path.size(); ++step) {
+    const Node& n = (*nodes_)[at];
+    if (n.kind != Node::Kind::Apply || path[step] >= n.children.size())
+      throw TermError(fmt::format("constraint `{}`: step {} of its path (input {}) leads nowhere in `{}`",
+                                  name, step, path[step], to_string(n.term)));
+    at = n.children[path[step]];
+  }
+  // Nodes may be shared with copies of this pattern: change a copy.
+  auto nodes = std::make_shared<std::vector<Node>>(*nodes_);
+  (*nodes)[at].constraints.push_back(static_cast<std::uint32_t>(constraints_.size()));
+  constraints_.push_back({std::move(name), std::move(check)});
+  nodes_ = std::move(nodes);
   return *this;
 }
 
@@ -232,9 +253,10 @@ bool same_value(std::uint64_t a, std::uint64_t b) {
 /// choice point or a property value needs it.
 class Matcher {
  public:
-  Matcher(const Pattern& p, const Var& v) : p_(p), nodes_(*p.nodes_) {
+  Matcher(const Pattern& p, const Variable& v, const MatchOptions& options)
+      : p_(p), nodes_(*p.nodes_), options_(options) {
     slots_.assign(p.vars_.size(), 0);
-    work_.push_back({0, graph_bits(v.get())});
+    work_.push_back({0, graph_bits(&v)});
   }
   Matcher(const Matcher&) = delete;
   Matcher& operator=(const Matcher&) = delete;
@@ -254,11 +276,14 @@ class Matcher {
         }
       }
       if (ok) {
-        const Bindings b(p_, std::span<const std::uint64_t>(slots_.data(), slots_.size()));
+        const Bindings b(p_, std::span<const std::uint64_t>(slots_.data(), slots_.size()),
+                         options_.fgraph);
         std::size_t g = 0;
         for (; g < p_.guards_.size(); ++g)
           if (!p_.guards_[g].check(b)) break;
         if (g == p_.guards_.size()) return true;
+        if (failure_.kind == MatchFailKind::None && options_.explain && p_.guards_[g].explain)
+          explanation_ = p_.guards_[g].explain(b);
         fail({MatchFailKind::GuardFailed, 0, nullptr, g});
       }
       if (!backtrack()) return false;
@@ -280,6 +305,7 @@ class Matcher {
   }
 
   const MatchFailure& failure() const { return failure_; }
+  std::string take_explanation() { return std::move(explanation_); }
 
  private:
   struct Work {
@@ -388,9 +414,22 @@ class Matcher {
     return false;
   }
 
+  // The constraints of subpattern `n`; a regrouping of operands (no graph
+  // variable) cannot satisfy one.
+  bool constraints_hold(const Node& n, std::uint32_t index, std::uint64_t subject) {
+    const Variable* g = graph_of(subject);
+    for (std::uint32_t c : n.constraints)
+      if (!g || !p_.constraints_[c].check(*g, options_.fgraph))
+        return fail_at(MatchFailKind::ConstraintFailed, index, subject, c);
+    return true;
+  }
+
   bool step(const Work& w) {
     const Node& n = nodes_[w.node];
     const Variable* g = graph_of(w.subject);
+    if (!n.constraints.empty() && n.kind != Node::Kind::Apply &&
+        !constraints_hold(n, w.node, w.subject))
+      return false;
     switch (n.kind) {
       case Node::Kind::Var: return var_step(w.node, n.slot, w.subject);
       case Node::Kind::Literal: {
@@ -411,6 +450,9 @@ class Matcher {
     if (!node) return fail_at(MatchFailKind::NotComputed, w.node, w.subject);
     if (!has_term_view(*g)) return fail_at(MatchFailKind::NotDefaultOutput, w.node, w.subject);
     if (!head_step(n, w.node, *node, w.subject)) return false;
+    // An application's constraints run once its Op is known to fit, before a
+    // choice point over its operands (which backtracking would not re-check).
+    if (!n.constraints.empty() && !constraints_hold(n, w.node, w.subject)) return false;
     if (n.associative || n.commutative) return choose(n, w.node, *node, w.subject);
     if (n.children.size() != node->num_inputs())
       return fail_at(MatchFailKind::ArityMismatch, w.node, w.subject, node->num_inputs());
@@ -519,6 +561,8 @@ class Matcher {
 
   const Pattern& p_;
   const std::vector<Node>& nodes_;
+  const MatchOptions& options_;
+  std::string explanation_;
   detail::SmallStack<std::uint64_t, 16> slots_;
   detail::SmallStack<Work, 32> work_;
   detail::SmallStack<std::uint32_t, 16> trail_;
@@ -535,34 +579,40 @@ namespace {
 
 // The failure at the root Op, found without building a matcher: the common
 // case of a rewriter trying a pattern on a node it does not fit.
-bool root_rejects(const Pattern& p, const Node& root, const Var& v, MatchFailure& out) {
+bool root_rejects(const Node& root, const Variable& v, MatchFailure& out) {
   if (root.kind != Node::Kind::Apply || root.head == Node::Head::Var) return false;
-  const Apply* a = v->owner();
+  const Apply* a = v.owner();
   if (!a) {
-    out = {MatchFailKind::NotComputed, 0, v.get(), 0};
+    out = {MatchFailKind::NotComputed, 0, &v, 0};
     return true;
   }
   const std::string_view name = a->op().name();
   if (name != root.name) {
-    out = {MatchFailKind::OpMismatch, 0, v.get(), 0};
+    out = {MatchFailKind::OpMismatch, 0, &v, 0};
     return true;
   }
-  (void)p;
   return false;
 }
+
+const MatchOptions kNoOptions;
 
 }  // namespace
 
 MatchResult match(const Pattern& p, const Var& v) {
+  if (!v) throw TermError("match() of a null variable");
+  return match(p, *v, kNoOptions);
+}
+
+MatchResult match(const Pattern& p, const Variable& v, const MatchOptions& options) {
   MatchResult r;
   r.pattern_ = &p;
-  if (!v) throw TermError("match() of a null variable");
-  if (root_rejects(p, p.nodes_->front(), v, r.failure_)) return r;
-  Matcher m(p, v);
+  if (root_rejects(p.nodes_->front(), v, r.failure_)) return r;
+  Matcher m(p, v, options);
   if (m.next()) {
     r.subst_ = m.substitution();
   } else {
     r.failure_ = m.failure();
+    if (r.failure_.kind == MatchFailKind::GuardFailed) r.explanation_ = m.take_explanation();
   }
   return r;
 }
@@ -570,9 +620,14 @@ MatchResult match(const Pattern& p, const Var& v) {
 std::size_t match_each(const Pattern& p, const Var& v,
                        const std::function<bool(const Substitution&)>& f) {
   if (!v) throw TermError("match_each() of a null variable");
+  return match_each(p, *v, kNoOptions, f);
+}
+
+std::size_t match_each(const Pattern& p, const Variable& v, const MatchOptions& options,
+                       const std::function<bool(const Substitution&)>& f) {
   MatchFailure ignored;
-  if (root_rejects(p, p.nodes_->front(), v, ignored)) return 0;
-  Matcher m(p, v);
+  if (root_rejects(p.nodes_->front(), v, ignored)) return 0;
+  Matcher m(p, v, options);
   std::set<std::vector<std::uint64_t>> seen;
   std::size_t n = 0;
   while (m.next()) {
@@ -675,13 +730,22 @@ std::string Pattern::explain(const MatchFailure& f) const {
     case MatchFailKind::NeverMatches:
       out += fmt::format("expected `{}`, which no graph variable can be", to_string(n.term));
       break;
+    case MatchFailKind::ConstraintFailed: {
+      const std::string name =
+          f.detail < constraints_.size() ? constraints_[f.detail].name : std::string("?");
+      out += s ? fmt::format("{} does not satisfy `{}`", got(s), name)
+               : fmt::format("a regrouping of operands cannot satisfy `{}`", name);
+      break;
+    }
     default: break;
   }
   return out;
 }
 
 std::string MatchResult::why() const {
-  return pattern_ && failure_.kind != MatchFailKind::None ? pattern_->explain(failure_) : std::string();
+  if (!pattern_ || failure_.kind == MatchFailKind::None) return {};
+  if (!explanation_.empty()) return explanation_;
+  return pattern_->explain(failure_);
 }
 
 }  // namespace rw

@@ -19,10 +19,12 @@
 
 namespace rw {
 
+class FunctionGraph;
 class Pattern;
 class MatchResult;
-MatchResult match(const Pattern& p, const Var& v);
-std::size_t match_each(const Pattern& p, const Var& v,
+struct MatchOptions;
+MatchResult match(const Pattern& p, const Variable& v, const MatchOptions& options);
+std::size_t match_each(const Pattern& p, const Variable& v, const MatchOptions& options,
                        const std::function<bool(const Substitution&)>& f);
 
 /// What went wrong where a match failed.
@@ -39,6 +41,7 @@ enum class MatchFailKind : std::uint8_t {
   BindingMismatch,  ///< a repeated variable would stand for two different values
   NeverMatches,     ///< the subpattern is an atom no graph variable can be (a string…)
   GuardFailed,      ///< the structure matched; a guard said no
+  ConstraintFailed, ///< a subpattern's constraint refused the variable it reached
 };
 
 /// Where and why a match failed. Cheap to make (no allocation); turn it into
@@ -47,7 +50,19 @@ struct MatchFailure {
   MatchFailKind kind = MatchFailKind::None;
   std::uint32_t node = 0;              ///< the subpattern (index into the compiled pattern)
   const Variable* subject = nullptr;   ///< the graph variable it was matched against
-  std::uint64_t detail = 0;            ///< kind-specific: the guard index, a slot…
+  std::uint64_t detail = 0;            ///< kind-specific: the guard or constraint index, a slot…
+};
+
+/// How `match` runs.
+struct MatchOptions {
+  /// The graph the matched variable belongs to, which guards see through
+  /// `Bindings::fgraph()` and constraints as their second argument (null:
+  /// none — a guard that needs it then decides without it).
+  const FunctionGraph* fgraph = nullptr;
+  /// When a guard with an `explain` function fails first, call it, so that
+  /// `MatchResult::why()` says why and not only which guard. Costs nothing
+  /// unless a guard fails.
+  bool explain = false;
 };
 
 /// The variables a successful structural match bound, as guards see them.
@@ -59,12 +74,16 @@ class Bindings {
   /// The graph variable `var` is bound to, or null when it is bound to
   /// something else (a property value, a regrouped application).
   Var graph(const Term& var) const;
+  /// The graph being matched in, when the caller gave one (MatchOptions).
+  const FunctionGraph* fgraph() const { return fgraph_; }
 
  private:
   friend class Matcher;
-  Bindings(const Pattern& p, std::span<const std::uint64_t> slots) : pattern_(p), slots_(slots) {}
+  Bindings(const Pattern& p, std::span<const std::uint64_t> slots, const FunctionGraph* fgraph)
+      : pattern_(p), slots_(slots), fgraph_(fgraph) {}
   const Pattern& pattern_;
   std::span<const std::uint64_t> slots_;
+  const FunctionGraph* fgraph_;
 };
 
 /// A guard: a named predicate over the bindings (the rules language's
@@ -76,6 +95,20 @@ struct Guard {
   std::string name;
   /// True to accept the bindings.
   std::function<bool(const Bindings&)> check;
+  /// Optional: why the guard rejects these bindings, called only when it
+  /// failed first and the match was asked to explain (MatchOptions).
+  std::function<std::string(const Bindings&)> explain;
+};
+
+/// A condition on the graph variable that one subpattern reaches (Aesara's
+/// `{"pattern": …, "constraint": …}`): checked as soon as the matcher gets
+/// there — before the subpattern's inputs are looked at — so a refusal prunes
+/// the match early and says where.
+struct Constraint {
+  /// How messages name it: `positive`.
+  std::string name;
+  /// True to accept the variable; the graph is MatchOptions::fgraph (or null).
+  std::function<bool(const Variable&, const FunctionGraph*)> check;
 };
 
 /// The result of `match`: the substitution of the pattern's variables, or
@@ -97,10 +130,11 @@ class MatchResult {
 
  private:
   friend class Matcher;
-  friend MatchResult match(const Pattern& p, const Var& v);
+  friend MatchResult match(const Pattern& p, const Variable& v, const MatchOptions& options);
   Substitution subst_;
   MatchFailure failure_;
   const Pattern* pattern_ = nullptr;
+  std::string explanation_;  // a guard's own explanation (MatchOptions::explain)
 };
 
 /// A pattern term compiled for matching graph variables.
@@ -124,13 +158,23 @@ class Pattern {
   Pattern& operator=(Pattern&&) noexcept = default;
   ~Pattern();
 
-  /// Adds a guard; chainable: `Pattern(t).where("float(y)", f)`.
-  Pattern& where(std::string name, std::function<bool(const Bindings&)> check);
+  /// Adds a guard; chainable: `Pattern(t).where("float(y)", f)`. `explain`,
+  /// optional, says why the guard rejects bindings (see Guard).
+  Pattern& where(std::string name, std::function<bool(const Bindings&)> check,
+                 std::function<std::string(const Bindings&)> explain = {});
+  /// Adds a constraint on the subpattern at `path` — input positions from
+  /// the root: `{}` is the root, `{0, 1}` input 1 of input 0 — as written in
+  /// the term (associative flattening does not change paths). Throws
+  /// TermError when the path leads nowhere or `check` is empty. Chainable.
+  Pattern& constrain(const std::vector<std::uint32_t>& path, std::string name,
+                     std::function<bool(const Variable&, const FunctionGraph*)> check);
 
   /// The pattern term, its theory and its guards.
   const Term& term() const { return term_; }
   const Theory& theory() const { return theory_; }
   const std::vector<Guard>& guards() const { return guards_; }
+  /// The constraints, in the order added.
+  const std::vector<Constraint>& constraints() const { return constraints_; }
   /// The pattern's variables in order of first appearance.
   std::span<const Term> variables() const { return vars_; }
   /// The name of the Op at the root when the root is an application with a
@@ -150,8 +194,8 @@ class Pattern {
  private:
   friend class Matcher;
   friend class Bindings;
-  friend MatchResult match(const Pattern& p, const Var& v);
-  friend std::size_t match_each(const Pattern& p, const Var& v,
+  friend MatchResult match(const Pattern& p, const Variable& v, const MatchOptions& options);
+  friend std::size_t match_each(const Pattern& p, const Variable& v, const MatchOptions& options,
                                 const std::function<bool(const Substitution&)>& f);
   void compile();
   int slot_of(const Term& var) const;
@@ -159,6 +203,7 @@ class Pattern {
   Term term_;
   Theory theory_;
   std::vector<Guard> guards_;
+  std::vector<Constraint> constraints_;
   std::vector<Term> vars_;
   std::string root_name_;
   std::shared_ptr<const std::vector<Node>> nodes_;
@@ -169,11 +214,16 @@ class Pattern {
 /// or the reason there is none. A failure at the root Op costs a name
 /// comparison and no allocation.
 MatchResult match(const Pattern& p, const Var& v);
+/// The same with options: the graph guards and constraints see, and whether
+/// a failing guard is asked why.
+MatchResult match(const Pattern& p, const Variable& v, const MatchOptions& options);
 
 /// Calls `f` with each match of `p` against `v` — several when an Op is
 /// commutative or associative — until `f` returns false. Returns the number
 /// of matches `f` saw; each distinct binding is seen once.
 std::size_t match_each(const Pattern& p, const Var& v,
+                       const std::function<bool(const Substitution&)>& f);
+std::size_t match_each(const Pattern& p, const Variable& v, const MatchOptions& options,
                        const std::function<bool(const Substitution&)>& f);
 
 /// Every match, up to `limit`.

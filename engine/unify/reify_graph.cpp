@@ -108,7 +108,7 @@ class Builder {
     Item& top = results_.back();
     if (auto* v = std::get_if<Var>(&top)) return *v;
     const Term lit = std::get<Term>(top);
-    return constant(lit, default_dtype(lit), frames_.size(), -1);
+    return constant(lit, o_.literal_dtype.value_or(default_dtype(lit)), frames_.size(), -1);
   }
 
  private:
@@ -182,7 +182,8 @@ class Builder {
           }
         }
         try {
-          return o_.registry->make(name, params);
+          return o_.op_cache ? o_.op_cache->get(*o_.registry, name, params)
+                             : o_.registry->make(name, params);
         } catch (const Error& e) {
           fail(depth, -1, e.what());
         }
@@ -260,7 +261,8 @@ class Builder {
         inputs.push_back(*v);
       } else {
         const Term& lit = std::get<Term>(item);
-        inputs.push_back(constant(lit, dt ? *dt : default_dtype(lit), depth, static_cast<long>(i)));
+        const DType fallback = o_.literal_dtype.value_or(default_dtype(lit));
+        inputs.push_back(constant(lit, dt ? *dt : fallback, depth, static_cast<long>(i)));
       }
     }
     try {
@@ -279,6 +281,32 @@ class Builder {
 };
 
 }  // namespace
+
+OpPtr OpCache::get(const OpRegistry& registry, std::string_view name, const Props& params) {
+  std::size_t h = std::hash<std::string_view>()(name);
+  for (const Prop& p : params)
+    h = h * 1000003u ^ (std::hash<std::string>()(p.name) + hash_prop_value(p.value));
+  {
+    const std::lock_guard lock(mutex_);
+    auto [it, end] = entries_.equal_range(h);
+    for (; it != end; ++it)
+      if (it->second.name == name && it->second.params == params) return it->second.op;
+  }
+  // Built outside the lock: a factory may be slow, and two threads building
+  // the same Op get equal Ops (the first one kept is returned to both later).
+  OpPtr op = registry.make(name, params);
+  const std::lock_guard lock(mutex_);
+  auto [it, end] = entries_.equal_range(h);
+  for (; it != end; ++it)
+    if (it->second.name == name && it->second.params == params) return it->second.op;
+  entries_.emplace(h, Entry{std::string(name), params, op});
+  return op;
+}
+
+std::size_t OpCache::size() const {
+  const std::lock_guard lock(mutex_);
+  return entries_.size();
+}
 
 GraphResult reify_to_graph(const Term& t, const Substitution& s, const GraphBuildOptions& options) {
   if (!t) return {Var(), "the null term is not a graph value"};

@@ -1,6 +1,9 @@
 // Tensor core: creation, views, copies, comparison, printing.
 #include <catch2/catch.hpp>
 
+#include <limits>
+#include <vector>
+
 #include "runtime/tensor.hpp"
 
 using namespace rw;
@@ -14,6 +17,10 @@ TEST_CASE("tensors are created with dtype and shape", "[runtime]") {
   REQUIRE(z.is_contiguous());
   REQUIRE(Tensor::full(std::vector<std::int64_t>{2}, 7, i32).at({1}) == 7);
   REQUIRE(Tensor::scalar(2.5).item<double>() == 2.5);
+  // Conversions are defined everywhere: saturating, NaN to 0.
+  REQUIRE(Tensor::scalar(1e30).item<int>() == std::numeric_limits<int>::max());
+  REQUIRE(Tensor::scalar(std::numeric_limits<double>::quiet_NaN()).item<std::int64_t>() == 0);
+  REQUIRE(Tensor::full(std::vector<std::int64_t>{1}, -1e30, i8).at({0}) == -128);
   REQUIRE_THROWS_WITH(Tensor::empty(f64, {2, -1}), Catch::Contains("negative dimension"));
   REQUIRE_THROWS_WITH(z.data<float>(), Catch::Contains("holds float64 elements, not float32"));
 }
@@ -56,11 +63,62 @@ TEST_CASE("dtype promotion follows NumPy", "[runtime]") {
   REQUIRE_FALSE(parse_dtype("complex"));
 }
 
-TEST_CASE("tensors print like NumPy and hash by content", "[runtime]") {
-  REQUIRE(Tensor::from({{1.0, 2.5}, {3.0, 4.0}}).to_string() == "[[ 1. 2.5]\n [ 3.  4.]]");
-  REQUIRE(Tensor::from({1, 2, 3}).to_string() == "[1 2 3]");
+TEST_CASE("tensors hash by content and compare exactly or approximately", "[runtime]") {
   Tensor a = Tensor::from({0.0, 1.0}), b = Tensor::from({-0.0, 1.0});
   REQUIRE(a.content_hash() == b.content_hash());
+  REQUIRE(a.equal(b));
   REQUIRE(allclose(a, Tensor::from({1e-9, 1.0})));
   REQUIRE_FALSE(allclose(a, Tensor::from({1e-3, 1.0})));
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  const Tensor n = Tensor::from({nan, 1.0});
+  REQUIRE_FALSE(n.equal(n));  // NaN never equals NaN
+  REQUIRE_FALSE(allclose(n, n));
+  REQUIRE(allclose(n, n, 1e-5, 1e-8, true));
+  REQUIRE(allclose(Tensor::from({inf, 1.0}), Tensor::from({inf, 1.0})));
+  REQUIRE_FALSE(allclose(Tensor::from({inf}), Tensor::from({-inf})));
+  // rtol scales with the second operand: |a - b| <= atol + rtol |b|.
+  REQUIRE(allclose(Tensor::from({100.0}), Tensor::from({100.0009}), 1e-5, 0.0));
+  REQUIRE_FALSE(allclose(Tensor::from({100.0}), Tensor::from({100.002}), 1e-5, 0.0));
+  // Dtypes may differ; shapes may not (no broadcasting); views compare by value.
+  REQUIRE(allclose(Tensor::from({1, 2}), Tensor::from({1.0, 2.0})));
+  REQUIRE_FALSE(allclose(Tensor::from({1.0}), Tensor::from({1.0, 1.0})));
+  const Tensor m = Tensor::from({{1.0, 2.0}, {3.0, 4.0}});
+  REQUIRE(m.transpose().equal(Tensor::from({{1.0, 3.0}, {2.0, 4.0}})));
+  REQUIRE_FALSE(m.equal(m.astype(f32)));
+  REQUIRE(allclose(Tensor::zeros({0}), Tensor::zeros({0})));
+}
+
+TEST_CASE("arange and nested lists build tensors", "[runtime]") {
+  REQUIRE(Tensor::arange(5).equal(Tensor::arange(0, 5, 1, i64)));
+  REQUIRE(Tensor::arange(5).at({4}) == 4);
+  REQUIRE(Tensor::arange(5).dtype() == i64);
+  REQUIRE(Tensor::arange(0).shape() == Shape{0});
+  REQUIRE(Tensor::arange(-3).shape() == Shape{0});
+  const Tensor f = Tensor::arange(0.0, 1.0, 0.25);
+  REQUIRE(f.equal(Tensor::from({0.0, 0.25, 0.5, 0.75})));
+  REQUIRE(Tensor::arange(1, 2, 0.1).size() == 10);  // ceil((2 - 1) / 0.1) as NumPy
+  REQUIRE(Tensor::arange(10, 0, -3, i32).equal(Tensor::from({10, 7, 4, 1})));
+  REQUIRE(Tensor::arange(0, 1, -1).size() == 0);
+  REQUIRE(Tensor::arange(0, 3, 1, f32).dtype() == f32);
+  REQUIRE_THROWS_WITH(Tensor::arange(0, 1, 0), "Tensor::arange: step must not be zero");
+  REQUIRE_THROWS_WITH(Tensor::arange(0, std::numeric_limits<double>::infinity()),
+                      "Tensor::arange: bounds must be finite, got start 0 stop inf step 1");
+
+  REQUIRE(Tensor::eye(2, 3, 1).equal(Tensor::from({{0.0, 1.0, 0.0}, {0.0, 0.0, 1.0}})));
+  REQUIRE(Tensor::eye(3, 2, -1, i32).equal(Tensor::from({{0, 0}, {1, 0}, {0, 1}})));
+  REQUIRE(Tensor::eye(2, 2, 5).equal(Tensor::zeros({2, 2})));
+  REQUIRE_THROWS_WITH(Tensor::eye(-1, 2), "Tensor::eye: negative size -1 x 2");
+
+  const Tensor t3 = Tensor::from({{{1, 2}, {3, 4}, {5, 6}}, {{7, 8}, {9, 10}, {11, 12}}});
+  REQUIRE(t3.shape() == Shape{2, 3, 2});
+  REQUIRE(t3.dtype() == i32);
+  REQUIRE(t3.at({1, 2, 0}) == 11);
+  REQUIRE(t3.at({0, 1, 1}) == 4);
+  REQUIRE_THROWS_WITH(Tensor::from({{1.0, 2.0}, {3.0}}),
+                      "Tensor::from: row 1 has 1 elements, row 0 has 2");
+  REQUIRE_THROWS_WITH(Tensor::from({{{1, 2}}, {{3, 4}, {5, 6}}}),
+                      "Tensor::from: block 1 has 2 rows, block 0 has 1");
+  REQUIRE_THROWS_WITH(Tensor::from({{{1, 2}, {3}}}),
+                      "Tensor::from: row 1 of block 0 has 1 elements, rows have 2");
 }

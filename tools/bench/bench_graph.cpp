@@ -114,13 +114,41 @@ void run(long long n) {
          fmt::format(" replacements_per_s={:.3g}", static_cast<double>(n) / t));
 }
 
+// Replacement where one variable has n clients: x feeds n nodes un1(x), summed
+// by a chain; each un1(x) is replaced by un2(x), pruning a client of x.
+void run_fanout(long long n) {
+  const Ops ops;
+  auto vec = rw::TensorType::make(rw::f64, {rw::kUnknownDim});
+  const rw::Var x = rw::Variable::make(vec, "x");
+  std::vector<double> ts;
+  for (int r = 0; r < 4; ++r) {
+    std::vector<rw::Var> users;
+    rw::Var acc = x;
+    for (long long i = 0; i < n; ++i) {
+      users.push_back((*ops.un1)({x}));
+      acc = (*ops.bin)({acc, users.back()});
+    }
+    rw::FunctionGraph fg({x}, {acc}, false);
+    const double t = rw::bench::time_once([&] {
+      for (const rw::Var& u : users) fg.replace(u, (*ops.un2)({x}), "bench");
+    });
+    if (r > 0) ts.push_back(t);
+  }
+  std::sort(ts.begin(), ts.end());
+  const double t = ts[ts.size() / 2];
+  rw::bench::report("graph_replace_fanout", n, t,
+                    fmt::format(" replacements_per_s={:.3g}", static_cast<double>(n) / t));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc > 1) {
     run(std::atoll(argv[1]));
+    run_fanout(std::atoll(argv[1]));
     return 0;
   }
   for (long long n : {10'000LL, 100'000LL, 1'000'000LL}) run(n);
+  for (long long n : {1'000LL, 10'000LL, 100'000LL}) run_fanout(n);
   return 0;
 }

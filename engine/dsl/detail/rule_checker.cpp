@@ -635,6 +635,7 @@ void RuleChecker::check_rule(const ParsedFile& f, const ast::RuleDecl& s,
   rule.name_span = s.name.span;
   rule.ruleset = ruleset;
   rule.priority = s.priority.value_or(0);
+  rule.multiple_clients = s.multiple_clients;
   const RuleSetInfo* set = module_.find_ruleset(ruleset);
   if (set) rule.tags = set->tags;
   if (s.tags)

@@ -79,6 +79,58 @@ TEST_CASE("registration refuses collisions and leaves the database as it was", "
   REQUIRE(db.find("a")->tags == Names{"t", "canon"});
 }
 
+TEST_CASE("a registration batch registers everything or nothing, in several databases",
+          "[rewrite]") {
+  EquilibriumDB canon("canon"), spec("spec");
+  canon.add(named("a"), {"t"});
+  {
+    RegistrationBatch batch;
+    batch.add(canon, named("b"), {"fast"});
+    batch.add(spec, named("c"));
+    batch.add(canon, named("a"));      // taken
+    batch.add(spec, named("fast2"));
+    batch.add(canon, named("fast"));   // a tag of `b`, registered by this batch
+    REQUIRE(batch.size() == 5);
+    const auto refused = batch.commit();
+    REQUIRE(refused.size() == 2);
+    CHECK(refused[0].index == 2);
+    CHECK(refused[0].message == "`canon` already has an entry named `a`");
+    CHECK(refused[1].index == 4);
+    CHECK(refused[1].message ==
+          "`canon`: the name `fast` collides with a tag of `b`; names and tags share one namespace");
+    CHECK(batch.size() == 0);
+  }
+  // Both databases as they were, indexes included.
+  CHECK(names_of(canon.select(RewriteQuery{"canon"})) == Names{"a"});
+  CHECK(spec.entries().empty());
+  CHECK_FALSE(canon.contains("b"));
+  canon.add(named("fast"));  // `fast` is no tag any more
+  canon.add(named("b"), {"u"});
+  REQUIRE_THROWS_WITH(canon.add(named("u")),
+                      "`canon`: the name `u` collides with a tag of `b`; names and tags share one "
+                      "namespace");
+  RegistrationBatch ok;
+  ok.add(spec, named("c"), {"fast_run"});
+  ok.add(spec, named("d"), {"fast_run"});
+  CHECK(ok.commit().empty());
+  CHECK(names_of(spec.select(RewriteQuery{"fast_run"})) == Names{"c", "d"});
+}
+
+TEST_CASE("registration stays fast at ten thousand entries", "[rewrite]") {
+  // Names and tags are indexed: this would take seconds with linear scans.
+  EquilibriumDB db("big");
+  for (int i = 0; i < 10000; ++i) db.add(named("r" + std::to_string(i)), {"fast_run", "t" + std::to_string(i)});
+  CHECK(db.find("r9999")->tags == Names{"fast_run", "t9999", "big"});
+  REQUIRE_THROWS_WITH(db.add(named("t42")),
+                      "`big`: the name `t42` collides with a tag of `r42`; names and tags share one "
+                      "namespace");
+  db.remove_tags("r42", {"t42"});
+  db.add(named("t42"));
+  const auto eq = std::dynamic_pointer_cast<const EquilibriumRewriter>(db.build(RewriteQuery{"fast_run"}));
+  REQUIRE(eq);
+  CHECK(eq->rewriters().size() == 10000);
+}
+
 TEST_CASE("each kind of database refuses what it cannot hold", "[rewrite]") {
   EquilibriumDB eq("eq");
   REQUIRE_THROWS_WITH(eq.add(named("n"), {}, EntryOptions{.position = 1}),

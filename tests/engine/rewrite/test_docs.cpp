@@ -10,6 +10,8 @@
 #include "engine/graph/printing.hpp"
 #include "engine/rewrite/equilibrium.hpp"
 #include "engine/rewrite/mode.hpp"
+#include "engine/rewrite/pattern_rewriter.hpp"
+#include "engine/rewrite/relation_rewriter.hpp"
 #include "engine/rewrite/standard.hpp"
 #include "engine/rewrite/substitution.hpp"
 #include "engine/rewrite/walking.hpp"
@@ -158,10 +160,68 @@ TEST_CASE("docs: trace and profile", "[rewrite]") {
   REQUIRE(table.find("div_cancel") != std::string::npos);
 }
 
+TEST_CASE("docs: pattern rewriters", "[rewrite]") {
+  rw::Var a = fvec("a"), b = fvec("b");
+  rw::Var p = mul(a, b);
+  // [doc:pattern-rewriter]
+  const rw::Term x = rw::lvar("x"), y = rw::lvar("y");
+  const rw::Term times = toy("mul", 2), over = toy("div", 2);
+  // (x * y) / y -> x: tracks `div`, depth 1, reads the uses of x * y.
+  auto cancel = std::make_shared<rw::PatternNodeRewriter>(
+      "div_cancel", rw::Pattern(rw::compound(over, rw::compound(times, x, y), y)), x);
+
+  rw::FunctionGraph fg({a, b}, {div(p, b), exp(p)});
+  const std::optional<std::string> why = cancel->why_not(fg, *fg.outputs()[0]->owner());
+  // *why == "`a * b`, matched below the root, has 2 uses: rewriting would
+  //          compute it twice (multiple clients are not allowed)"
+
+  // The same rewrite, allowed to leave a * b to its other user; and one that
+  // only divides by a constant: a constraint on the subpattern at input 1.
+  auto shared = std::make_shared<rw::PatternNodeRewriter>(
+      "div_cancel_shared", rw::Pattern(rw::compound(over, rw::compound(times, x, y), y)), x,
+      rw::PatternRewriteOptions{.allow_multiple_clients = true});
+  rw::Pattern by_constant(rw::compound(over, x, y));
+  by_constant.constrain({1}, "constant",
+                        [](const rw::Variable& v, const rw::FunctionGraph*) { return v.is_constant(); });
+
+  rw::EquilibriumRewriter("simplify", {shared}).rewrite(fg);
+  // rw::to_infix(fg.outputs()[0]) == "a", rw::to_infix(fg.outputs()[1]) == "exp(a * b)"
+  // [/doc]
+  REQUIRE(why);
+  REQUIRE(*why == "`a * b`, matched below the root, has 2 uses: rewriting would compute it twice "
+                  "(multiple clients are not allowed)");
+  REQUIRE(cancel->depth() == 1);
+  REQUIRE(cancel->reads_uses());
+  REQUIRE(rw::to_infix(fg.outputs()[0]) == "a");
+  REQUIRE(rw::to_infix(fg.outputs()[1]) == "exp(a * b)");
+  rw::FunctionGraph fg2({a, b}, {div(a, b), div(a, fconst(2))});
+  const rw::PatternNodeRewriter constant_only("c", by_constant, x);
+  REQUIRE(*constant_only.why_not(fg2, *fg2.outputs()[0]->owner()) ==
+          "input 1 of `div`: `b` does not satisfy `constant`");
+  REQUIRE_FALSE(constant_only.why_not(fg2, *fg2.outputs()[1]->owner()));
+}
+
+TEST_CASE("docs: relation rewriters", "[rewrite]") {
+  rw::Var a = fvec("a");
+  rw::FunctionGraph fg({a}, {mul(exp(a), fconst(1))});
+  // [doc:relation-rewriter]
+  // x * 1 -> x, as a relation between a node's output and its replacement.
+  auto times_one = std::make_shared<rw::RelationNodeRewriter>(
+      "times_one",
+      [](const rw::Term& in, const rw::Term& out) {
+        return rw::kanren::eq(in, rw::compound(toy("mul", 2), out, 1));
+      },
+      rw::Tracks{"mul"});
+  rw::EquilibriumRewriter("simplify", {times_one}).rewrite(fg);
+  // rw::to_infix(fg.outputs()[0]) == "exp(a)"
+  // [/doc]
+  REQUIRE(rw::to_infix(fg.outputs()[0]) == "exp(a)");
+}
+
 TEST_CASE("docs: every example in the page is one of these, verbatim", "[rewrite]") {
   const std::string page = read(std::string(RW_SOURCE_DIR) + "/docs/rewrite.md");
   const auto all = snippets();
-  REQUIRE(all.size() == 5);
+  REQUIRE(all.size() == 7);
   for (const auto& [name, body] : all) {
     INFO("snippet `" << name << "` is not in docs/rewrite.md verbatim:\n" << body);
     CHECK(page.find("```cpp\n" + body + "```") != std::string::npos);
