@@ -379,14 +379,18 @@ struct OpNode : TermNode {
 struct PairNode : TermNode {
   Term car, cdr;
 };
-/// Allocated with its arguments after it.
+/// Allocated with its arguments after it; the head and the arguments are
+/// contiguous, so traversals read the children as one array.
 struct CompoundNode : TermNode {
-  Term head;
   std::uint32_t arity = 0;
+  std::uint32_t pad = 0;
+  Term head;
   Term* args() noexcept { return reinterpret_cast<Term*>(this + 1); }
   const Term* args() const noexcept { return reinterpret_cast<const Term*>(this + 1); }
 };
 static_assert(sizeof(CompoundNode) % alignof(Term) == 0);
+// arity, pad, head: no padding after the head, so the arguments follow it.
+static_assert(sizeof(CompoundNode) == sizeof(TermNode) + 8 + sizeof(Term));
 struct OpPatternNode : TermNode {
   std::string name;
   std::vector<PropTerm> props;
