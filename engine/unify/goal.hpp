@@ -126,7 +126,9 @@ Goal disj(G&&... goals) {
 namespace detail {
 
 enum class GoalKind : std::uint8_t {
-  Succeed, Fail, Eq, Neq, Conj, Conde, Fresh, Delay, WithState
+  Succeed, Fail, Eq, Neq, Conj, Conde, Fresh, Delay, WithState,
+  Call,        // a ClauseTable applied to arguments (clauses.hpp)
+  CallClause,  // one clause of a call, suspended by its fresh variables
 };
 
 struct GoalNode {
