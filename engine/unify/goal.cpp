@@ -423,7 +423,11 @@ class TemplateUnifier {
  private:
   bool var_vs_template(Term& v, const Term& t) {
     if (!v) {
-      v = instantiate(t);
+      Term inst = instantiate(t);
+      // t may mention v itself (y == f(y)): then v has a value now, and the
+      // occurs check must see the equation.
+      if (v) return plain(v, inst);
+      v = std::move(inst);
       return true;
     }
     return unify_value(t, v);

@@ -152,6 +152,18 @@ TEST_CASE("a clause table renames its variables on every use", "[unify]") {
           std::vector<std::string>{"(7 . _0)", "(_0 7 . _1)", "(_0 _1 7 . _2)"});
 }
 
+TEST_CASE("a clause table keeps the occurs check on its fresh variables", "[unify]") {
+  // fresh(y) y == f(y) has no answer, as with eq; nor has x == f(x) for an argument x.
+  const Term x = lvar("x"), y = lvar("y");
+  const ClauseTable loop({x}, {{{y}, {{y, compound("f", y)}}, {}}, {{}, {{x, compound("f", x)}}, {}}});
+  const Term q = lvar("q");
+  REQUIRE(run_all(q, loop(q)).empty());
+  REQUIRE(run_all(q, fresh([](Term y2) { return eq(y2, compound("f", y2)); })).empty());
+  // The same variable on both sides: it just stands for itself.
+  const ClauseTable same({x}, {{{y}, {{y, y}, {x, y}}, {}}});
+  REQUIRE(strings(run_all(q, same(q))) == std::vector<std::string>{"_0"});
+}
+
 TEST_CASE("a clause table's equations wake disequality constraints", "[unify]") {
   const Term q = lvar("q");
   REQUIRE(to_string(list(run_all(q, conj(membero_t(q, list({1, 2, 3})), neq(q, 2))))) == "(1 3)");
