@@ -150,9 +150,6 @@ Options parse_args(std::span<const std::string> args) {
                                  positional[1]));
     o.graph = positional[0];
   } else {
-    if (positional.empty())
-      throw CliError(fmt::format("`rwcheck {}` needs rule files or directories",
-                                 o.command == Command::Lint ? "lint" : "verify"));
     o.rules = std::move(positional);
   }
   return o;
@@ -163,11 +160,13 @@ std::string help_text() {
 
 usage:
   rwcheck [OPTIONS] GRAPH           rewrite GRAPH (a .graph file) and report
-  rwcheck lint RULES...             find rules that are shadowed, undo each other,
+  rwcheck lint [RULES...]           find rules that are shadowed, undo each other,
                                     grow the graph, or name unknown ops
-  rwcheck verify [OPTIONS] RULES... check each rule on random inputs: left side == right side
+  rwcheck verify [OPTIONS] [RULES...]
+                                    check each rule on random inputs: left side == right side
 
-RULES are .rules files or directories (every *.rules in one, sorted by name).
+RULES are .rules files or directories (every *.rules in one, sorted by name);
+without them, lint and verify check the built-in rules.
 
 options of `rwcheck GRAPH`:
   --rules PATH      load these rule files instead of the built-in rules (repeatable)
@@ -198,7 +197,9 @@ exit status:
   2  bad input: unknown option, unreadable file, rule or graph file error
 
 example:
-  rwcheck --rules examples/softplus.rules --trace examples/softplus.graph
+  rwcheck --rules examples/rules --trace examples/softplus.graph
+  rwcheck --rules examples/rules --why-not log1p_of_add examples/softplus.graph
+  rwcheck lint examples/rules
 )";
 }
 

@@ -29,7 +29,8 @@ enum class Command : std::uint8_t {
 /// The parsed command line.
 struct Options {
   Command command = Command::Run;
-  /// `--rules PATH`, repeatable (Run); the positional paths (Lint, Verify).
+  /// `--rules PATH`, repeatable (Run); the positional paths (Lint, Verify;
+  /// none: the built-in rules).
   std::vector<std::string> rules;
   /// The graph file (Run).
   std::string graph;

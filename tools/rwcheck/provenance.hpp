@@ -75,9 +75,13 @@ class Provenance final : public Feature, public TraceListener {
   /// (none when empty).
   explicit Provenance(std::string failures_of = {});
 
+  /// Numbers the graph's nodes in topological order.
   void on_attach(FunctionGraph& fgraph) override;
+  /// A new node gets the next id and its creator (`reason`: the rewriter).
   void on_import(FunctionGraph& fgraph, Apply& node, std::string_view reason) override;
+  /// Records who removed the node (undoing a refused change removes nothing).
   void on_prune(FunctionGraph& fgraph, Apply& node, std::string_view reason) override;
+  /// Follows passes, collects firings (and the watched rewriter's failures).
   void on_event(const TraceEvent& event) override;
 
   /// The id of a node seen in the run, or nullopt.

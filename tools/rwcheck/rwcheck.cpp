@@ -247,15 +247,27 @@ int run_graph(const Options& o, std::ostream& out, std::ostream& err, const Chec
     out << debugprint(fg);
     if (why) out << format_why_not(*why);
     if (summary) out << format_profile(*summary, !o.no_times);
-    if (!report.ok()) out << "rewriting stopped early:\n" << report.problems() << "\n";
+    if (!report.ok()) {
+      const std::string problems = report.problems();
+      out << "rewriting stopped early:\n" << problems << (problems.ends_with('\n') ? "" : "\n");
+    }
   }
   if (!report.ok()) return kExitFindings;
   if (why && why->fired == 0) return kExitFindings;
   return kExitOk;
 }
 
+// The rules lint and verify check: the files given, or the built-in rules.
+RuleSetLoad load_for_check(const Options& o, const CheckEnvironment& env) {
+  const std::string_view command = o.command == Command::Lint ? "lint" : "verify";
+  if (o.rules.empty() && env.builtin_rules.empty())
+    throw CliError(fmt::format(
+        "`rwcheck {}` needs rule files or directories (there are no built-in rules)", command));
+  return load_rule_set(env, rule_files(o.rules), /*use_builtin=*/o.rules.empty());
+}
+
 int run_lint(const Options& o, std::ostream& out, std::ostream& err, const CheckEnvironment& env) {
-  RuleSetLoad load = load_rule_set(env, rule_files(o.rules), /*use_builtin=*/false);
+  RuleSetLoad load = load_for_check(o, env);
   std::vector<dsl::Diagnostic> diags = lint_load_diagnostics(std::move(load.diagnostics));
   const bool errors = dsl::count_errors(diags) > 0;
   std::vector<dsl::Diagnostic> findings = lint_rules(load.set);
@@ -273,7 +285,7 @@ int run_lint(const Options& o, std::ostream& out, std::ostream& err, const Check
 
 int run_verify(const Options& o, std::ostream& out, std::ostream& err,
                const CheckEnvironment& env) {
-  RuleSetLoad load = load_rule_set(env, rule_files(o.rules), /*use_builtin=*/false);
+  RuleSetLoad load = load_for_check(o, env);
   if (!load.diagnostics.empty()) {
     err << dsl::render(load.diagnostics);
     return kExitBadInput;

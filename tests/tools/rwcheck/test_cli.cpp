@@ -55,7 +55,6 @@ TEST_CASE("bad command lines are refused with the argument named", "[rwcheck]") 
   CHECK(message({"a.graph", "b.graph"}) == "one graph file at a time; got `a.graph` and `b.graph`");
   CHECK(message({"g.graph", "--mode"}) == "`--mode` needs a value");
   CHECK(message({"g.graph", "--trace=yes"}) == "`--trace` takes no value");
-  CHECK(message({"lint"}) == "`rwcheck lint` needs rule files or directories");
   CHECK(message({"lint", "--trace", "a.rules"}) == "`--trace` is an option of `rwcheck GRAPH`");
   CHECK(message({"verify", "--trials", "x", "a.rules"}) ==
         "`--trials` takes a non-negative integer, not `x`");
@@ -130,6 +129,15 @@ TEST_CASE("bad input exits 2 with the error on stderr", "[rwcheck]") {
                            pt_environment());
     CHECK(r.status == 2);
     check_golden("bad_mode.txt", r.err);
+  }
+  SECTION("lint and verify without files, and no built-in rules") {
+    const auto r = rwcheck({"lint"}, pt_environment());
+    CHECK(r.status == 2);
+    CHECK(r.err ==
+          "rwcheck: error: `rwcheck lint` needs rule files or directories (there are no built-in "
+          "rules)\n"
+          "run `rwcheck --help` for usage\n");
+    CHECK(rwcheck({"verify"}, pt_environment()).status == 2);
   }
   SECTION("an unknown rule for --why-not, with the closest name") {
     const auto r = rwcheck({"--rules", "examples/rules", "--why-not", "sofplus",

@@ -211,3 +211,35 @@ TEST_CASE("the built executable behaves as the library entry point", "[rwcheck]"
   const std::string bad = "'" + exe.string() + "' --trce x.graph 2>/dev/null";
   CHECK(WEXITSTATUS(std::system(bad.c_str())) == 2);
 }
+
+TEST_CASE("a pass stopped by a limit is reported and exits 1", "[rwcheck]") {
+  const auto r = rwcheck({"--rules", "tests/tools/rwcheck/golden/loop.rules", "examples/softplus.graph"},
+                         pt_environment());
+  CHECK(r.status == 1);
+  CHECK(r.err.empty());
+  check_golden("loop.txt", r.out);
+  const auto json = rwcheck({"--json", "--rules", "tests/tools/rwcheck/golden/loop.rules",
+                             "examples/softplus.graph"},
+                            pt_environment());
+  CHECK(json.status == 1);
+  CHECK(json.out.find("\"complete\": false,") != std::string::npos);
+}
+
+TEST_CASE("without --rules, the environment's built-in rules are used", "[rwcheck]") {
+  rw::check::CheckEnvironment env = rw::check::make_environment(rw::test::pt_registry());
+  env.builtin_rules = {{"canonicalize.rules", read_text("examples/rules/canonicalize.rules")},
+                       {"stabilize.rules", read_text("examples/rules/stabilize.rules")}};
+  const auto r = rwcheck({"examples/softplus.graph"}, env);
+  CHECK(r.status == 0);
+  CHECK(r.out.starts_with("graph examples/softplus.graph: mode fast_run, 6 rules from "
+                          "canonicalize.rules, stabilize.rules\n"));
+  CHECK(r.out.find("output 0: softplus(x)\n") != std::string::npos);
+  const auto lint = rwcheck({"lint"}, env);
+  CHECK(lint.status == 0);
+  CHECK(lint.out == "6 rules checked, 0 findings\n");
+  // --rules replaces them.
+  const auto other = rwcheck({"--rules", "examples/rules/canonicalize.rules",
+                              "examples/softplus.graph"},
+                             env);
+  CHECK(other.out.find("3 rules from examples/rules/canonicalize.rules\n") != std::string::npos);
+}
