@@ -41,6 +41,7 @@ struct Candidate {
   std::vector<std::optional<PropValue>> params;  // by VarId
   std::vector<Var> inputs;                      // the non-constant tensor variables
   std::vector<std::string> input_names;
+  std::vector<Var> literals;                    // by left-side pattern node; null elsewhere
   Var lhs;
   Var rhs;
 };
@@ -99,8 +100,9 @@ Var literal_var(Rng& rng, const dsl::NumberValue& value) {
   }
 }
 
-// Builds the left side for random types, or nullopt when make_node refuses.
-std::optional<Candidate> build_lhs(Rng& rng, const dsl::CheckedRule& rule, const OpRegistry& ops) {
+// Random types, constants and parameter values for the rule's variables and
+// literals; nothing built yet.
+Candidate choose(Rng& rng, const dsl::CheckedRule& rule) {
   Candidate c;
   c.vars.resize(rule.vars.size());
   c.params.resize(rule.vars.size());
@@ -129,6 +131,16 @@ std::optional<Candidate> build_lhs(Rng& rng, const dsl::CheckedRule& rule, const
       c.input_names.push_back(v.anonymous ? "_" : v.name);
     }
   }
+  c.literals.resize(rule.lhs.nodes.size());
+  for (std::size_t i = 0; i < rule.lhs.nodes.size(); ++i)
+    if (rule.lhs.nodes[i].kind == dsl::PatternNode::Kind::Literal)
+      c.literals[i] = literal_var(rng, rule.lhs.nodes[i].literal);
+  return c;
+}
+
+// Builds the left side from the candidate's choices into `c.lhs`; false when
+// make_node refuses them (the types do not fit the ops).
+bool build_lhs(Candidate& c, const dsl::CheckedRule& rule, const OpRegistry& ops) {
   std::vector<Var> built(rule.lhs.nodes.size());
   try {
     for (std::size_t i = 0; i < rule.lhs.nodes.size(); ++i) {
@@ -138,7 +150,7 @@ std::optional<Candidate> build_lhs(Rng& rng, const dsl::CheckedRule& rule, const
           built[i] = c.vars[dsl::index_of(n.var)];
           break;
         case dsl::PatternNode::Kind::Literal:
-          built[i] = literal_var(rng, n.literal);
+          built[i] = c.literals[i];
           break;
         case dsl::PatternNode::Kind::Apply: {
           OpPtr op = n.op;
@@ -156,10 +168,40 @@ std::optional<Candidate> build_lhs(Rng& rng, const dsl::CheckedRule& rule, const
       }
     }
   } catch (const Error&) {
-    return std::nullopt;  // these types do not fit the ops: try others
+    return false;
   }
   c.lhs = built.back();
-  return c;
+  return true;
+}
+
+// Applies the rule's rewriter to the left side's root, without changing
+// anything, into `c.rhs`; false (with `why` when asked) when it does not apply.
+bool build_rhs(Candidate& c, const PatternNodeRewriter& rewriter, std::string* why) {
+  FunctionGraph fg(c.inputs, {c.lhs}, /*clone=*/false);
+  Apply& root = *c.lhs->owner();
+  const RewriteContext silent;
+  RewriteResult r = rewriter.transform(fg, root, silent);
+  if (!r.applied()) {
+    if (why) *why = rewriter.why_not(fg, root).value_or("");
+    return false;
+  }
+  c.rhs = nullptr;
+  if (r.by_outputs()) {
+    c.rhs = r.outputs().at(c.lhs->index());
+  } else {
+    for (const auto& [o, n] : r.pairs())
+      if (o == c.lhs) c.rhs = n;
+  }
+  return static_cast<bool>(c.rhs);
+}
+
+Function<std::vector<Tensor>> compile_sides(const Candidate& c) {
+  try {
+    return compile_function(std::vector<In>(c.inputs.begin(), c.inputs.end()),
+                            std::vector<Var>{c.lhs, c.rhs});
+  } catch (const Error& e) {
+    throw Unverifiable{fmt::format("cannot compile the two sides: {}", e.what())};
+  }
 }
 
 // Extents for the unknown axes, right-aligned as broadcasting aligns them.
@@ -242,33 +284,11 @@ std::vector<RuleVerdict> verify_rules(const RuleSet& rules, const CheckEnvironme
     try {
       while (verdict.trials < options.trials && verdict.kind != RuleVerdict::Kind::Counterexample &&
              attempts++ < options.trials * kAttemptsPerTrial) {
-        std::optional<Candidate> c = build_lhs(rng, rule, *env.ops);
-        if (!c) continue;
-        {
-          FunctionGraph fg(c->inputs, {c->lhs}, /*clone=*/false);
-          Apply& root = *c->lhs->owner();
-          const RewriteContext silent;
-          RewriteResult r = ref.rule->rewriter->transform(fg, root, silent);
-          if (!r.applied()) {
-            if (last_reason.empty())
-              last_reason = ref.rule->rewriter->why_not(fg, root).value_or("");
-            continue;
-          }
-          if (r.by_outputs()) {
-            c->rhs = r.outputs().at(c->lhs->index());
-          } else {
-            for (const auto& [o, n] : r.pairs())
-              if (o == c->lhs) c->rhs = n;
-          }
-          if (!c->rhs) continue;
-        }
-        Function<std::vector<Tensor>> f;
-        try {
-          f = compile_function(std::vector<In>(c->inputs.begin(), c->inputs.end()),
-                               std::vector<Var>{c->lhs, c->rhs});
-        } catch (const Error& e) {
-          throw Unverifiable{fmt::format("cannot compile the two sides: {}", e.what())};
-        }
+        std::optional<Candidate> c = choose(rng, rule);
+        if (!build_lhs(*c, rule, *env.ops)) continue;
+        if (!build_rhs(*c, *ref.rule->rewriter, last_reason.empty() ? &last_reason : nullptr))
+          continue;
+        Function<std::vector<Tensor>> f = compile_sides(*c);
         auto run = [&](const std::vector<Tensor>& args) -> std::optional<Evaluation> {
           std::vector<const Tensor*> ptrs;
           for (const Tensor& t : args) ptrs.push_back(&t);
@@ -352,6 +372,33 @@ std::vector<RuleVerdict> verify_rules(const RuleSet& rules, const CheckEnvironme
                   break;
                 }
               }
+            }
+          }
+          // Simpler constants: the same graph with each constant variable
+          // made uniform 0, 1, -1, 2 or 0.5, if the rule still applies and
+          // the two sides still disagree.
+          for (std::size_t i = 0; i < c->vars.size(); ++i) {
+            if (!c->vars[i] || !c->vars[i]->is_constant()) continue;
+            const Tensor& old = c->vars[i]->as_constant()->value();
+            for (const double simple : kSpecialValues) {
+              if (budget == 0) break;
+              --budget;
+              Candidate simpler = *c;
+              simpler.vars[i] = Constant::make(
+                  filled(old.dtype(), old.shape(), [&](std::size_t) { return simple; }));
+              if (simpler.vars[i]->as_constant()->same_value(*c->vars[i]->as_constant())) break;
+              if (!build_lhs(simpler, rule, *env.ops) ||
+                  !build_rhs(simpler, *ref.rule->rewriter, nullptr))
+                continue;
+              Function<std::vector<Tensor>> g = compile_sides(simpler);
+              std::swap(f, g);
+              const std::optional<Evaluation> e = run(args);
+              if (e && !e->mismatch.empty()) {
+                *c = std::move(simpler);
+                *ev = *e;
+                break;
+              }
+              std::swap(f, g);
             }
           }
           std::string d = fmt::format("  {}\n", rule.to_string());
