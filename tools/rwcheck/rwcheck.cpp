@@ -39,6 +39,8 @@ std::vector<std::string> output_exprs(const FunctionGraph& fg) {
   return out;
 }
 
+std::string nodes_text(std::size_t n) { return fmt::format("{} node{}", n, n == 1 ? "" : "s"); }
+
 std::string node_ref(const std::optional<NodeId>& id) {
   return id ? fmt::format("#{} ", *id) : std::string();
 }
@@ -152,7 +154,7 @@ int run_graph(const Options& o, std::ostream& out, std::ostream& err, const Chec
   const std::size_t nodes_before = fg.num_nodes();
   const std::vector<std::string> before = output_exprs(fg);
   const std::string dot_before =
-      o.dot ? dot_cluster(fg, *provenance, "before", fmt::format("before: {} nodes", nodes_before))
+      o.dot ? dot_cluster(fg, *provenance, "before", "before: " + nodes_text(nodes_before))
             : std::string();
 
   const PassReport report = mode->rewrite(fg, ctx);
@@ -170,7 +172,7 @@ int run_graph(const Options& o, std::ostream& out, std::ostream& err, const Chec
   if (o.dot) {
     const std::string text = dot_file(
         dot_before,
-        dot_cluster(fg, *provenance, "after", fmt::format("after: {} nodes", nodes_after)));
+        dot_cluster(fg, *provenance, "after", "after: " + nodes_text(nodes_after)));
     std::ofstream file(*o.dot, std::ios::binary);
     if (!(file << text) || !file.flush())
       return bad_input(err, fmt::format("--dot: cannot write `{}`", *o.dot));
@@ -237,11 +239,11 @@ int run_graph(const Options& o, std::ostream& out, std::ostream& err, const Chec
     out << json.str();
   } else {
     out << fmt::format("graph {}: mode {}, {}\n", o.graph, mode->name(), describe_sources(rules));
-    out << fmt::format("before: {} nodes\n", nodes_before);
+    out << fmt::format("before: {}\n", nodes_text(nodes_before));
     for (std::size_t k = 0; k < before.size(); ++k)
       out << fmt::format("  output {}: {}\n", k, before[k]);
     if (o.trace) out << format_trace(*provenance);
-    out << fmt::format("after: {} nodes\n", nodes_after);
+    out << fmt::format("after: {}\n", nodes_text(nodes_after));
     for (std::size_t k = 0; k < after.size(); ++k)
       out << fmt::format("  output {}: {}\n", k, after[k]);
     out << debugprint(fg);

@@ -243,3 +243,11 @@ TEST_CASE("without --rules, the environment's built-in rules are used", "[rwchec
                              env);
   CHECK(other.out.find("3 rules from examples/rules/canonicalize.rules\n") != std::string::npos);
 }
+
+TEST_CASE("--why-not says when a node appeared after the rule's group ran", "[rwcheck]") {
+  const auto r = rwcheck({"--rules", "tests/tools/rwcheck/golden/late.rules", "--why-not",
+                          "neg_neg", "tests/tools/rwcheck/golden/late.graph"},
+                         pt_environment());
+  CHECK(r.status == 1);
+  check_golden("why_not_late.txt", r.out);
+}
