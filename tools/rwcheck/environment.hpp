@@ -6,22 +6,13 @@
 #include <functional>
 #include <memory>
 #include <string>
-#include <vector>
 
 #include "engine/dsl/predicates.hpp"
-#include "engine/dsl/resolver.hpp"
+#include "engine/dsl/rule_registration.hpp"
 #include "engine/graph/op_registry.hpp"
 #include "engine/rewrite/database.hpp"
 
 namespace rw::check {
-
-/// A rule file that ships inside the program (the standard rule library).
-struct BuiltinRules {
-  /// What diagnostics and reports call it (`stabilize.rules`).
-  std::string name;
-  /// Its text.
-  std::string text;
-};
 
 /// What rwcheck runs against. The executable fills it from the umbrella's
 /// standard library; tests give the test Op family and their own rules.
@@ -33,15 +24,18 @@ struct CheckEnvironment {
   /// A fresh rewrite database for one run, into which the rules are loaded
   /// (`make_standard_db` by default).
   std::function<std::shared_ptr<SequenceDB>()> make_db;
-  /// The rules loaded when no `--rules` is given, in order.
-  std::vector<BuiltinRules> builtin_rules;
-  /// Resolves the imports of the built-in rules (a MemoryResolver holding
-  /// the library's files); null: imports are looked up on disk.
-  std::shared_ptr<const dsl::SourceResolver> builtin_resolver;
+  /// Loads the built-in rules (used when no `--rules` is given) into a
+  /// database: `rw::load_standard_rules_into` once the standard rule library
+  /// is merged. Null: there are none.
+  std::function<dsl::LoadResult<dsl::LoadedRules>(RewriteDB&, const OpRegistry&,
+                                                  const dsl::PredicateRegistry&)>
+      load_builtin;
+  /// What reports call the built-in rules.
+  std::string builtin_name = "the built-in rules";
 };
 
 /// An environment over `ops` with the built-in predicates, the standard
-/// database and no built-in rules.
+/// database (`make_standard_db`) and no built-in rules.
 CheckEnvironment make_environment(const OpRegistry& ops);
 
 }  // namespace rw::check

@@ -57,12 +57,8 @@ RuleSetLoad load_rule_set(const CheckEnvironment& env, const std::vector<std::st
     }
     out.diagnostics.insert(out.diagnostics.end(), r.diagnostics.begin(), r.diagnostics.end());
   };
-  if (files.empty() && use_builtin) {
-    for (const BuiltinRules& b : env.builtin_rules)
-      take(dsl::check_rules_text_into(*out.set.db, b.name, b.text, *env.ops, env.predicates,
-                                      {.resolver = env.builtin_resolver}),
-           b.name);
-  }
+  if (files.empty() && use_builtin && env.load_builtin)
+    take(env.load_builtin(*out.set.db, *env.ops, env.predicates), env.builtin_name);
   for (const std::string& f : files)
     take(dsl::check_rules_into(*out.set.db, f, *env.ops, env.predicates), f);
   return out;

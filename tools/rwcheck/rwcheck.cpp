@@ -157,7 +157,15 @@ int run_graph(const Options& o, std::ostream& out, std::ostream& err, const Chec
       o.dot ? dot_cluster(fg, *provenance, "before", "before: " + nodes_text(nodes_before))
             : std::string();
 
-  const PassReport report = mode->rewrite(fg, ctx);
+  PassReport report;
+  try {
+    report = mode->rewrite(fg, ctx);
+  } catch (const Error& e) {
+    // A rewriter error is recorded and skipped by the drivers; what reaches
+    // here is a pass that failed as a whole.
+    err << "rwcheck: error: rewriting failed: " << e.what() << "\n";
+    return kExitFindings;
+  }
   fg.detach_feature(*provenance);
   const std::size_t nodes_after = fg.num_nodes();
   const std::vector<std::string> after = output_exprs(fg);
@@ -262,7 +270,7 @@ int run_graph(const Options& o, std::ostream& out, std::ostream& err, const Chec
 // The rules lint and verify check: the files given, or the built-in rules.
 RuleSetLoad load_for_check(const Options& o, const CheckEnvironment& env) {
   const std::string_view command = o.command == Command::Lint ? "lint" : "verify";
-  if (o.rules.empty() && env.builtin_rules.empty())
+  if (o.rules.empty() && !env.load_builtin)
     throw CliError(fmt::format(
         "`rwcheck {}` needs rule files or directories (there are no built-in rules)", command));
   return load_rule_set(env, rule_files(o.rules), /*use_builtin=*/o.rules.empty());
