@@ -28,8 +28,8 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 
 const std::vector<std::string>& known_options() {
   static const std::vector<std::string> names = {
-      "--rules", "--mode",   "--include",  "--exclude", "--trace", "--json",  "--why-not",
-      "--profile", "--no-times", "--dot",  "--seed",    "--trials", "--rule", "--help"};
+      "--rules",   "--mode",     "--include", "--exclude", "--trace",  "--json", "--why-not",
+      "--profile", "--no-times", "--dot",     "--seed",    "--trials", "--rule", "--help"};
   return names;
 }
 
@@ -139,15 +139,16 @@ Options parse_args(std::span<const std::string> args) {
       o.only_rule = value();
     } else {
       std::string msg = fmt::format("unknown option `{}`", name);
-      if (const auto c = closest(name, known_options())) msg += fmt::format("; did you mean `{}`?", *c);
+      if (const auto c = closest(name, known_options()))
+        msg += fmt::format("; did you mean `{}`?", *c);
       throw CliError(msg);
     }
   }
   if (o.command == Command::Run) {
     if (positional.empty()) throw CliError("no graph file given (usage: rwcheck [OPTIONS] GRAPH)");
     if (positional.size() > 1)
-      throw CliError(fmt::format("one graph file at a time; got `{}` and `{}`", positional[0],
-                                 positional[1]));
+      throw CliError(
+          fmt::format("one graph file at a time; got `{}` and `{}`", positional[0], positional[1]));
     o.graph = positional[0];
   } else {
     o.rules = std::move(positional);

@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "engine/graph/printing.hpp"
 #include "engine/graph/op.hpp"
+#include "engine/graph/printing.hpp"
 #include "engine/graph/type.hpp"
 
 namespace rw::check {
@@ -26,8 +26,8 @@ std::string dot_escape(std::string_view s) {
 
 std::string dot_cluster(const FunctionGraph& fgraph, const Provenance& provenance,
                         std::string_view prefix, std::string_view label) {
-  std::string out = fmt::format("  subgraph cluster_{} {{\n    label=\"{}\";\n", prefix,
-                                dot_escape(label));
+  std::string out =
+      fmt::format("  subgraph cluster_{} {{\n    label=\"{}\";\n", prefix, dot_escape(label));
   std::unordered_map<const Variable*, std::string> names;  // inputs and constants drawn so far
   std::size_t leaves = 0;
   auto source_of = [&](const Var& v) -> std::string {
@@ -62,8 +62,8 @@ std::string dot_cluster(const FunctionGraph& fgraph, const Provenance& provenanc
     out += fmt::format("    {}_n{} [label=\"{}\", shape=box{}];\n", prefix, n, dot_escape(text),
                        style);
     for (std::size_t i = 0; i < node->num_inputs(); ++i)
-      out += fmt::format("    {} -> {}_n{} [label=\"{}\"];\n", source_of(node->input(i)), prefix,
-                         n, i);
+      out += fmt::format("    {} -> {}_n{} [label=\"{}\"];\n", source_of(node->input(i)), prefix, n,
+                         i);
   }
   for (std::size_t i = 0; i < fgraph.outputs().size(); ++i) {
     out += fmt::format("    {}_out{} [label=\"output {}\", shape=doublecircle];\n", prefix, i, i);

@@ -13,13 +13,27 @@ std::string json_quote(std::string_view s) {
   out += '"';
   for (const char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20)
           out += fmt::format("\\u{:04x}", static_cast<unsigned>(static_cast<unsigned char>(c)));
@@ -65,8 +79,12 @@ void JsonWriter::close(char c) {
   out_ += c;
 }
 
-void JsonWriter::end_object() { close('}'); }
-void JsonWriter::end_array() { close(']'); }
+void JsonWriter::end_object() {
+  close('}');
+}
+void JsonWriter::end_array() {
+  close(']');
+}
 
 void JsonWriter::key(std::string_view k) {
   before_value();
@@ -111,6 +129,8 @@ void JsonWriter::value_or_null(std::optional<std::size_t> n) {
     null();
 }
 
-std::string JsonWriter::str() const { return counts_.empty() ? out_ + "\n" : out_; }
+std::string JsonWriter::str() const {
+  return counts_.empty() ? out_ + "\n" : out_;
+}
 
 }  // namespace rw::check

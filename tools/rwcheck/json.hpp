@@ -39,7 +39,8 @@ class JsonWriter {
   /// A number, or null when there is none.
   void value_or_null(std::optional<std::size_t> n);
   /// `key(k)` then `value(v)`.
-  template <class T> void field(std::string_view k, const T& v) {
+  template <class T>
+  void field(std::string_view k, const T& v) {
     key(k);
     value(v);
   }

@@ -14,11 +14,11 @@ namespace {
 struct LintRule {
   const dsl::CheckedRule* rule;
   std::string group;
-  dsl::RuleTerms terms;   // the rule's terms
-  dsl::RuleTerms fresh;   // the same rule over other variables (renamed apart)
-  Term frozen_lhs;        // the left side with each variable a unique atom
-  Term frozen_rhs;        // the right side likewise
-  std::size_t lhs_size;   // op applications on each side
+  dsl::RuleTerms terms;  // the rule's terms
+  dsl::RuleTerms fresh;  // the same rule over other variables (renamed apart)
+  Term frozen_lhs;       // the left side with each variable a unique atom
+  Term frozen_rhs;       // the right side likewise
+  std::size_t lhs_size;  // op applications on each side
   std::size_t rhs_size;
 };
 
@@ -47,8 +47,12 @@ void applications_of(const Term& t, std::vector<Term>& out) {
   for (const Term& a : t.args()) applications_of(a, out);
 }
 
-std::string lhs_text(const dsl::CheckedRule& r) { return r.lhs.to_string(r.vars); }
-std::string rhs_text(const dsl::CheckedRule& r) { return r.rhs.to_string(r.vars); }
+std::string lhs_text(const dsl::CheckedRule& r) {
+  return r.lhs.to_string(r.vars);
+}
+std::string rhs_text(const dsl::CheckedRule& r) {
+  return r.rhs.to_string(r.vars);
+}
 
 dsl::Diagnostic at_rule(const dsl::CheckedRule& r, std::string message) {
   return dsl::make_warning(r.file, r.name_span, std::move(message));
@@ -63,8 +67,8 @@ std::vector<dsl::Diagnostic> lint_rules(const RuleSet& rules) {
   std::vector<LintRule> all;
   for (const RuleRef& ref : rules.rules()) {
     const dsl::CheckedRule& r = *ref.rule->rule;
-    LintRule l{&r, ref.rule->group, dsl::rule_terms(r), dsl::rule_terms(r), {}, {},
-               applications(r.lhs), applications(r.rhs)};
+    LintRule l{&r, ref.rule->group,     dsl::rule_terms(r), dsl::rule_terms(r), {},
+               {}, applications(r.lhs), applications(r.rhs)};
     l.frozen_lhs = freeze(l.terms.lhs, l.terms, r.name);
     l.frozen_rhs = freeze(l.terms.rhs, l.terms, r.name);
     all.push_back(std::move(l));
@@ -119,8 +123,8 @@ std::vector<dsl::Diagnostic> lint_rules(const RuleSet& rules) {
         out.push_back(at_rule(
             b, fmt::format("rule `{}` grows the graph ({} op{} on the left, {} on the right) and "
                            "its right side `{}` can match its left side again: it could loop",
-                           b.name, later.lhs_size, later.lhs_size == 1 ? "" : "s",
-                           later.rhs_size, rhs_text(b))));
+                           b.name, later.lhs_size, later.lhs_size == 1 ? "" : "s", later.rhs_size,
+                           rhs_text(b))));
         break;
       }
     }

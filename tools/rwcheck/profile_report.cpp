@@ -17,14 +17,14 @@ ProfileSummary summarize_profile(const RewriteProfile& profile, const RuleSet& r
     return std::find(rule_names.begin(), rule_names.end(), n) != rule_names.end();
   };
   for (const PassProfile* p : profile.passes())
-    for (const RewriterStats& st : p->rewriters)
-      s.rows.push_back({p->name, st, is_rule(st.name)});
+    for (const RewriterStats& st : p->rewriters) s.rows.push_back({p->name, st, is_rule(st.name)});
 
   for (const RuleRef& ref : rules.rules()) {
     const dsl::CompiledRule& r = *ref.rule;
     std::size_t attempts = 0, applied = 0;
     for (const ProfileRow& row : s.rows)
-      if (row.stats.name == r.rule->name) attempts += row.stats.attempts, applied += row.stats.applied;
+      if (row.stats.name == r.rule->name)
+        attempts += row.stats.attempts, applied += row.stats.applied;
     if (applied > 0) continue;
     const std::string path = r.group + "/" + r.rule->name;
     const bool runs = std::any_of(selected.begin(), selected.end(), [&](const std::string& n) {
@@ -37,11 +37,12 @@ ProfileSummary summarize_profile(const RewriteProfile& profile, const RuleSet& r
       const std::string& op = r.rule->lhs.root().op_info->name;
       const bool any = std::any_of(provenance.nodes().begin(), provenance.nodes().end(),
                                    [&](const NodeHistory& h) { return h.op == op; });
-      why = any ? fmt::format("never tried: each `{}` node was rewritten first by a rule tried "
-                              "before it (see --why-not)", op)
+      why = any ? fmt::format(
+                      "never tried: each `{}` node was rewritten first by a rule tried "
+                      "before it (see --why-not)",
+                      op)
                 : fmt::format("never tried: the graph has no `{}` node", op);
-    }
-    else
+    } else
       why = fmt::format("tried {} time{}, never matched", attempts, attempts == 1 ? "" : "s");
     s.never_fired.push_back({r.rule->name, r.group, std::move(why)});
   }
@@ -49,9 +50,9 @@ ProfileSummary summarize_profile(const RewriteProfile& profile, const RuleSet& r
 }
 
 std::string format_profile(const ProfileSummary& s, bool times) {
-  std::string out = fmt::format("{:<28} {:<16} {:>7} {:>7} {:>6} {:>7} {:>7} {:>7} {:>9}\n",
-                                "rewriter", "pass", "tried", "applied", "no-op", "refused",
-                                "created", "removed", "time_ms");
+  std::string out =
+      fmt::format("{:<28} {:<16} {:>7} {:>7} {:>6} {:>7} {:>7} {:>7} {:>9}\n", "rewriter", "pass",
+                  "tried", "applied", "no-op", "refused", "created", "removed", "time_ms");
   for (const ProfileRow& row : s.rows) {
     const RewriterStats& st = row.stats;
     const std::string t = times ? fmt::format("{:.3f}", st.seconds * 1e3) : "-";

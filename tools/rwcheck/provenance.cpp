@@ -48,7 +48,9 @@ NodeId Provenance::add(Apply& node, std::string_view reason) {
   return nodes_.back().id;
 }
 
-std::string Provenance::current_pass() const { return passes_.empty() ? "" : passes_.back(); }
+std::string Provenance::current_pass() const {
+  return passes_.empty() ? "" : passes_.back();
+}
 
 void Provenance::on_attach(FunctionGraph& fgraph) {
   for (Apply* node : fgraph.toposort())
@@ -147,7 +149,9 @@ const std::string* Provenance::failure(NodeId id) const {
   return it == failures_.end() ? nullptr : &it->second;
 }
 
-bool Provenance::tried(NodeId id) const { return tried_.count(id) != 0; }
+bool Provenance::tried(NodeId id) const {
+  return tried_.count(id) != 0;
+}
 
 std::string Provenance::expr(NodeId id) const {
   const Apply& node = *nodes_.at(id - 1).node;

@@ -39,7 +39,9 @@ std::vector<std::string> output_exprs(const FunctionGraph& fg) {
   return out;
 }
 
-std::string nodes_text(std::size_t n) { return fmt::format("{} node{}", n, n == 1 ? "" : "s"); }
+std::string nodes_text(std::size_t n) {
+  return fmt::format("{} node{}", n, n == 1 ? "" : "s");
+}
 
 std::string node_ref(const std::optional<NodeId>& id) {
   return id ? fmt::format("#{} ", *id) : std::string();
@@ -123,8 +125,8 @@ int run_graph(const Options& o, std::ostream& out, std::ostream& err, const Chec
     if (!why_rule) {
       std::vector<std::string> names;
       for (const RuleRef& r : rules.rules()) names.push_back(r.rule->rule->name);
-      std::string msg = fmt::format("--why-not: no rule `{}` in {}", *o.why_not,
-                                    describe_sources(rules));
+      std::string msg =
+          fmt::format("--why-not: no rule `{}` in {}", *o.why_not, describe_sources(rules));
       if (const auto c = closest(*o.why_not, names)) msg += fmt::format("; did you mean `{}`?", *c);
       return bad_input(err, msg);
     }
@@ -174,13 +176,12 @@ int run_graph(const Options& o, std::ostream& out, std::ostream& err, const Chec
   if (why_rule) why = explain_why_not(*why_rule, fg, *provenance, *mode);
   std::optional<ProfileSummary> summary;
   if (o.profile)
-    summary = summarize_profile(profile, rules, rules.db->selected_names(mode->query()),
-                                *provenance);
+    summary =
+        summarize_profile(profile, rules, rules.db->selected_names(mode->query()), *provenance);
 
   if (o.dot) {
     const std::string text = dot_file(
-        dot_before,
-        dot_cluster(fg, *provenance, "after", "after: " + nodes_text(nodes_after)));
+        dot_before, dot_cluster(fg, *provenance, "after", "after: " + nodes_text(nodes_after)));
     std::ofstream file(*o.dot, std::ios::binary);
     if (!(file << text) || !file.flush())
       return bad_input(err, fmt::format("--dot: cannot write `{}`", *o.dot));
@@ -303,8 +304,8 @@ int run_verify(const Options& o, std::ostream& out, std::ostream& err,
   if (o.only_rule && !load.set.find(*o.only_rule)) {
     std::vector<std::string> names;
     for (const RuleRef& r : load.set.rules()) names.push_back(r.rule->rule->name);
-    std::string msg = fmt::format("--rule: no rule `{}` in {}", *o.only_rule,
-                                  describe_sources(load.set));
+    std::string msg =
+        fmt::format("--rule: no rule `{}` in {}", *o.only_rule, describe_sources(load.set));
     if (const auto c = closest(*o.only_rule, names)) msg += fmt::format("; did you mean `{}`?", *c);
     return bad_input(err, msg);
   }

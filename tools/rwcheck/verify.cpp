@@ -37,11 +37,11 @@ struct Unverifiable {
 /// One way of making the rule's left side: a graph variable or constant per
 /// tensor variable, a value per parameter variable, and what was built.
 struct Candidate {
-  std::vector<Var> vars;                        // by VarId; null for parameters
+  std::vector<Var> vars;                         // by VarId; null for parameters
   std::vector<std::optional<PropValue>> params;  // by VarId
-  std::vector<Var> inputs;                      // the non-constant tensor variables
+  std::vector<Var> inputs;                       // the non-constant tensor variables
   std::vector<std::string> input_names;
-  std::vector<Var> literals;                    // by left-side pattern node; null elsewhere
+  std::vector<Var> literals;  // by left-side pattern node; null elsewhere
   Var lhs;
   Var rhs;
 };
@@ -94,9 +94,12 @@ std::optional<PropValue> param_value(Rng& rng, const dsl::RuleVariable& v) {
 Var literal_var(Rng& rng, const dsl::NumberValue& value) {
   const double x = std::visit([](auto v) { return static_cast<double>(v); }, value);
   switch (rng.next_integer(0, 3)) {
-    case 0: return dsl::literal_constant(value);
-    case 1: return Constant::make(Tensor::scalar(x, DType::Float32));
-    default: return Constant::make(Tensor::scalar(x, DType::Float64));
+    case 0:
+      return dsl::literal_constant(value);
+    case 1:
+      return Constant::make(Tensor::scalar(x, DType::Float32));
+    default:
+      return Constant::make(Tensor::scalar(x, DType::Float64));
   }
 }
 
@@ -111,20 +114,21 @@ Candidate choose(Rng& rng, const dsl::CheckedRule& rule) {
     if (v.kind == dsl::VarKind::Param) {
       c.params[i] = param_value(rng, v);
       if (!c.params[i])
-        throw Unverifiable{fmt::format("cannot choose values for the string parameter `{}`", v.name)};
+        throw Unverifiable{
+            fmt::format("cannot choose values for the string parameter `{}`", v.name)};
       continue;
     }
     const DType dtype = random_dtype(rng);
     StaticShape shape(static_cast<std::size_t>(rng.next_integer(0, 3)));
     const bool constant = rng.next_double() < 0.25;
     for (std::int64_t& d : shape)
-      d = (!constant && rng.next_double() < 0.5) ? kUnknownDim : rng.next_integer(1, kMaxExtent + 1);
+      d = (!constant && rng.next_double() < 0.5) ? kUnknownDim
+                                                 : rng.next_integer(1, kMaxExtent + 1);
     if (constant) {
       const double special = kSpecialValues[rng.next_integer(0, std::size(kSpecialValues))];
       const bool uniform = rng.next_double() < 0.5;
-      c.vars[i] = Constant::make(filled(dtype, shape, [&](std::size_t) {
-        return uniform ? special : random_value(rng, dtype);
-      }));
+      c.vars[i] = Constant::make(filled(
+          dtype, shape, [&](std::size_t) { return uniform ? special : random_value(rng, dtype); }));
     } else {
       c.vars[i] = Variable::make(TensorType::make(dtype, shape), v.anonymous ? "_" : v.name);
       c.inputs.push_back(c.vars[i]);
@@ -255,7 +259,9 @@ std::string compare(const Tensor& a, const Tensor& b) {
   return {};
 }
 
-std::string type_text(const Var& v) { return v->type()->to_string(); }
+std::string type_text(const Var& v) {
+  return v->type()->to_string();
+}
 
 // A tensor's text with its continuation lines indented under the first.
 std::string indented(const std::string& text, std::size_t indent) {
@@ -404,7 +410,8 @@ std::vector<RuleVerdict> verify_rules(const RuleSet& rules, const CheckEnvironme
           std::string d = fmt::format("  {}\n", rule.to_string());
           for (std::size_t i = 0; i < rule.vars.size(); ++i) {
             if (rule.vars[i].kind == dsl::VarKind::Param) {
-              d += fmt::format("    {} = {}\n", rule.vars[i].name, format_prop_value(*c->params[i]));
+              d +=
+                  fmt::format("    {} = {}\n", rule.vars[i].name, format_prop_value(*c->params[i]));
             } else if (c->vars[i]->is_constant()) {
               d += fmt::format("    {}: constant {} = {}\n", rule.vars[i].name,
                                type_text(c->vars[i]), format_constant(*c->vars[i]->as_constant()));
@@ -431,7 +438,8 @@ std::vector<RuleVerdict> verify_rules(const RuleSet& rules, const CheckEnvironme
           verdict.kind = RuleVerdict::Kind::Passed;
         } else {
           verdict.details = "no random input made the rule apply";
-          if (!last_reason.empty()) verdict.details += fmt::format(" (last reason: {})", last_reason);
+          if (!last_reason.empty())
+            verdict.details += fmt::format(" (last reason: {})", last_reason);
         }
       }
     } catch (const Unverifiable& u) {

@@ -68,8 +68,8 @@ WhyNotReport explain_why_not(const dsl::CompiledRule& rule, const FunctionGraph&
 }
 
 std::string format_why_not(const WhyNotReport& r) {
-  std::string out = fmt::format("why not `{}`: it roots at `{}`, in group `{}`", r.rule, r.op,
-                                r.group);
+  std::string out =
+      fmt::format("why not `{}`: it roots at `{}`, in group `{}`", r.rule, r.op, r.group);
   if (!r.tags.empty()) out += fmt::format(" (tags {})", fmt::join(r.tags, ", "));
   out += '\n';
   if (!r.selected) {
@@ -93,8 +93,8 @@ std::string format_why_not(const WhyNotReport& r) {
         out += fmt::format("no match: {}\n", e.reason);
         break;
       case WhyNotStatus::RemovedBy:
-        out += fmt::format("{} by `{}` (pass `{}`)", e.replaced ? "replaced" : "removed (no longer used)",
-                           e.by, e.pass);
+        out += fmt::format("{} by `{}` (pass `{}`)",
+                           e.replaced ? "replaced" : "removed (no longer used)", e.by, e.pass);
         if (e.reason.empty())
           out += fmt::format(" before `{}` was tried on it\n", r.rule);
         else
@@ -104,14 +104,16 @@ std::string format_why_not(const WhyNotReport& r) {
         if (!r.selected)
           out += "matches, but the mode does not run the rule\n";
         else
-          out += fmt::format("matches now, but the rule's group had run before the node existed{}\n",
-                             e.reason.empty() ? "" : " (" + e.reason + ")");
+          out +=
+              fmt::format("matches now, but the rule's group had run before the node existed{}\n",
+                          e.reason.empty() ? "" : " (" + e.reason + ")");
         break;
     }
     ++not_rewritten;
   }
-  out += fmt::format("`{}` fired {} time{}; {} node{} of `{}` not rewritten by it\n", r.rule, r.fired,
-                     r.fired == 1 ? "" : "s", not_rewritten, not_rewritten == 1 ? "" : "s", r.op);
+  out +=
+      fmt::format("`{}` fired {} time{}; {} node{} of `{}` not rewritten by it\n", r.rule, r.fired,
+                  r.fired == 1 ? "" : "s", not_rewritten, not_rewritten == 1 ? "" : "s", r.op);
   return out;
 }
 

@@ -16,10 +16,10 @@ namespace rw::check {
 
 /// What happened between a rule and one node of its root op.
 enum class WhyNotStatus : unsigned char {
-  Fired,       ///< the rule replaced the node
-  Failed,      ///< the rule does not apply to it (in the final graph): `reason`
-  RemovedBy,   ///< another rewriter replaced or removed the node first: `by`, `pass`
-  NotRun,      ///< the rule applies to the node, but the mode does not run it
+  Fired,      ///< the rule replaced the node
+  Failed,     ///< the rule does not apply to it (in the final graph): `reason`
+  RemovedBy,  ///< another rewriter replaced or removed the node first: `by`, `pass`
+  NotRun,     ///< the rule applies to the node, but the mode does not run it
 };
 
 /// One node the rule could root at.

@@ -2,14 +2,14 @@
 // directory against the test Op family, and compare output with golden files.
 #pragma once
 
-#include <catch2/catch.hpp>
-
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <catch2/catch.hpp>
 
 #include "support/pt_ops.hpp"
 #include "support/rule_fixtures.hpp"
@@ -27,8 +27,7 @@ struct CheckRun {
 
 /// Runs rwcheck's entry point with `args`, the working directory being the
 /// source tree (so paths read `examples/softplus.graph`), restored after.
-inline CheckRun rwcheck(const std::vector<std::string>& args,
-                        const check::CheckEnvironment& env) {
+inline CheckRun rwcheck(const std::vector<std::string>& args, const check::CheckEnvironment& env) {
   const std::filesystem::path before = std::filesystem::current_path();
   std::filesystem::current_path(RW_SOURCE_DIR);
   std::ostringstream out, err;

@@ -12,7 +12,9 @@ using rw::test::pt_environment;
 using rw::test::rwcheck;
 
 namespace {
-rw::check::Options parse(std::vector<std::string> args) { return parse_args(args); }
+rw::check::Options parse(std::vector<std::string> args) {
+  return parse_args(args);
+}
 }  // namespace
 
 TEST_CASE("options are parsed with values apart or after =", "[rwcheck]") {
@@ -74,9 +76,9 @@ TEST_CASE("--help prints every option and exits 0", "[rwcheck]") {
   CHECK(r.status == 0);
   CHECK(r.err.empty());
   check_golden("help.txt", r.out);
-  for (const char* opt : {"--rules", "--mode", "--include", "--exclude", "--trace", "--why-not",
-                          "--profile", "--no-times", "--dot", "--json", "--trials", "--seed",
-                          "--rule", "lint", "verify"})
+  for (const char* opt :
+       {"--rules", "--mode", "--include", "--exclude", "--trace", "--why-not", "--profile",
+        "--no-times", "--dot", "--json", "--trials", "--seed", "--rule", "lint", "verify"})
     CHECK(r.out.find(opt) != std::string::npos);
 }
 
@@ -99,7 +101,8 @@ TEST_CASE("bad input exits 2 with the error on stderr", "[rwcheck]") {
           "`examples/missing.graph`: No such file or directory\n");
   }
   SECTION("a missing rule file") {
-    const auto r = rwcheck({"--rules", "nowhere.rules", "examples/softplus.graph"}, pt_environment());
+    const auto r =
+        rwcheck({"--rules", "nowhere.rules", "examples/softplus.graph"}, pt_environment());
     CHECK(r.status == 2);
     check_golden("missing_rules.txt", r.err);
   }
@@ -116,17 +119,17 @@ TEST_CASE("bad input exits 2 with the error on stderr", "[rwcheck]") {
     check_golden("bad_graph.txt", r.err);
   }
   SECTION("a rule file with errors") {
-    const auto r = rwcheck({"--rules", "tests/tools/rwcheck/golden/bad.rules",
-                            "examples/softplus.graph"},
-                           pt_environment());
+    const auto r =
+        rwcheck({"--rules", "tests/tools/rwcheck/golden/bad.rules", "examples/softplus.graph"},
+                pt_environment());
     CHECK(r.status == 2);
     CHECK(r.out.empty());
     check_golden("bad_rules.txt", r.err);
   }
   SECTION("an unknown mode") {
-    const auto r = rwcheck({"--rules", "examples/rules", "--mode", "fastrun",
-                            "examples/softplus.graph"},
-                           pt_environment());
+    const auto r =
+        rwcheck({"--rules", "examples/rules", "--mode", "fastrun", "examples/softplus.graph"},
+                pt_environment());
     CHECK(r.status == 2);
     check_golden("bad_mode.txt", r.err);
   }
@@ -140,9 +143,9 @@ TEST_CASE("bad input exits 2 with the error on stderr", "[rwcheck]") {
     CHECK(rwcheck({"verify"}, pt_environment()).status == 2);
   }
   SECTION("an unknown rule for --why-not, with the closest name") {
-    const auto r = rwcheck({"--rules", "examples/rules", "--why-not", "sofplus",
-                            "examples/softplus.graph"},
-                           pt_environment());
+    const auto r =
+        rwcheck({"--rules", "examples/rules", "--why-not", "sofplus", "examples/softplus.graph"},
+                pt_environment());
     CHECK(r.status == 2);
     CHECK(r.out.empty());
     CHECK(r.err ==

@@ -23,8 +23,8 @@ TEST_CASE("lint of clean rules finds nothing and exits 0", "[rwcheck]") {
 }
 
 TEST_CASE("lint reports an unknown op as a finding with its location", "[rwcheck]") {
-  const auto r = rwcheck({"lint", "tests/tools/rwcheck/golden/lint_unknown.rules"},
-                         pt_environment());
+  const auto r =
+      rwcheck({"lint", "tests/tools/rwcheck/golden/lint_unknown.rules"}, pt_environment());
   CHECK(r.status == 1);
   check_golden("lint_unknown.txt", r.out);
 }
@@ -40,8 +40,8 @@ TEST_CASE("shadowing respects guards, priorities and groups", "[rwcheck]") {
     auto db = rw::make_standard_db();
     rw::check::RuleSet set;
     set.db = db;
-    set.loads.push_back(rw::dsl::load_rules_text_into(*db, "t.rules", text, rw::test::pt_registry(),
-                                                      {}));
+    set.loads.push_back(
+        rw::dsl::load_rules_text_into(*db, "t.rules", text, rw::test::pt_registry(), {}));
     set.sources.push_back("t.rules");
     std::vector<std::string> messages;
     for (const auto& d : rw::check::lint_rules(set)) messages.push_back(d.message);
@@ -52,8 +52,9 @@ TEST_CASE("shadowing respects guards, priorities and groups", "[rwcheck]") {
                  "rule g: x * y => x where float(y)\nrule h: x * 1 => x\n")
             .empty());
   // A later rule of higher priority is tried first.
-  CHECK(findings("ruleset a tags(canonicalize)\n"
-                 "rule g: log(1 + x) => log1p(x)\nrule h priority 2: log(1 + exp(x)) => softplus(x)\n")
+  CHECK(findings(
+            "ruleset a tags(canonicalize)\n"
+            "rule g: log(1 + x) => log1p(x)\nrule h priority 2: log(1 + exp(x)) => softplus(x)\n")
             .empty());
   // Rules of different groups do not shadow each other.
   CHECK(findings("ruleset a tags(canonicalize)\nrule g: log(1 + x) => log1p(x)\n"

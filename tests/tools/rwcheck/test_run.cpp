@@ -1,11 +1,10 @@
 // rwcheck GRAPH: the final graph, --trace, --json, --why-not, --profile and
 // --dot, checked against golden files; and the built executable.
-#include <catch2/catch.hpp>
-
 #include <cstdio>
 #include <filesystem>
-
 #include <sys/wait.h>
+
+#include <catch2/catch.hpp>
 
 #include "tools/rwcheck/json.hpp"
 #include "tools/rwcheck/rwcheck_fixtures.hpp"
@@ -68,7 +67,8 @@ TEST_CASE("json strings are escaped", "[rwcheck]") {
   w.begin_array();
   w.end_array();
   w.end_object();
-  CHECK(w.str() == "{\n  \"k\": \"v\",\n  \"list\": [\n    1,\n    null\n  ],\n  \"empty\": []\n}\n");
+  CHECK(w.str() ==
+        "{\n  \"k\": \"v\",\n  \"list\": [\n    1,\n    null\n  ],\n  \"empty\": []\n}\n");
 }
 
 TEST_CASE("--why-not explains every node the rule could root at", "[rwcheck]") {
@@ -79,23 +79,23 @@ TEST_CASE("--why-not explains every node the rule could root at", "[rwcheck]") {
     check_golden("why_not_log1p.txt", r.out);
   }
   SECTION("a rule that never fires exits 1") {
-    const auto r = rwcheck(with_rules({"--why-not", "exp_log", "examples/softplus.graph"}),
-                           pt_environment());
+    const auto r =
+        rwcheck(with_rules({"--why-not", "exp_log", "examples/softplus.graph"}), pt_environment());
     CHECK(r.status == 1);
     check_golden("why_not_exp_log.txt", r.out);
   }
   SECTION("a rule the mode does not run") {
-    const auto r = rwcheck(with_rules({"--why-not", "softplus", "--mode", "fast_compile",
-                                       "examples/softplus.graph"}),
-                           pt_environment());
+    const auto r = rwcheck(
+        with_rules({"--why-not", "softplus", "--mode", "fast_compile", "examples/softplus.graph"}),
+        pt_environment());
     CHECK(r.status == 1);
     check_golden("why_not_not_run.txt", r.out);
   }
 }
 
 TEST_CASE("--profile counts per rule and lists rules that never fired", "[rwcheck]") {
-  const auto r = rwcheck(with_rules({"--profile", "--no-times", "examples/mlp.graph"}),
-                         pt_environment());
+  const auto r =
+      rwcheck(with_rules({"--profile", "--no-times", "examples/mlp.graph"}), pt_environment());
   CHECK(r.status == 0);
   CHECK(r.err.empty());
   check_golden("mlp_profile.txt", r.out);
@@ -105,14 +105,15 @@ TEST_CASE("--profile counts per rule and lists rules that never fired", "[rwchec
 }
 
 TEST_CASE("--mode, --include and --exclude select what runs", "[rwcheck]") {
-  const auto none = rwcheck(with_rules({"--mode", "none", "examples/softplus.graph"}),
-                            pt_environment());
+  const auto none =
+      rwcheck(with_rules({"--mode", "none", "examples/softplus.graph"}), pt_environment());
   CHECK(none.status == 0);
   CHECK(none.out.find("before: 11 nodes") != std::string::npos);
   CHECK(none.out.find("after: 11 nodes") != std::string::npos);
 
-  const auto no_stabilize = rwcheck(
-      with_rules({"--trace", "--exclude", "stabilize", "examples/softplus.graph"}), pt_environment());
+  const auto no_stabilize =
+      rwcheck(with_rules({"--trace", "--exclude", "stabilize", "examples/softplus.graph"}),
+              pt_environment());
   CHECK(no_stabilize.status == 0);
   CHECK(no_stabilize.out.find("softplus(") == std::string::npos);
   CHECK(no_stabilize.out.find("canonicalize / div_cancel") != std::string::npos);
@@ -120,25 +121,25 @@ TEST_CASE("--mode, --include and --exclude select what runs", "[rwcheck]") {
   // fast_compile leaves stabilize out; --include brings it back. The
   // canonicalize rules are tagged fast_run only, so fast_compile does not run
   // them (a query selects at every level of the database, as in Aesara).
-  const auto fc = rwcheck(with_rules({"--mode", "fast_compile", "--include", "stabilize",
-                                      "examples/softplus.graph"}),
-                          pt_environment());
+  const auto fc = rwcheck(
+      with_rules({"--mode", "fast_compile", "--include", "stabilize", "examples/softplus.graph"}),
+      pt_environment());
   CHECK(fc.out.find("output 0: softplus(x * w / w * 1)") != std::string::npos);
 }
 
 TEST_CASE("--dot draws the graph before and after", "[rwcheck]") {
   const auto path = std::filesystem::path(RW_BINARY_DIR) / "rwcheck_test_softplus.dot";
   std::filesystem::remove(path);
-  const auto r = rwcheck(with_rules({"--dot", path.string(), "examples/softplus.graph"}),
-                         pt_environment());
+  const auto r =
+      rwcheck(with_rules({"--dot", path.string(), "examples/softplus.graph"}), pt_environment());
   CHECK(r.status == 0);
   std::ifstream in(path);
   std::ostringstream text;
   text << in.rdbuf();
   check_golden("softplus.dot", text.str());
 
-  const auto bad = rwcheck(with_rules({"--dot", "/nonexistent/dir/x.dot", "examples/softplus.graph"}),
-                           pt_environment());
+  const auto bad = rwcheck(
+      with_rules({"--dot", "/nonexistent/dir/x.dot", "examples/softplus.graph"}), pt_environment());
   CHECK(bad.status == 2);
   CHECK(bad.err == "rwcheck: error: --dot: cannot write `/nonexistent/dir/x.dot`\n");
 }
@@ -177,8 +178,8 @@ TEST_CASE("the examples of docs/rwcheck.md print what the page shows", "[rwcheck
     for (std::string w; words >> w;) args.push_back(w);
     std::string expected = block.substr(nl + 1);
     int status = 0;
-    if (const auto e = expected.rfind("[exit "); e != std::string::npos &&
-                                                 expected.find('\n', e) == expected.size() - 1) {
+    if (const auto e = expected.rfind("[exit ");
+        e != std::string::npos && expected.find('\n', e) == expected.size() - 1) {
       status = std::stoi(expected.substr(e + 6));
       expected.erase(e);
     }
@@ -213,14 +214,15 @@ TEST_CASE("the built executable behaves as the library entry point", "[rwcheck]"
 }
 
 TEST_CASE("a pass stopped by a limit is reported and exits 1", "[rwcheck]") {
-  const auto r = rwcheck({"--rules", "tests/tools/rwcheck/golden/loop.rules", "examples/softplus.graph"},
-                         pt_environment());
+  const auto r =
+      rwcheck({"--rules", "tests/tools/rwcheck/golden/loop.rules", "examples/softplus.graph"},
+              pt_environment());
   CHECK(r.status == 1);
   CHECK(r.err.empty());
   check_golden("loop.txt", r.out);
-  const auto json = rwcheck({"--json", "--rules", "tests/tools/rwcheck/golden/loop.rules",
-                             "examples/softplus.graph"},
-                            pt_environment());
+  const auto json = rwcheck(
+      {"--json", "--rules", "tests/tools/rwcheck/golden/loop.rules", "examples/softplus.graph"},
+      pt_environment());
   CHECK(json.status == 1);
   CHECK(json.out.find("\"complete\": false,") != std::string::npos);
 }
@@ -231,25 +233,25 @@ TEST_CASE("without --rules, the environment's built-in rules are used", "[rwchec
   // library is loaded.
   env.load_builtin = [](rw::RewriteDB& db, const rw::OpRegistry& ops,
                         const rw::dsl::PredicateRegistry& predicates) {
-    return rw::dsl::check_rules_text_into(
-        db, "<examples>",
-        "import \"" RW_SOURCE_DIR "/examples/rules/canonicalize.rules\"\n"
-        "import \"" RW_SOURCE_DIR "/examples/rules/stabilize.rules\"\n",
-        ops, predicates);
+    return rw::dsl::check_rules_text_into(db, "<examples>",
+                                          "import \"" RW_SOURCE_DIR
+                                          "/examples/rules/canonicalize.rules\"\n"
+                                          "import \"" RW_SOURCE_DIR
+                                          "/examples/rules/stabilize.rules\"\n",
+                                          ops, predicates);
   };
   env.builtin_name = "<examples>";
   const auto r = rwcheck({"examples/softplus.graph"}, env);
   CHECK(r.status == 0);
-  CHECK(r.out.starts_with(
-      "graph examples/softplus.graph: mode fast_run, 6 rules from <examples>\n"));
+  CHECK(
+      r.out.starts_with("graph examples/softplus.graph: mode fast_run, 6 rules from <examples>\n"));
   CHECK(r.out.find("output 0: softplus(x)\n") != std::string::npos);
   const auto lint = rwcheck({"lint"}, env);
   CHECK(lint.status == 0);
   CHECK(lint.out == "6 rules checked, 0 findings\n");
   // --rules replaces them.
-  const auto other = rwcheck({"--rules", "examples/rules/canonicalize.rules",
-                              "examples/softplus.graph"},
-                             env);
+  const auto other =
+      rwcheck({"--rules", "examples/rules/canonicalize.rules", "examples/softplus.graph"}, env);
   CHECK(other.out.find("3 rules from examples/rules/canonicalize.rules\n") != std::string::npos);
 }
 

@@ -24,8 +24,8 @@ TEST_CASE("verify finds and shrinks counterexamples, exits 1", "[rwcheck]") {
 }
 
 TEST_CASE("verify is deterministic for a seed", "[rwcheck]") {
-  const std::vector<std::string> args = {"verify", "--seed", "3", "--trials", "20",
-                                         "tests/tools/rwcheck/golden/verify.rules"};
+  const std::vector<std::string> args = {
+      "verify", "--seed", "3", "--trials", "20", "tests/tools/rwcheck/golden/verify.rules"};
   CHECK(rwcheck(args, toy_environment()).out == rwcheck(args, toy_environment()).out);
 }
 
@@ -34,16 +34,15 @@ TEST_CASE("verify --rule checks one rule; a sound one exits 0", "[rwcheck]") {
                          toy_environment());
   CHECK(r.status == 0);
   CHECK(r.out == "ok        neg_sub (100 trials)\n1 rule verified, 0 failed, 0 skipped\n");
-  const auto unknown = rwcheck({"verify", "--rule", "neg_sb",
-                                "tests/tools/rwcheck/golden/verify.rules"},
-                               toy_environment());
+  const auto unknown = rwcheck(
+      {"verify", "--rule", "neg_sb", "tests/tools/rwcheck/golden/verify.rules"}, toy_environment());
   CHECK(unknown.status == 2);
   CHECK(unknown.err.find("did you mean `neg_sub`?") != std::string::npos);
 }
 
 TEST_CASE("verify skips rules whose ops cannot run, and says why", "[rwcheck]") {
-  const auto r = rwcheck({"verify", "--trials", "2", "--rule", "neg_neg", "examples/rules"},
-                         pt_environment());
+  const auto r =
+      rwcheck({"verify", "--trials", "2", "--rule", "neg_neg", "examples/rules"}, pt_environment());
   CHECK(r.status == 0);
   CHECK(r.out.starts_with("skipped   neg_neg: "));
   CHECK(r.out.ends_with("0 rules verified, 0 failed, 1 skipped\n"));
