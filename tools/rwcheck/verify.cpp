@@ -385,26 +385,38 @@ std::vector<RuleVerdict> verify_rules(const RuleSet& rules, const CheckEnvironme
           // the two sides still disagree.
           for (std::size_t i = 0; i < c->vars.size(); ++i) {
             if (!c->vars[i] || !c->vars[i]->is_constant()) continue;
-            const Tensor& old = c->vars[i]->as_constant()->value();
+            const Tensor old = c->vars[i]->as_constant()->value();
+            bool done = false;
             for (const double simple : kSpecialValues) {
-              if (budget == 0) break;
-              --budget;
-              Candidate simpler = *c;
-              simpler.vars[i] = Constant::make(
-                  filled(old.dtype(), old.shape(), [&](std::size_t) { return simple; }));
-              if (simpler.vars[i]->as_constant()->same_value(*c->vars[i]->as_constant())) break;
-              if (!build_lhs(simpler, rule, *env.ops) ||
-                  !build_rhs(simpler, *ref.rule->rewriter, nullptr))
-                continue;
-              Function<std::vector<Tensor>> g = compile_sides(simpler);
-              std::swap(f, g);
-              const std::optional<Evaluation> e = run(args);
-              if (e && !e->mismatch.empty()) {
-                *c = std::move(simpler);
-                *ev = *e;
-                break;
+              // A 0-d constant first (it broadcasts like the original), then
+              // one of the original's shape.
+              for (const bool scalar : {true, false}) {
+                if (done || budget == 0) break;
+                --budget;
+                Candidate simpler = *c;
+                simpler.vars[i] =
+                    Constant::make(filled(old.dtype(),
+                                          scalar ? std::span<const std::int64_t>()
+                                                 : std::span<const std::int64_t>(old.shape()),
+                                          [&](std::size_t) { return simple; }));
+                if (simpler.vars[i]->as_constant()->same_value(*c->vars[i]->as_constant())) {
+                  done = true;
+                  break;
+                }
+                if (!build_lhs(simpler, rule, *env.ops) ||
+                    !build_rhs(simpler, *ref.rule->rewriter, nullptr))
+                  continue;
+                Function<std::vector<Tensor>> g = compile_sides(simpler);
+                std::swap(f, g);
+                const std::optional<Evaluation> e = run(args);
+                if (e && !e->mismatch.empty()) {
+                  *c = std::move(simpler);
+                  *ev = *e;
+                  done = true;
+                  break;
+                }
+                std::swap(f, g);
               }
-              std::swap(f, g);
             }
           }
           std::string d = fmt::format("  {}\n", rule.to_string());

@@ -11,6 +11,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "rw/registry.hpp"
 #include "support/pt_ops.hpp"
 #include "support/rule_fixtures.hpp"
 #include "tools/rwcheck/environment.hpp"
@@ -48,6 +49,13 @@ inline CheckRun rwcheck(const std::vector<std::string>& args, const check::Check
 /// database and no built-in rules.
 inline const check::CheckEnvironment& pt_environment() {
   static const check::CheckEnvironment env = check::make_environment(pt_registry());
+  return env;
+}
+
+/// The standard Op library (what the executable uses), the standard database
+/// and no built-in rules.
+inline const check::CheckEnvironment& standard_environment() {
+  static const check::CheckEnvironment env = check::make_environment(standard_registry());
   return env;
 }
 

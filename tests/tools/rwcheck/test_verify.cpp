@@ -47,3 +47,14 @@ TEST_CASE("verify skips rules whose ops cannot run, and says why", "[rwcheck]") 
   CHECK(r.out.starts_with("skipped   neg_neg: "));
   CHECK(r.out.ends_with("0 rules verified, 0 failed, 1 skipped\n"));
 }
+
+TEST_CASE("verify runs the rules on the standard Op library", "[rwcheck]") {
+  // The example rules: div_cancel is wrong at y = 0 and exp_log for x < 0;
+  // the others hold.
+  const auto r =
+      rwcheck({"verify", "--trials", "30", "examples/rules"}, rw::test::standard_environment());
+  CHECK(r.status == 1);
+  CHECK(r.err.empty());
+  check_golden("verify_standard.txt", r.out);
+  CHECK(r.out.ends_with("4 rules verified, 2 failed, 0 skipped\n"));
+}
