@@ -69,8 +69,10 @@
 #include "ops/api.hpp"
 #include "ops/errors.hpp"
 #include "ops/register.hpp"
+#include "rules/embedded.hpp"
 #include "rw/function.hpp"
 #include "rw/registry.hpp"
+#include "rw/standard_rules.hpp"
 #include "runtime/thread_pool.hpp"
 
 namespace rw {
