@@ -87,8 +87,9 @@ std::vector<dsl::Diagnostic> lint_rules(const RuleSet& rules) {
       if (!is_instance(later.frozen_lhs, earlier.terms.lhs)) continue;
       dsl::Diagnostic d = at_rule(
           b, fmt::format("rule `{}` is shadowed by `{}`: whatever `{}` matches, `{}` matches too, "
-                         "and `{}` is tried first, so `{}` never fires",
-                         b.name, a.name, lhs_text(b), lhs_text(a), a.name, b.name));
+                         "and `{}` is tried first; `{}` fires only where the result of `{}` does "
+                         "not fit (it cannot be built, or its type is not the node's)",
+                         b.name, a.name, lhs_text(b), lhs_text(a), a.name, b.name, a.name));
       d.notes.push_back(note_at(a, fmt::format("`{}` is here", a.name)));
       out.push_back(std::move(d));
       break;

@@ -17,7 +17,8 @@ namespace rw::check {
 ///   this one does, whose left side is at least as general: this rule's left
 ///   side is an instance of it (one-way syntactic matching of the terms,
 ///   op parameters included). Such an earlier rule is tried first on every
-///   node this one matches, so this one never fires.
+///   node this one matches, so this one fires only where the earlier one's
+///   result does not fit (cannot be built, or has another type than the node).
 /// - **undo**: two rules, each one's right side an instance of the other's
 ///   left side: together they can rewrite forever (the equilibrium driver's
 ///   use-ratio guard stops them).

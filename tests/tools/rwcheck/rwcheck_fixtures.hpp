@@ -12,6 +12,7 @@
 #include <catch2/catch.hpp>
 
 #include "rw/registry.hpp"
+#include "rw/standard_rules.hpp"
 #include "support/pt_ops.hpp"
 #include "support/rule_fixtures.hpp"
 #include "tools/rwcheck/environment.hpp"
@@ -52,10 +53,15 @@ inline const check::CheckEnvironment& pt_environment() {
   return env;
 }
 
-/// The standard Op library (what the executable uses), the standard database
-/// and no built-in rules.
+/// What the executable uses: the standard Op library, and the standard rule
+/// library as the built-in rules.
 inline const check::CheckEnvironment& standard_environment() {
-  static const check::CheckEnvironment env = check::make_environment(standard_registry());
+  static const check::CheckEnvironment env = [] {
+    check::CheckEnvironment e = check::make_environment(standard_registry());
+    e.load_builtin = load_standard_rules_into;
+    e.builtin_name = kStandardRulesRoot;
+    return e;
+  }();
   return env;
 }
 

@@ -188,7 +188,7 @@ TEST_CASE("the examples of docs/rwcheck.md print what the page shows", "[rwcheck
     CHECK(r.out + r.err == expected);
     ++blocks;
   }
-  CHECK(blocks == 7);
+  CHECK(blocks == 8);
 }
 
 TEST_CASE("the built executable behaves as the library entry point", "[rwcheck]") {
