@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "engine/graph/variable.hpp"
+
 namespace rw::dsl {
 
 namespace {
@@ -48,6 +50,19 @@ PredicateRegistry::PredicateRegistry() {
        R::Types});
   add({"constant", {A::Tensor}, "the variable is a constant", [](const PredicateInput& in) {
          return in.tensors[0] && in.tensors[0]->is_constant();
+       },
+       R::Types});
+  add({"nonzero",
+       {A::Tensor},
+       "assumed to hold no zero at run time: false only for a constant holding a zero "
+       "(rwcheck verify draws the variable without zeros)",
+       [](const PredicateInput& in) {
+         const Var& v = in.tensors[0];
+         if (!v) return false;
+         if (!v->is_constant()) return true;
+         const Tensor values = v->as_constant()->value().astype(DType::Float64);
+         const double* p = values.data<double>();
+         return std::none_of(p, p + values.size(), [](double x) { return x == 0; });
        },
        R::Types});
   add({"scalar",

@@ -41,6 +41,7 @@ struct Candidate {
   std::vector<std::optional<PropValue>> params;  // by VarId
   std::vector<Var> inputs;                       // the non-constant tensor variables
   std::vector<std::string> input_names;
+  std::vector<bool> input_nonzero;  // by input: drawn without zeros (`nonzero` guard)
   std::vector<Var> literals;  // by left-side pattern node; null elsewhere
   Var lhs;
   Var rhs;
@@ -103,10 +104,43 @@ Var literal_var(Rng& rng, const dsl::NumberValue& value) {
   }
 }
 
+// The variables the rule assumes non-zero at run time: those named by a
+// `nonzero` guard that must hold for the whole guard to hold (reached from the root
+// through `and` only).
+std::vector<bool> assumed_nonzero(const dsl::CheckedRule& rule) {
+  std::vector<bool> out(rule.vars.size(), false);
+  if (!rule.guard) return out;
+  const auto& nodes = rule.guard->nodes();
+  std::vector<std::uint32_t> todo{static_cast<std::uint32_t>(nodes.size() - 1)};
+  while (!todo.empty()) {
+    const dsl::GuardNode& n = nodes[todo.back()];
+    todo.pop_back();
+    if (n.kind == dsl::GuardNode::Kind::And)
+      todo.insert(todo.end(), n.children.begin(), n.children.end());
+    else if (n.kind == dsl::GuardNode::Kind::Predicate && n.predicate->name == "nonzero")
+      out[dsl::index_of(n.tensor_args[0])] = true;
+  }
+  return out;
+}
+
+// Whether `v` is 0 once stored as `dtype` (0.5 is, as an integer).
+bool zero_as(DType dtype, double v) {
+  return is_integer(dtype) || is_bool(dtype) ? std::trunc(v) == 0 : v == 0;
+}
+
+// A random value for an input, never 0 when the rule assumes it non-zero.
+double input_value(Rng& rng, DType dtype, bool nonzero) {
+  for (;;) {
+    const double v = random_value(rng, dtype);
+    if (!nonzero || !zero_as(dtype, v)) return v;
+  }
+}
+
 // Random types, constants and parameter values for the rule's variables and
 // literals; nothing built yet.
 Candidate choose(Rng& rng, const dsl::CheckedRule& rule) {
   Candidate c;
+  const std::vector<bool> nonzero = assumed_nonzero(rule);
   c.vars.resize(rule.vars.size());
   c.params.resize(rule.vars.size());
   for (std::size_t i = 0; i < rule.vars.size(); ++i) {
@@ -133,6 +167,7 @@ Candidate choose(Rng& rng, const dsl::CheckedRule& rule) {
       c.vars[i] = Variable::make(TensorType::make(dtype, shape), v.anonymous ? "_" : v.name);
       c.inputs.push_back(c.vars[i]);
       c.input_names.push_back(v.anonymous ? "_" : v.name);
+      c.input_nonzero.push_back(nonzero[i]);
     }
   }
   c.literals.resize(rule.lhs.nodes.size());
@@ -312,11 +347,12 @@ std::vector<RuleVerdict> verify_rules(const RuleSet& rules, const CheckEnvironme
         for (std::size_t k = 0; k < kValuesPerCandidate && verdict.trials < options.trials; ++k) {
           const std::vector<std::int64_t> ext = runtime_extents(rng, *c);
           std::vector<Tensor> args;
-          for (const Var& in : c->inputs) {
-            const TensorType& t = *in->tensor_type();
+          for (std::size_t a = 0; a < c->inputs.size(); ++a) {
+            const TensorType& t = *c->inputs[a]->tensor_type();
             const auto shape = shape_for(t, ext);
-            args.push_back(filled(t.dtype(), shape,
-                                  [&](std::size_t) { return random_value(rng, t.dtype()); }));
+            args.push_back(filled(t.dtype(), shape, [&](std::size_t) {
+              return input_value(rng, t.dtype(), c->input_nonzero[a]);
+            }));
           }
           std::optional<Evaluation> ev = run(args);
           if (!ev) continue;
@@ -369,6 +405,7 @@ std::vector<RuleVerdict> verify_rules(const RuleSet& rules, const CheckEnvironme
               flat.assign(cur.data<double>(), cur.data<double>() + cur.size());
               for (const double simple : kSpecialValues) {
                 if (flat[static_cast<std::size_t>(i)] == simple) break;
+                if (c->input_nonzero[a] && zero_as(args[a].dtype(), simple)) continue;
                 std::vector<double> v = flat;
                 v[static_cast<std::size_t>(i)] = simple;
                 std::vector<Tensor> cand = args;

@@ -58,3 +58,26 @@ TEST_CASE("verify runs the rules on the standard Op library", "[rwcheck]") {
   check_golden("verify_standard.txt", r.out);
   CHECK(r.out.ends_with("4 rules verified, 2 failed, 0 skipped\n"));
 }
+
+TEST_CASE("verify draws a variable a `nonzero` guard names without zeros", "[rwcheck]") {
+  // Without the assumption the cancellation is wrong at y = 0, and verify
+  // finds it; with it, y = 0 is outside what the rule claims.
+  const std::string file = "tests/tools/rwcheck/golden/verify_nonzero.rules";
+  const auto assumed = rwcheck({"verify", "--trials", "60", "--rule", "cancel_assumed", file},
+                               rw::test::standard_environment());
+  CHECK(assumed.status == 0);
+  CHECK(assumed.out.starts_with("ok        cancel_assumed (60 trials)"));
+  const auto plain = rwcheck({"verify", "--trials", "60", "--rule", "cancel_plain", file},
+                             rw::test::standard_environment());
+  CHECK(plain.status == 1);
+  CHECK(plain.out.starts_with("FAILED    cancel_plain"));
+  CHECK(plain.out.find("y: ") != std::string::npos);
+}
+
+TEST_CASE("every rule of the standard library passes verify", "[rwcheck]") {
+  const auto r = rwcheck({"verify", "--trials", "20"}, rw::test::standard_environment());
+  INFO(r.out);
+  CHECK(r.status == 0);
+  CHECK(r.out.find("FAILED") == std::string::npos);
+  CHECK(r.out.find(", 0 failed, ") != std::string::npos);
+}
