@@ -21,6 +21,7 @@
 #include "engine/graph/op_registry.hpp"
 #include "engine/graph/printing.hpp"
 #include "engine/graph/traversal.hpp"
+#include "engine/graph/tuple_codes.hpp"
 #include "engine/graph/type.hpp"
 #include "engine/graph/variable.hpp"
 #include "engine/rewrite/constant_folding.hpp"
@@ -65,7 +66,11 @@
 #include "runtime/scalar_program.hpp"
 #include "runtime/shape.hpp"
 #include "runtime/tensor.hpp"
+#include "ops/api.hpp"
+#include "ops/errors.hpp"
+#include "ops/register.hpp"
 #include "rw/function.hpp"
+#include "rw/registry.hpp"
 #include "runtime/thread_pool.hpp"
 
 namespace rw {

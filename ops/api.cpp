@@ -1,0 +1,497 @@
+// The C++ API: constructors of graph variables and a function per standard Op.
+#include "ops/api.hpp"
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "engine/graph/errors.hpp"
+#include "ops/detail/util.hpp"
+#include "ops/elemwise/elemwise.hpp"
+#include "ops/indexing/advanced.hpp"
+#include "ops/indexing/subtensor.hpp"
+#include "ops/linalg/linalg.hpp"
+#include "ops/nnet/softmax.hpp"
+#include "ops/reduce/reduce.hpp"
+#include "ops/shape/alloc.hpp"
+#include "ops/shape/dimshuffle.hpp"
+#include "ops/shape/join.hpp"
+#include "ops/shape/reshape.hpp"
+#include "ops/shape/shape_ops.hpp"
+
+namespace rw {
+
+// ---------------------------------------------------------------------------
+// Variables and constants
+
+Var tensor(std::string name, DType dtype, StaticShape shape) {
+  for (std::int64_t e : shape)
+    if (e < 0 && e != kUnknownDim)
+      throw TypeError(fmt::format("`{}`: extent {} is neither known (>= 0) nor unknown (-1)",
+                                  name, e));
+  return Variable::make(TensorType::make(dtype, std::move(shape)), std::move(name));
+}
+
+Var scalar(std::string name, DType dtype) { return tensor(std::move(name), dtype, {}); }
+
+Var vector(std::string name, DType dtype, std::int64_t n) {
+  return tensor(std::move(name), dtype, {n});
+}
+
+Var matrix(std::string name, DType dtype, std::int64_t rows, std::int64_t cols) {
+  return tensor(std::move(name), dtype, {rows, cols});
+}
+
+Var constant(const Tensor& value, std::string name) {
+  return Constant::make(value.copy(), nullptr, std::move(name));
+}
+
+Var constant(double value, DType dtype) { return Constant::make(Tensor::scalar(value, dtype)); }
+
+namespace {
+
+// Whether the integer `value` is exactly representable in the integer dtype `t`.
+bool int_fits(double value, DType t) {
+  switch (t) {
+    case DType::Int8: return value >= -128 && value <= 127;
+    case DType::UInt8: return value >= 0 && value <= 255;
+    case DType::Int16: return value >= -32768 && value <= 32767;
+    case DType::Int32: return value >= -2147483648.0 && value <= 2147483647.0;
+    case DType::Int64: return true;
+    default: return false;
+  }
+}
+
+}  // namespace
+
+DType number_dtype(bool is_integer, double value, DType other) {
+  if (is_float(other)) return other;
+  if (!is_integer) return DType::Float64;
+  if (other == DType::Bool) return DType::Int64;
+  if (int_fits(value, other)) return other;
+  for (DType t : {DType::Int8, DType::Int16, DType::Int32, DType::Int64})
+    if (int_fits(value, t)) return promote(other, t);
+  return DType::Int64;
+}
+
+Var Operand::resolve(DType other) const {
+  if (var_) return var_;
+  return constant(value_, number_dtype(is_integer_, value_, other));
+}
+
+Var Operand::resolve() const {
+  if (var_) return var_;
+  return constant(value_, native_);
+}
+
+namespace {
+
+DType dtype_of_var(const Var& v) {
+  if (!v) throw TypeError("a null variable was passed as an operand");
+  const TensorType* t = v->tensor_type();
+  if (!t)
+    throw TypeError(fmt::format("operand of type {} is not a tensor", v->type()->to_string()));
+  return t->dtype();
+}
+
+// The operands as variables: numbers take the dtype of the first variable
+// among them (number_dtype), or their own C++ dtype when all are numbers.
+std::vector<Var> resolve_all(std::initializer_list<const Operand*> ops) {
+  std::optional<DType> other;
+  for (const Operand* o : ops)
+    if (!o->is_number()) {
+      other = dtype_of_var(o->var());
+      break;
+    }
+  std::vector<Var> out;
+  for (const Operand* o : ops) out.push_back(other ? o->resolve(*other) : o->resolve());
+  return out;
+}
+
+Var apply_scalar(ScalarOp op, std::span<const Var> inputs) {
+  return (*elemwise_op(op))(inputs);
+}
+
+Var binary(ScalarOp op, const Operand& a, const Operand& b) {
+  const auto in = resolve_all({&a, &b});
+  return apply_scalar(op, in);
+}
+
+Var unary(ScalarOp op, const Var& x) { return (*elemwise_op(op))({x}); }
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// Elementwise
+
+Var add(const Operand& a, const Operand& b) { return binary(ScalarOp::Add, a, b); }
+Var sub(const Operand& a, const Operand& b) { return binary(ScalarOp::Sub, a, b); }
+Var mul(const Operand& a, const Operand& b) { return binary(ScalarOp::Mul, a, b); }
+Var true_div(const Operand& a, const Operand& b) { return binary(ScalarOp::TrueDiv, a, b); }
+Var int_div(const Operand& a, const Operand& b) { return binary(ScalarOp::IntDiv, a, b); }
+Var mod(const Operand& a, const Operand& b) { return binary(ScalarOp::Mod, a, b); }
+Var pow(const Operand& a, const Operand& b) { return binary(ScalarOp::Pow, a, b); }
+Var maximum(const Operand& a, const Operand& b) { return binary(ScalarOp::Maximum, a, b); }
+Var minimum(const Operand& a, const Operand& b) { return binary(ScalarOp::Minimum, a, b); }
+Var add(const std::vector<Var>& terms) { return apply_scalar(ScalarOp::Add, terms); }
+Var mul(const std::vector<Var>& factors) { return apply_scalar(ScalarOp::Mul, factors); }
+
+Var neg(const Var& x) { return unary(ScalarOp::Neg, x); }
+Var abs(const Var& x) { return unary(ScalarOp::Abs, x); }
+Var sign(const Var& x) { return unary(ScalarOp::Sign, x); }
+Var sqr(const Var& x) { return unary(ScalarOp::Sqr, x); }
+Var reciprocal(const Var& x) { return unary(ScalarOp::Reciprocal, x); }
+Var exp(const Var& x) { return unary(ScalarOp::Exp, x); }
+Var exp2(const Var& x) { return unary(ScalarOp::Exp2, x); }
+Var expm1(const Var& x) { return unary(ScalarOp::Expm1, x); }
+Var log(const Var& x) { return unary(ScalarOp::Log, x); }
+Var log2(const Var& x) { return unary(ScalarOp::Log2, x); }
+Var log10(const Var& x) { return unary(ScalarOp::Log10, x); }
+Var log1p(const Var& x) { return unary(ScalarOp::Log1p, x); }
+Var sqrt(const Var& x) { return unary(ScalarOp::Sqrt, x); }
+Var sin(const Var& x) { return unary(ScalarOp::Sin, x); }
+Var cos(const Var& x) { return unary(ScalarOp::Cos, x); }
+Var tan(const Var& x) { return unary(ScalarOp::Tan, x); }
+Var sinh(const Var& x) { return unary(ScalarOp::Sinh, x); }
+Var cosh(const Var& x) { return unary(ScalarOp::Cosh, x); }
+Var tanh(const Var& x) { return unary(ScalarOp::Tanh, x); }
+Var arcsin(const Var& x) { return unary(ScalarOp::ArcSin, x); }
+Var arccos(const Var& x) { return unary(ScalarOp::ArcCos, x); }
+Var arctan(const Var& x) { return unary(ScalarOp::ArcTan, x); }
+Var sigmoid(const Var& x) { return unary(ScalarOp::Sigmoid, x); }
+Var softplus(const Var& x) { return unary(ScalarOp::Softplus, x); }
+Var erf(const Var& x) { return unary(ScalarOp::Erf, x); }
+Var erfc(const Var& x) { return unary(ScalarOp::Erfc, x); }
+Var floor(const Var& x) { return unary(ScalarOp::Floor, x); }
+Var ceil(const Var& x) { return unary(ScalarOp::Ceil, x); }
+Var round(const Var& x) { return unary(ScalarOp::Round, x); }
+
+Var lt(const Operand& a, const Operand& b) { return binary(ScalarOp::Lt, a, b); }
+Var gt(const Operand& a, const Operand& b) { return binary(ScalarOp::Gt, a, b); }
+Var le(const Operand& a, const Operand& b) { return binary(ScalarOp::Le, a, b); }
+Var ge(const Operand& a, const Operand& b) { return binary(ScalarOp::Ge, a, b); }
+Var eq(const Operand& a, const Operand& b) { return binary(ScalarOp::Eq, a, b); }
+Var neq(const Operand& a, const Operand& b) { return binary(ScalarOp::Neq, a, b); }
+Var and_(const Operand& a, const Operand& b) { return binary(ScalarOp::And, a, b); }
+Var or_(const Operand& a, const Operand& b) { return binary(ScalarOp::Or, a, b); }
+Var xor_(const Operand& a, const Operand& b) { return binary(ScalarOp::Xor, a, b); }
+Var not_(const Var& x) { return unary(ScalarOp::Not, x); }
+
+Var where(const Operand& cond, const Operand& a, const Operand& b) {
+  // The condition is a bool; numbers among a and b follow each other's dtype.
+  const auto ab = resolve_all({&a, &b});
+  const Var c = cond.is_number() ? cond.resolve(DType::Bool) : cond.var();
+  const Var in[] = {c, ab[0], ab[1]};
+  return apply_scalar(ScalarOp::Switch, in);
+}
+
+Var clip(const Operand& x, const Operand& lo, const Operand& hi) {
+  const auto in = resolve_all({&x, &lo, &hi});
+  return apply_scalar(ScalarOp::Clip, in);
+}
+
+Var cast(const Var& x, DType dtype) { return (*cast_op(dtype))({x}); }
+Var identity(const Var& x) { return unary(ScalarOp::Identity, x); }
+
+// ---------------------------------------------------------------------------
+// Operators
+
+Var operator+(const Var& a, const Var& b) { return add(a, b); }
+Var operator-(const Var& a, const Var& b) { return sub(a, b); }
+Var operator*(const Var& a, const Var& b) { return mul(a, b); }
+Var operator/(const Var& a, const Var& b) { return true_div(a, b); }
+Var operator-(const Var& x) { return neg(x); }
+Var operator<(const Var& a, const Var& b) { return lt(a, b); }
+Var operator>(const Var& a, const Var& b) { return gt(a, b); }
+Var operator<=(const Var& a, const Var& b) { return le(a, b); }
+Var operator>=(const Var& a, const Var& b) { return ge(a, b); }
+Var operator&(const Var& a, const Var& b) { return and_(a, b); }
+Var operator|(const Var& a, const Var& b) { return or_(a, b); }
+Var operator^(const Var& a, const Var& b) { return xor_(a, b); }
+Var operator~(const Var& x) { return not_(x); }
+
+// ---------------------------------------------------------------------------
+// Reductions
+
+namespace {
+
+std::size_t rank_of(const Var& x) {
+  dtype_of_var(x);
+  return x->tensor_type()->ndim();
+}
+
+// The axes of `axes` normalised against x's rank; out-of-range axes are left
+// for the Op to refuse with its message.
+std::vector<bool> reduced_mask(const Var& x, const Axes& axes) {
+  const std::size_t n = rank_of(x);
+  std::vector<bool> mask(n, axes.is_all());
+  if (!axes.is_all())
+    for (std::int64_t a : axes.list()) {
+      const std::int64_t k = a < 0 ? a + static_cast<std::int64_t>(n) : a;
+      if (k >= 0 && k < static_cast<std::int64_t>(n)) mask[static_cast<std::size_t>(k)] = true;
+    }
+  return mask;
+}
+
+// The dimshuffle order that puts back reduced axes with extent 1.
+std::vector<std::int64_t> keepdims_order(const std::vector<bool>& mask) {
+  std::vector<std::int64_t> order;
+  std::int64_t k = 0;
+  for (bool r : mask) order.push_back(r ? kNewAxis : k++);
+  return order;
+}
+
+Var reduce_var(ReduceOp op, const Var& x, const Axes& axes, bool keepdims) {
+  std::optional<std::vector<std::int64_t>> axis;
+  if (!axes.is_all()) axis.emplace(axes.list().begin(), axes.list().end());
+  Var out = (*std::make_shared<Reduce>(op, std::move(axis)))({x});
+  if (!keepdims) return out;
+  return dimshuffle(out, keepdims_order(reduced_mask(x, axes)));
+}
+
+Var arg_reduce(bool is_max, const Var& x, std::optional<std::int64_t> axis, bool keepdims) {
+  Var out = (*std::make_shared<ArgReduce>(is_max, axis))({x});
+  if (!keepdims) return out;
+  return dimshuffle(out, keepdims_order(axis ? reduced_mask(x, Axes{*axis})
+                                             : reduced_mask(x, Axes::all())));
+}
+
+}  // namespace
+
+Var sum(const Var& x, const Axes& axes, bool keepdims) {
+  return reduce_var(ReduceOp::Sum, x, axes, keepdims);
+}
+Var prod(const Var& x, const Axes& axes, bool keepdims) {
+  return reduce_var(ReduceOp::Prod, x, axes, keepdims);
+}
+Var max(const Var& x, const Axes& axes, bool keepdims) {
+  return reduce_var(ReduceOp::Max, x, axes, keepdims);
+}
+Var min(const Var& x, const Axes& axes, bool keepdims) {
+  return reduce_var(ReduceOp::Min, x, axes, keepdims);
+}
+Var mean(const Var& x, const Axes& axes, bool keepdims) {
+  return reduce_var(ReduceOp::Mean, x, axes, keepdims);
+}
+Var any(const Var& x, const Axes& axes, bool keepdims) {
+  return reduce_var(ReduceOp::Any, x, axes, keepdims);
+}
+Var all(const Var& x, const Axes& axes, bool keepdims) {
+  return reduce_var(ReduceOp::All, x, axes, keepdims);
+}
+Var argmax(const Var& x, std::optional<std::int64_t> axis, bool keepdims) {
+  return arg_reduce(true, x, axis, keepdims);
+}
+Var argmin(const Var& x, std::optional<std::int64_t> axis, bool keepdims) {
+  return arg_reduce(false, x, axis, keepdims);
+}
+
+// ---------------------------------------------------------------------------
+// Shape and structure
+
+Var dimshuffle(const Var& x, std::vector<std::int64_t> order) {
+  return (*std::make_shared<DimShuffle>(std::move(order)))({x});
+}
+
+Var transpose(const Var& x) {
+  std::vector<std::int64_t> perm;
+  for (std::size_t a = rank_of(x); a-- > 0;) perm.push_back(static_cast<std::int64_t>(a));
+  return dimshuffle(x, std::move(perm));
+}
+
+Var transpose(const Var& x, std::vector<std::int64_t> perm) {
+  const auto n = static_cast<std::int64_t>(rank_of(x));
+  for (std::int64_t& p : perm)
+    if (p < 0) p += n;
+  return dimshuffle(x, std::move(perm));
+}
+
+Var expand_dims(const Var& x, std::int64_t axis) {
+  const auto n = static_cast<std::int64_t>(rank_of(x));
+  const std::int64_t k = axis < 0 ? axis + n + 1 : axis;
+  if (k < 0 || k > n)
+    throw TypeError(fmt::format("`expand_dims`: axis {} is out of range for a tensor of rank {}",
+                                axis, n));
+  std::vector<std::int64_t> order;
+  for (std::int64_t a = 0; a < n; ++a) {
+    if (a == k) order.push_back(kNewAxis);
+    order.push_back(a);
+  }
+  if (k == n) order.push_back(kNewAxis);
+  return dimshuffle(x, std::move(order));
+}
+
+Var shape(const Var& x) {
+  static const OpPtr op = std::make_shared<ShapeOp>();
+  return (*op)({x});
+}
+
+Var shape_i(const Var& x, std::int64_t axis) { return (*std::make_shared<ShapeI>(axis))({x}); }
+
+Var make_vector(const std::vector<Operand>& elements, DType dtype) {
+  std::vector<Var> in;
+  for (const Operand& e : elements) in.push_back(e.resolve(dtype));
+  return (*std::make_shared<MakeVector>(dtype))(in);
+}
+
+Var reshape(const Var& x, const Var& shape) {
+  dtype_of_var(shape);
+  const TensorType& t = *shape->tensor_type();
+  if (t.ndim() != 1 || t.shape()[0] == kUnknownDim)
+    throw TypeError(fmt::format("`reshape`: the shape {} must be a vector of known length",
+                                t.to_string()));
+  return (*std::make_shared<Reshape>(t.shape()[0]))({x, shape});
+}
+
+Var reshape(const Var& x, const std::vector<Operand>& shape) {
+  return reshape(x, make_vector(shape, DType::Int64));
+}
+
+Var flatten(const Var& x, std::int64_t ndim) { return (*std::make_shared<Flatten>(ndim))({x}); }
+
+Var alloc(const Operand& value, const std::vector<Operand>& shape) {
+  std::vector<Var> in{value.resolve()};
+  for (const Operand& e : shape) in.push_back(e.resolve(DType::Int64));
+  static const OpPtr op = std::make_shared<Alloc>();
+  return (*op)(in);
+}
+
+Var fill(const Var& a, const Operand& b) {
+  const Var in[] = {a, b.resolve(dtype_of_var(a))};
+  return (*fill_op())(in);
+}
+
+Var zeros_like(const Var& x, std::optional<DType> dtype) {
+  return (*std::make_shared<FullLike>(false, dtype))({x});
+}
+
+Var ones_like(const Var& x, std::optional<DType> dtype) {
+  return (*std::make_shared<FullLike>(true, dtype))({x});
+}
+
+Var specify_shape(const Var& x, StaticShape shape) {
+  return (*std::make_shared<SpecifyShape>(std::move(shape)))({x});
+}
+
+Var concatenate(const std::vector<Var>& xs, std::int64_t axis) {
+  return (*std::make_shared<Join>(axis))(xs);
+}
+
+Var stack(const std::vector<Var>& xs, std::int64_t axis) {
+  return (*std::make_shared<Stack>(axis))(xs);
+}
+
+std::vector<Var> split(const Var& x, const std::vector<Operand>& sizes, std::int64_t axis) {
+  const Var s = make_vector(sizes, DType::Int64);
+  const Var in[] = {x, s};
+  return std::make_shared<Split>(static_cast<std::int64_t>(sizes.size()), axis)
+      ->make_node(in)
+      ->outputs();
+}
+
+// ---------------------------------------------------------------------------
+// Indexing
+
+Var Bound::var() const {
+  if (var_) return var_;
+  if (value_) return ops_detail::int64_constant(*value_);
+  return {};
+}
+
+namespace {
+
+// The index codes and the inputs they take, in order.
+std::pair<std::vector<std::int64_t>, std::vector<Var>> encode_index(
+    const std::vector<Index>& index) {
+  std::vector<std::int64_t> codes;
+  std::vector<Var> inputs;
+  for (const Index& e : index) {
+    if (!e.is_slice()) {
+      codes.push_back(kIndexFromInput);
+      inputs.push_back(e.index());
+      continue;
+    }
+    const Slice& s = e.as_slice();
+    IndexEntry entry{true, s.start.present(), s.stop.present(), s.step.present()};
+    codes.push_back(entry.code());
+    for (const Bound* b : {&s.start, &s.stop, &s.step})
+      if (b->present()) inputs.push_back(b->var());
+  }
+  return {std::move(codes), std::move(inputs)};
+}
+
+Var inc_or_set(const Var& x, const std::vector<Index>& index, const Operand& y, bool set) {
+  auto [codes, index_inputs] = encode_index(index);
+  std::vector<Var> in{x, y.resolve(dtype_of_var(x))};
+  in.insert(in.end(), index_inputs.begin(), index_inputs.end());
+  return (*std::make_shared<IncSubtensor>(std::move(codes), set))(in);
+}
+
+}  // namespace
+
+Var subtensor(const Var& x, const std::vector<Index>& index) {
+  auto [codes, index_inputs] = encode_index(index);
+  std::vector<Var> in{x};
+  in.insert(in.end(), index_inputs.begin(), index_inputs.end());
+  return (*std::make_shared<Subtensor>(std::move(codes)))(in);
+}
+
+Var set_subtensor(const Var& x, const std::vector<Index>& index, const Operand& y) {
+  return inc_or_set(x, index, y, true);
+}
+
+Var inc_subtensor(const Var& x, const std::vector<Index>& index, const Operand& y) {
+  return inc_or_set(x, index, y, false);
+}
+
+Var take(const Var& x, const Var& indices, std::int64_t axis) {
+  return (*std::make_shared<AdvancedSubtensor>(axis))({x, indices});
+}
+
+Var advanced_set_subtensor(const Var& x, const Var& indices, const Operand& y,
+                           std::int64_t axis) {
+  return (*std::make_shared<AdvancedIncSubtensor>(axis, true))(
+      {x, y.resolve(dtype_of_var(x)), indices});
+}
+
+Var advanced_inc_subtensor(const Var& x, const Var& indices, const Operand& y,
+                           std::int64_t axis) {
+  return (*std::make_shared<AdvancedIncSubtensor>(axis, false))(
+      {x, y.resolve(dtype_of_var(x)), indices});
+}
+
+// ---------------------------------------------------------------------------
+// Linear algebra and neural networks
+
+Var dot(const Var& a, const Var& b) {
+  static const OpPtr op = std::make_shared<Dot>();
+  return (*op)({a, b});
+}
+
+Var matmul(const Var& a, const Var& b) {
+  static const OpPtr op = std::make_shared<MatMul>();
+  return (*op)({a, b});
+}
+
+Var outer(const Var& x, const Var& y) {
+  static const OpPtr op = std::make_shared<Outer>();
+  return (*op)({x, y});
+}
+
+Var gemm(const Var& z, const Operand& alpha, const Var& x, const Var& y, const Operand& beta) {
+  const DType d = dtype_of_var(z);
+  static const OpPtr op = std::make_shared<Gemm>();
+  return (*op)({z, alpha.resolve(d), x, y, beta.resolve(d)});
+}
+
+Var softmax(const Var& x, std::int64_t axis) {
+  return (*std::make_shared<Softmax>(axis, false))({x});
+}
+
+Var log_softmax(const Var& x, std::int64_t axis) {
+  return (*std::make_shared<Softmax>(axis, true))({x});
+}
+
+}  // namespace rw

@@ -1,0 +1,330 @@
+// The C++ API: graph variables, constants, operators on rw::Var and a free
+// function for every standard Op, as DESIGN.md writes programs.
+//
+//     auto x = rw::vector("x", rw::f64);
+//     auto loss = rw::sum(rw::log(1 + rw::exp(x * w)));
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "engine/graph/tuple_codes.hpp"
+#include "engine/graph/type.hpp"
+#include "engine/graph/variable.hpp"
+#include "runtime/kernels/reduce.hpp"
+#include "runtime/tensor.hpp"
+
+namespace rw {
+
+// ---------------------------------------------------------------------------
+// Variables and constants
+
+/// A graph input of this dtype and static shape (entries kUnknownDim where
+/// the extent is known only at run time).
+Var tensor(std::string name, DType dtype, StaticShape shape);
+/// A 0-d graph input.
+Var scalar(std::string name, DType dtype = DType::Float64);
+/// A 1-d graph input of `n` elements (unknown by default).
+Var vector(std::string name, DType dtype = DType::Float64, std::int64_t n = kUnknownDim);
+/// A 2-d graph input.
+Var matrix(std::string name, DType dtype = DType::Float64, std::int64_t rows = kUnknownDim,
+           std::int64_t cols = kUnknownDim);
+
+/// A constant holding (a private copy of) `value`; its type has the value's
+/// dtype and exact shape.
+Var constant(const Tensor& value, std::string name = {});
+/// A 0-d constant of `dtype`.
+Var constant(double value, DType dtype);
+/// A 0-d constant whose dtype is the C++ type's: `constant(2)` is int32,
+/// `constant(2.0)` float64, `constant(2.0f)` float32.
+template <class T>
+  requires(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>)
+Var constant(T value) {
+  return constant(static_cast<double>(value), dtype_of<T>());
+}
+
+/// The dtype a plain number takes when it meets a tensor of dtype `other`
+/// (as a Python scalar does in NumPy 2): an integer takes `other`'s dtype when
+/// that is a float, or an integer type that holds the value (else the
+/// promotion with the smallest signed type that does), and int64 next to a
+/// bool; a float takes `other`'s dtype when that is a float, else float64.
+/// So `x * 2` and `x * 0.5` keep a float32 x float32, and `i + 1` keeps an
+/// int8 i int8.
+DType number_dtype(bool is_integer, double value, DType other);
+
+/// An operand of a function: a variable, or a number that becomes a 0-d
+/// constant whose dtype follows the other operands (`number_dtype`).
+class Operand {
+ public:
+  Operand(const Var& var) : var_(var) {}  // NOLINT: implicit by design
+  template <class T>
+    requires(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>)
+  Operand(T value)  // NOLINT: implicit by design
+      : value_(static_cast<double>(value)), is_integer_(std::is_integral_v<T>),
+        native_(dtype_of<T>()) {}
+
+  bool is_number() const { return !var_; }
+  const Var& var() const { return var_; }
+  /// The variable, or the number as a constant of number_dtype(…, other).
+  Var resolve(DType other) const;
+  /// The variable, or the number as a constant of its C++ type's dtype.
+  Var resolve() const;
+
+ private:
+  Var var_;
+  double value_ = 0;
+  bool is_integer_ = false;
+  DType native_ = DType::Float64;
+};
+
+// ---------------------------------------------------------------------------
+// Elementwise functions. Operands broadcast as in NumPy, where an axis
+// broadcasts only if its static extent is 1 (docs/ops.md).
+
+Var add(const Operand& a, const Operand& b);
+Var sub(const Operand& a, const Operand& b);
+Var mul(const Operand& a, const Operand& b);
+/// Division with a float result (`/`).
+Var true_div(const Operand& a, const Operand& b);
+/// Floor division (Python's `//`).
+Var int_div(const Operand& a, const Operand& b);
+/// Remainder with the divisor's sign (Python's `%`).
+Var mod(const Operand& a, const Operand& b);
+Var pow(const Operand& a, const Operand& b);
+Var maximum(const Operand& a, const Operand& b);
+Var minimum(const Operand& a, const Operand& b);
+/// Sum of several operands in one node (`add(a, b, c)`).
+Var add(const std::vector<Var>& terms);
+/// Product of several operands in one node.
+Var mul(const std::vector<Var>& factors);
+
+Var neg(const Var& x);
+Var abs(const Var& x);
+Var sign(const Var& x);
+Var sqr(const Var& x);
+Var reciprocal(const Var& x);
+Var exp(const Var& x);
+Var exp2(const Var& x);
+Var expm1(const Var& x);
+Var log(const Var& x);
+Var log2(const Var& x);
+Var log10(const Var& x);
+Var log1p(const Var& x);
+Var sqrt(const Var& x);
+Var sin(const Var& x);
+Var cos(const Var& x);
+Var tan(const Var& x);
+Var sinh(const Var& x);
+Var cosh(const Var& x);
+Var tanh(const Var& x);
+Var arcsin(const Var& x);
+Var arccos(const Var& x);
+Var arctan(const Var& x);
+/// 1 / (1 + exp(-x)).
+Var sigmoid(const Var& x);
+/// log(1 + exp(x)).
+Var softplus(const Var& x);
+Var erf(const Var& x);
+Var erfc(const Var& x);
+Var floor(const Var& x);
+Var ceil(const Var& x);
+/// Rounds half to even.
+Var round(const Var& x);
+
+/// Comparisons, with a bool result. (`==` and `!=` on Var compare identity,
+/// as in Aesara; these build the elementwise comparison.)
+Var lt(const Operand& a, const Operand& b);
+Var gt(const Operand& a, const Operand& b);
+Var le(const Operand& a, const Operand& b);
+Var ge(const Operand& a, const Operand& b);
+Var eq(const Operand& a, const Operand& b);
+Var neq(const Operand& a, const Operand& b);
+/// Logical on bools, bitwise on integers (`and`, `or`, `xor`, `not`).
+Var and_(const Operand& a, const Operand& b);
+Var or_(const Operand& a, const Operand& b);
+Var xor_(const Operand& a, const Operand& b);
+Var not_(const Var& x);
+/// `cond ? a : b` elementwise (Aesara's switch, NumPy's where).
+Var where(const Operand& cond, const Operand& a, const Operand& b);
+/// min(max(x, lo), hi) elementwise.
+Var clip(const Operand& x, const Operand& lo, const Operand& hi);
+/// x converted to `dtype` (float to integer truncates and saturates).
+Var cast(const Var& x, DType dtype);
+/// x itself, computed by an identity node.
+Var identity(const Var& x);
+
+// ---------------------------------------------------------------------------
+// Operators on Var. Numbers become constants whose dtype follows the other
+// operand (number_dtype).
+
+Var operator+(const Var& a, const Var& b);
+Var operator-(const Var& a, const Var& b);
+Var operator*(const Var& a, const Var& b);
+Var operator/(const Var& a, const Var& b);
+Var operator-(const Var& x);
+Var operator<(const Var& a, const Var& b);
+Var operator>(const Var& a, const Var& b);
+Var operator<=(const Var& a, const Var& b);
+Var operator>=(const Var& a, const Var& b);
+Var operator&(const Var& a, const Var& b);
+Var operator|(const Var& a, const Var& b);
+Var operator^(const Var& a, const Var& b);
+Var operator~(const Var& x);
+
+/// Arithmetic types other than bool: the numbers operators accept.
+template <class T>
+concept Number = std::is_arithmetic_v<T> && !std::is_same_v<T, bool>;
+
+#define RW_VAR_NUMBER_OPERATOR(OP, FN)                                                   \
+  template <Number T> Var operator OP(const Var& a, T b) { return FN(a, Operand(b)); } \
+  template <Number T> Var operator OP(T a, const Var& b) { return FN(Operand(a), b); }
+RW_VAR_NUMBER_OPERATOR(+, add)
+RW_VAR_NUMBER_OPERATOR(-, sub)
+RW_VAR_NUMBER_OPERATOR(*, mul)
+RW_VAR_NUMBER_OPERATOR(/, true_div)
+RW_VAR_NUMBER_OPERATOR(<, lt)
+RW_VAR_NUMBER_OPERATOR(>, gt)
+RW_VAR_NUMBER_OPERATOR(<=, le)
+RW_VAR_NUMBER_OPERATOR(>=, ge)
+#undef RW_VAR_NUMBER_OPERATOR
+
+/// `a = a + b` and the like: the handle moves to the new variable.
+inline Var& operator+=(Var& a, const Operand& b) { return a = add(a, b); }
+inline Var& operator-=(Var& a, const Operand& b) { return a = sub(a, b); }
+inline Var& operator*=(Var& a, const Operand& b) { return a = mul(a, b); }
+inline Var& operator/=(Var& a, const Operand& b) { return a = true_div(a, b); }
+
+// ---------------------------------------------------------------------------
+// Reductions. Axes as in the runtime: `rw::sum(x, {0})`, `rw::Axes::all()`.
+
+Var sum(const Var& x, const Axes& axes = Axes::all(), bool keepdims = false);
+Var prod(const Var& x, const Axes& axes = Axes::all(), bool keepdims = false);
+Var max(const Var& x, const Axes& axes = Axes::all(), bool keepdims = false);
+Var min(const Var& x, const Axes& axes = Axes::all(), bool keepdims = false);
+Var mean(const Var& x, const Axes& axes = Axes::all(), bool keepdims = false);
+Var any(const Var& x, const Axes& axes = Axes::all(), bool keepdims = false);
+Var all(const Var& x, const Axes& axes = Axes::all(), bool keepdims = false);
+/// Index (int64) of the first maximum along `axis`, or of the flattened
+/// tensor.
+Var argmax(const Var& x, std::optional<std::int64_t> axis = std::nullopt, bool keepdims = false);
+Var argmin(const Var& x, std::optional<std::int64_t> axis = std::nullopt, bool keepdims = false);
+
+// ---------------------------------------------------------------------------
+// Shape and structure.
+
+/// Axes reordered, added (kNewAxis) or dropped (only axes of static extent
+/// 1): `dimshuffle(v, {kNewAxis, 0})` makes a row of a vector.
+Var dimshuffle(const Var& x, std::vector<std::int64_t> order);
+/// Axes reversed, or permuted: result axis i is axis perm[i].
+Var transpose(const Var& x);
+Var transpose(const Var& x, std::vector<std::int64_t> perm);
+/// A new axis of extent 1 before `axis` (negative: from the end).
+Var expand_dims(const Var& x, std::int64_t axis);
+/// The shape as an int64 vector, and one extent as a 0-d int64.
+Var shape(const Var& x);
+Var shape_i(const Var& x, std::int64_t axis);
+/// 0-d values (numbers or 0-d variables) gathered into a vector of `dtype`.
+Var make_vector(const std::vector<Operand>& elements, DType dtype = DType::Int64);
+/// x with its elements in a new shape; one extent may be -1.
+Var reshape(const Var& x, const Var& shape);
+Var reshape(const Var& x, const std::vector<Operand>& shape);
+/// The first `ndim - 1` axes kept, the others flattened into one.
+Var flatten(const Var& x, std::int64_t ndim = 1);
+/// `value` broadcast to a new tensor of this shape (Aesara's alloc).
+Var alloc(const Operand& value, const std::vector<Operand>& shape);
+/// b broadcast to a's shape (a broadcast with b), with b's dtype.
+Var fill(const Var& a, const Operand& b);
+/// Zeros or ones of x's shape, of x's dtype or `dtype`.
+Var zeros_like(const Var& x, std::optional<DType> dtype = std::nullopt);
+Var ones_like(const Var& x, std::optional<DType> dtype = std::nullopt);
+/// x, with its static shape asserted: entries kUnknownDim are not checked.
+Var specify_shape(const Var& x, StaticShape shape);
+/// Tensors joined along an existing axis; dtypes promoted.
+Var concatenate(const std::vector<Var>& xs, std::int64_t axis = 0);
+/// Tensors of one shape joined along a new axis.
+Var stack(const std::vector<Var>& xs, std::int64_t axis = 0);
+/// Consecutive pieces along `axis` with these extents (summing to the axis).
+std::vector<Var> split(const Var& x, const std::vector<Operand>& sizes, std::int64_t axis = 0);
+
+// ---------------------------------------------------------------------------
+// Indexing.
+
+/// A slice bound or step: absent, a number, or a 0-d integer variable.
+class Bound {
+ public:
+  Bound() = default;
+  Bound(std::nullopt_t) {}  // NOLINT: implicit by design
+  Bound(const Var& v) : var_(v) {}  // NOLINT
+  template <std::integral T>
+    requires(!std::is_same_v<T, bool>)
+  Bound(T v) : value_(static_cast<std::int64_t>(v)) {}  // NOLINT
+  bool present() const { return var_ || value_.has_value(); }
+  /// The bound as a variable (a number becomes an int64 constant); null when absent.
+  Var var() const;
+
+ private:
+  Var var_;
+  std::optional<std::int64_t> value_;
+};
+
+/// Python's `start:stop:step`.
+struct Slice {
+  Bound start, stop, step;
+};
+/// `slice(1, 3)` is `1:3`; `slice()` is `:`; `slice(std::nullopt, std::nullopt, -1)` is `::-1`.
+inline Slice slice(Bound start = {}, Bound stop = {}, Bound step = {}) {
+  return {std::move(start), std::move(stop), std::move(step)};
+}
+
+/// One entry of a basic index: an integer (a number or 0-d integer variable)
+/// or a slice.
+class Index {
+ public:
+  Index(const Var& i) : index_(i) {}  // NOLINT: implicit by design
+  template <std::integral T>
+    requires(!std::is_same_v<T, bool>)
+  Index(T i) : index_(Bound(i).var()) {}  // NOLINT
+  Index(Slice s) : slice_(std::move(s)), is_slice_(true) {}  // NOLINT
+  bool is_slice() const { return is_slice_; }
+  const Var& index() const { return index_; }
+  const Slice& as_slice() const { return slice_; }
+
+ private:
+  Var index_;
+  Slice slice_;
+  bool is_slice_ = false;
+};
+
+/// `x[index…]`: integers drop their axis, slices keep it (a view).
+Var subtensor(const Var& x, const std::vector<Index>& index);
+/// x with `x[index…]` replaced by y (broadcast), or increased by y.
+Var set_subtensor(const Var& x, const std::vector<Index>& index, const Operand& y);
+Var inc_subtensor(const Var& x, const std::vector<Index>& index, const Operand& y);
+/// `x[..., indices, ...]` with integer `indices` of any rank along `axis`.
+Var take(const Var& x, const Var& indices, std::int64_t axis = 0);
+/// x with the slices at `indices` along `axis` replaced by, or increased by
+/// (each repeat adding again), y.
+Var advanced_set_subtensor(const Var& x, const Var& indices, const Operand& y,
+                           std::int64_t axis = 0);
+Var advanced_inc_subtensor(const Var& x, const Var& indices, const Operand& y,
+                           std::int64_t axis = 0);
+
+// ---------------------------------------------------------------------------
+// Linear algebra and neural networks.
+
+/// NumPy's dot for vectors and matrices.
+Var dot(const Var& a, const Var& b);
+/// NumPy's matmul (`a @ b`), with batch dimensions broadcast.
+Var matmul(const Var& a, const Var& b);
+/// The outer product of two vectors.
+Var outer(const Var& x, const Var& y);
+/// alpha * x @ y + beta * z for matrices (BLAS gemm).
+Var gemm(const Var& z, const Operand& alpha, const Var& x, const Var& y, const Operand& beta);
+/// Softmax and log-softmax along `axis`.
+Var softmax(const Var& x, std::int64_t axis = -1);
+Var log_softmax(const Var& x, std::int64_t axis = -1);
+
+}  // namespace rw

@@ -1,0 +1,137 @@
+// Elementwise Ops: ElemwiseBase (broadcast typing, run-time checks, in-place
+// outputs, one ScalarProgram run per call) and Elemwise, the Op of one scalar
+// operation (Aesara's Elemwise(scalar_op)); Fill, which broadcasts one input
+// to the shape of both.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+
+#include "engine/graph/op.hpp"
+#include "engine/graph/op_registry.hpp"
+#include "runtime/scalar_op.hpp"
+#include "runtime/scalar_program.hpp"
+#include "runtime/small_vec.hpp"
+
+namespace rw {
+
+/// Dtypes of a node's inputs, the key of a compiled program.
+using DTypes = SmallVec<DType, 4>;
+
+/// What every elementwise Op shares: inputs broadcast as in NumPy, except
+/// that an axis broadcasts only when its static extent is 1 (as PyTensor: so
+/// that static types, infer_shape and gradients agree with what runs); each
+/// output has the broadcast static shape; perform runs one ScalarProgram over
+/// the inputs; an output may overwrite an input (`inplace_pattern`, which is
+/// the destroy_map). A fused elementwise Op (a Composite over a longer
+/// ScalarProgram) is another subclass.
+class ElemwiseBase : public Op {
+ public:
+  ~ElemwiseBase() override;
+  /// Pairs (output, input): the output is computed into the input's buffer.
+  const IoMap& inplace_pattern() const { return inplace_; }
+  IoMap destroy_map() const override { return inplace_; }
+
+  /// The broadcast of the inputs' shapes, axis by axis.
+  std::vector<ShapeVars> infer_shape(const Apply& node,
+                                     std::span<const ShapeVars> input_shapes) const override;
+  /// Checks the run-time extents (ValueError naming the input whose extent
+  /// does not fit), then runs program() into the outputs: an in-place output
+  /// into its input, others into the tensors left in the output slots when
+  /// they fit, or new ones.
+  void perform(const Apply& node, std::span<const Tensor> inputs,
+               std::span<Tensor> outputs) const override;
+
+  /// The program run for inputs of these dtypes (built once, then cached).
+  const ScalarProgram& program(std::span<const DType> input_dtypes) const;
+
+ protected:
+  explicit ElemwiseBase(IoMap inplace = {});
+  /// The dtype of each output for inputs of these dtypes; throws TypeError
+  /// naming the op and dtypes when the combination is undefined.
+  virtual SmallVec<DType, 2> output_dtypes(std::span<const DType> input_dtypes) const = 0;
+  /// Builds the program for inputs of these dtypes (called once per
+  /// combination; the result is cached by `program`).
+  virtual ScalarProgram build_program(std::span<const DType> input_dtypes) const = 0;
+  /// Checks each input is a tensor, broadcasts their static shapes (TypeError
+  /// naming both inputs and shapes for known extents that differ), types the
+  /// outputs and checks the in-place pattern against them.
+  ApplyRef make_broadcast_node(std::span<const Var> inputs) const;
+
+ private:
+  struct CacheEntry;
+  IoMap inplace_;
+  mutable std::atomic<CacheEntry*> cache_{nullptr};
+  mutable std::mutex cache_mutex_;
+};
+
+/// One scalar operation applied elementwise: `add`, `exp`, `cast{dtype=…}`…
+/// (Aesara's Elemwise(scalar_op)). The Op's name is the scalar operation's;
+/// `add` and `mul` take two or more inputs, other operations their arity.
+/// Output dtype from scalar_signature. `inplace=k` computes the output into
+/// input k (destroy_map {0: k}); the input must have the output's type.
+class Elemwise final : public ElemwiseBase {
+ public:
+  /// `cast_to` is required for Cast and refused otherwise; throws
+  /// std::invalid_argument.
+  explicit Elemwise(ScalarOp op, std::optional<DType> cast_to = std::nullopt,
+                    std::optional<std::size_t> inplace = std::nullopt);
+
+  ScalarOp scalar_op() const { return op_; }
+  std::optional<DType> cast_to() const { return cast_to_; }
+  /// The input output 0 overwrites, if any.
+  std::optional<std::size_t> inplace_input() const;
+  /// This Op with output 0 written into input `input` (nullopt: not in place).
+  std::shared_ptr<const Elemwise> with_inplace(std::optional<std::size_t> input) const;
+  /// Whether the Op takes any number (two or more) of inputs.
+  bool variadic() const;
+
+  std::string_view name() const override;
+  /// `dtype` for cast, `inplace` when set; nothing otherwise.
+  Props props() const override;
+  /// `+ - * / **` infix, unary `-` prefix.
+  PrintStyle print_style() const override;
+  ApplyRef make_node(std::span<const Var> inputs) const override;
+
+
+
+ protected:
+  SmallVec<DType, 2> output_dtypes(std::span<const DType> input_dtypes) const override;
+  ScalarProgram build_program(std::span<const DType> input_dtypes) const override;
+
+ private:
+  ScalarOp op_;
+  std::optional<DType> cast_to_;
+};
+
+/// `fill(a, b)`: b broadcast to the broadcast shape of a and b, with b's
+/// dtype (Aesara's `second`). Only b's values flow: a is not connected to
+/// the output for gradients.
+class Fill final : public ElemwiseBase {
+ public:
+  explicit Fill(std::optional<std::size_t> inplace = std::nullopt);
+  std::string_view name() const override { return "fill"; }
+  Props props() const override;
+  ApplyRef make_node(std::span<const Var> inputs) const override;
+  std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
+
+ protected:
+  SmallVec<DType, 2> output_dtypes(std::span<const DType> input_dtypes) const override;
+  ScalarProgram build_program(std::span<const DType> input_dtypes) const override;
+};
+
+/// The shared instance of the (not in-place) Elemwise of `op`; `cast_op` for
+/// casts.
+const std::shared_ptr<const Elemwise>& elemwise_op(ScalarOp op);
+std::shared_ptr<const Elemwise> cast_op(DType dtype);
+const OpPtr& fill_op();
+
+/// Registers every scalar operation by its name (`add`, `true_div`, `cast`
+/// with `dtype`, …, each with an optional `inplace`), the aliases `where`
+/// (switch) and `div` (true_div), and `fill`.
+void register_elemwise(OpRegistry& registry);
+
+}  // namespace rw

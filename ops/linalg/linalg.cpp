@@ -1,0 +1,285 @@
+// Dot, MatMul, Outer, Gemm and their registration.
+#include "ops/linalg/linalg.hpp"
+
+#include <fmt/format.h>
+
+#include "engine/graph/errors.hpp"
+#include "ops/detail/util.hpp"
+#include "runtime/kernels/indexing.hpp"
+#include "runtime/kernels/linalg.hpp"
+
+namespace rw {
+
+using ops_detail::input_label;
+using ops_detail::shape_str;
+
+namespace {
+
+// Whether two static extents can be equal at run time.
+bool extents_agree(std::int64_t a, std::int64_t b) {
+  return a == kUnknownDim || b == kUnknownDim || a == b;
+}
+
+// The known one of two extents that must be equal.
+std::int64_t merge_extent(std::int64_t a, std::int64_t b) { return a == kUnknownDim ? b : a; }
+
+void check_inner(const Op& op, std::span<const Var> inputs, std::int64_t ka, std::int64_t kb) {
+  if (!extents_agree(ka, kb))
+    throw TypeError(fmt::format(
+        "`{}`: {} of shape {} and {} of shape {} do not multiply: inner extents {} and {}",
+        op.to_string(), input_label(0, inputs[0]), shape_str(inputs[0]->tensor_type()->shape()),
+        input_label(1, inputs[1]), shape_str(inputs[1]->tensor_type()->shape()), ka, kb));
+}
+
+void check_numeric(const Op& op, std::span<const Var> inputs, std::size_t i) {
+  const TensorType& t = ops_detail::tensor_input(op, inputs, i);
+  if (t.dtype() == DType::Bool)
+    throw TypeError(fmt::format("`{}`: {} is {}, expected numbers", op.to_string(),
+                                input_label(i, inputs[i]), t.to_string()));
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// dot
+
+ApplyRef Dot::make_node(std::span<const Var> inputs) const {
+  ops_detail::check_arity(*this, inputs, 2, 2);
+  for (std::size_t i = 0; i < 2; ++i) {
+    check_numeric(*this, inputs, i);
+    const std::size_t r = inputs[i]->tensor_type()->ndim();
+    if (r != 1 && r != 2)
+      throw TypeError(fmt::format("`{}`: {} has rank {}, expected a vector or a matrix",
+                                  to_string(), input_label(i, inputs[i]), r));
+  }
+  const StaticShape& a = inputs[0]->tensor_type()->shape();
+  const StaticShape& b = inputs[1]->tensor_type()->shape();
+  check_inner(*this, inputs, a.back(), b[0]);
+  StaticShape out;
+  if (a.size() == 2) out.push_back(a[0]);
+  if (b.size() == 2) out.push_back(b[1]);
+  return ops_detail::make_apply(
+      *this, inputs,
+      promote(inputs[0]->tensor_type()->dtype(), inputs[1]->tensor_type()->dtype()),
+      std::move(out));
+}
+
+void Dot::perform(const Apply&, std::span<const Tensor> inputs, std::span<Tensor> outputs) const {
+  outputs[0] = ops_detail::run_kernel(*this, [&] { return dot(inputs[0], inputs[1]); });
+}
+
+std::vector<ShapeVars> Dot::infer_shape(const Apply&, std::span<const ShapeVars> in) const {
+  ShapeVars out;
+  if (in[0].size() == 2) out.push_back(in[0][0]);
+  if (in[1].size() == 2) out.push_back(in[1][1]);
+  return {out};
+}
+
+// ---------------------------------------------------------------------------
+// matmul
+
+namespace {
+
+// The static shape of a @ b (NumPy's matmul), checked.
+StaticShape matmul_shape(const Op& op, std::span<const Var> inputs) {
+  StaticShape a = inputs[0]->tensor_type()->shape();
+  StaticShape b = inputs[1]->tensor_type()->shape();
+  const bool a_vec = a.size() == 1, b_vec = b.size() == 1;
+  if (a_vec) a.insert(a.begin(), 1);
+  if (b_vec) b.push_back(1);
+  check_inner(op, inputs, a.back(), b[b.size() - 2]);
+  const std::size_t ba = a.size() - 2, bb = b.size() - 2;
+  const std::size_t batch = std::max(ba, bb);
+  StaticShape out(batch, 1);
+  for (std::size_t d = 0; d < batch; ++d) {
+    const std::int64_t ea = d + ba >= batch ? a[d + ba - batch] : 1;
+    const std::int64_t eb = d + bb >= batch ? b[d + bb - batch] : 1;
+    if (ea == 1) out[d] = eb;
+    else if (eb == 1) out[d] = ea;
+    else if (extents_agree(ea, eb)) out[d] = merge_extent(ea, eb);
+    else
+      throw TypeError(fmt::format(
+          "`{}`: the batch axes of {} of shape {} and {} of shape {} do not broadcast",
+          op.to_string(), input_label(0, inputs[0]), shape_str(inputs[0]->tensor_type()->shape()),
+          input_label(1, inputs[1]), shape_str(inputs[1]->tensor_type()->shape())));
+  }
+  if (!a_vec) out.push_back(a[a.size() - 2]);
+  if (!b_vec) out.push_back(b.back());
+  return out;
+}
+
+}  // namespace
+
+ApplyRef MatMul::make_node(std::span<const Var> inputs) const {
+  ops_detail::check_arity(*this, inputs, 2, 2);
+  for (std::size_t i = 0; i < 2; ++i) {
+    check_numeric(*this, inputs, i);
+    if (inputs[i]->tensor_type()->ndim() == 0)
+      throw TypeError(fmt::format("`{}`: {} is 0-d, expected at least a vector", to_string(),
+                                  input_label(i, inputs[i])));
+  }
+  return ops_detail::make_apply(
+      *this, inputs,
+      promote(inputs[0]->tensor_type()->dtype(), inputs[1]->tensor_type()->dtype()),
+      matmul_shape(*this, inputs));
+}
+
+void MatMul::perform(const Apply&, std::span<const Tensor> inputs,
+                     std::span<Tensor> outputs) const {
+  outputs[0] = ops_detail::run_kernel(*this, [&] { return matmul(inputs[0], inputs[1]); });
+}
+
+std::vector<ShapeVars> MatMul::infer_shape(const Apply& node,
+                                           std::span<const ShapeVars> in) const {
+  const ShapeVars& a = in[0];
+  const ShapeVars& b = in[1];
+  const bool a_vec = a.size() == 1, b_vec = b.size() == 1;
+  const std::size_t ba = a_vec ? 0 : a.size() - 2, bb = b_vec ? 0 : b.size() - 2;
+  const std::size_t batch = std::max(ba, bb);
+  const StaticShape& sa = node.input(0)->tensor_type()->shape();
+  ShapeVars out;
+  for (std::size_t d = 0; d < batch; ++d) {
+    const bool has_a = d + ba >= batch, has_b = d + bb >= batch;
+    const std::size_t ia = d + ba - batch, ib = d + bb - batch;
+    // An axis of static extent 1 broadcasts; the other operand's extent is the result's.
+    if (has_a && !(sa[ia] == 1 && has_b)) out.push_back(a[ia]);
+    else if (has_b) out.push_back(b[ib]);
+    else out.push_back(a[ia]);
+  }
+  if (!a_vec) out.push_back(a[a.size() - 2]);
+  if (!b_vec) out.push_back(b.back());
+  return {out};
+}
+
+// ---------------------------------------------------------------------------
+// outer
+
+ApplyRef Outer::make_node(std::span<const Var> inputs) const {
+  ops_detail::check_arity(*this, inputs, 2, 2);
+  for (std::size_t i = 0; i < 2; ++i) {
+    check_numeric(*this, inputs, i);
+    if (inputs[i]->tensor_type()->ndim() != 1)
+      throw TypeError(fmt::format("`{}`: {} has rank {}, expected a vector", to_string(),
+                                  input_label(i, inputs[i]), inputs[i]->tensor_type()->ndim()));
+  }
+  return ops_detail::make_apply(
+      *this, inputs,
+      promote(inputs[0]->tensor_type()->dtype(), inputs[1]->tensor_type()->dtype()),
+      {inputs[0]->tensor_type()->shape()[0], inputs[1]->tensor_type()->shape()[0]});
+}
+
+void Outer::perform(const Apply&, std::span<const Tensor> inputs,
+                    std::span<Tensor> outputs) const {
+  outputs[0] = ops_detail::run_kernel(*this, [&] { return outer(inputs[0], inputs[1]); });
+}
+
+std::vector<ShapeVars> Outer::infer_shape(const Apply&, std::span<const ShapeVars> in) const {
+  return {ShapeVars{in[0][0], in[1][0]}};
+}
+
+// ---------------------------------------------------------------------------
+// gemm
+
+ApplyRef Gemm::make_node(std::span<const Var> inputs) const {
+  ops_detail::check_arity(*this, inputs, 5, 5);
+  const TensorType& z = ops_detail::tensor_input(*this, inputs, 0);
+  if (!is_float(z.dtype()))
+    throw TypeError(fmt::format("`{}`: {} is {}, expected float32 or float64", to_string(),
+                                input_label(0, inputs[0]), z.to_string()));
+  for (std::size_t i : {0, 2, 3}) {
+    const TensorType& t = ops_detail::tensor_input(*this, inputs, i);
+    if (t.ndim() != 2 || t.dtype() != z.dtype())
+      throw TypeError(fmt::format("`{}`: {} is {}, expected a matrix of {}", to_string(),
+                                  input_label(i, inputs[i]), t.to_string(),
+                                  dtype_name(z.dtype())));
+  }
+  for (std::size_t i : {1, 4}) {
+    const TensorType& t = ops_detail::tensor_input(*this, inputs, i);
+    if (t.ndim() != 0 || t.dtype() == DType::Bool)
+      throw TypeError(fmt::format("`{}`: {} ({}) is {}, expected a 0-d number", to_string(),
+                                  input_label(i, inputs[i]), i == 1 ? "alpha" : "beta",
+                                  t.to_string()));
+  }
+  const StaticShape& zs = z.shape();
+  const StaticShape& xs = inputs[2]->tensor_type()->shape();
+  const StaticShape& ys = inputs[3]->tensor_type()->shape();
+  const std::span<const Var> xy = inputs.subspan(2, 2);
+  check_inner(*this, xy, xs[1], ys[0]);
+  if (!extents_agree(zs[0], xs[0]) || !extents_agree(zs[1], ys[1]))
+    throw TypeError(fmt::format("`{}`: {} of shape {} does not fit the product of shape ({}, {})",
+                                to_string(), input_label(0, inputs[0]), shape_str(zs),
+                                xs[0] == kUnknownDim ? "?" : std::to_string(xs[0]),
+                                ys[1] == kUnknownDim ? "?" : std::to_string(ys[1])));
+  return ops_detail::make_apply(*this, inputs, z.dtype(),
+                                {merge_extent(zs[0], xs[0]), merge_extent(zs[1], ys[1])});
+}
+
+void Gemm::perform(const Apply&, std::span<const Tensor> inputs, std::span<Tensor> outputs) const {
+  const double alpha = inputs[1].item<double>();
+  const double beta = inputs[4].item<double>();
+  Tensor out;
+  if (inplace_) {
+    out = inputs[0];
+  } else {
+    // Reuse the tensor left in the output slot when it fits; beta == 0 never reads z.
+    Tensor& slot = outputs[0];
+    const bool fits = slot.valid() && slot.dtype() == inputs[0].dtype() &&
+                      slot.shape() == inputs[0].shape() && slot.is_contiguous();
+    out = fits ? slot : Tensor::empty(inputs[0].dtype(), inputs[0].shape());
+    if (beta != 0) ops_detail::run_kernel(*this, [&] { copy_into(out, inputs[0]); });
+  }
+  ops_detail::run_kernel(*this, [&] { gemm(out, alpha, inputs[2], inputs[3], beta); });
+  outputs[0] = std::move(out);
+}
+
+std::vector<ShapeVars> Gemm::infer_shape(const Apply&, std::span<const ShapeVars> in) const {
+  return {in[0]};
+}
+
+IoMap Gemm::destroy_map() const {
+  if (!inplace_) return {};
+  return {{0, 0}};
+}
+
+// ---------------------------------------------------------------------------
+
+void register_linalg(OpRegistry& r) {
+  r.add({.name = "dot",
+         .doc = "NumPy's dot of vectors and matrices",
+         .params = {},
+         .min_inputs = 2,
+         .max_inputs = 2,
+         .factory = [](const Props&) -> OpPtr {
+           static const OpPtr op = std::make_shared<Dot>();
+           return op;
+         }});
+  r.add({.name = "matmul",
+         .doc = "NumPy's matmul (a @ b), batch axes broadcast",
+         .params = {},
+         .min_inputs = 2,
+         .max_inputs = 2,
+         .factory = [](const Props&) -> OpPtr {
+           static const OpPtr op = std::make_shared<MatMul>();
+           return op;
+         }});
+  r.add({.name = "outer",
+         .doc = "the outer product of two vectors",
+         .params = {},
+         .min_inputs = 2,
+         .max_inputs = 2,
+         .factory = [](const Props&) -> OpPtr {
+           static const OpPtr op = std::make_shared<Outer>();
+           return op;
+         }});
+  r.add({.name = "gemm",
+         .doc = "gemm(z, alpha, x, y, beta) = alpha * x @ y + beta * z (BLAS gemm)",
+         .params = {{"inplace", ParamKind::Bool, PropValue{false}, false,
+                     "compute into z (destroy_map {0: 0})"}},
+         .min_inputs = 5,
+         .max_inputs = 5,
+         .factory = [](const Props& p) -> OpPtr {
+           return std::make_shared<Gemm>(std::get<bool>(p[0].value));
+         }});
+}
+
+}  // namespace rw

@@ -1,0 +1,69 @@
+// Linear algebra Ops: dot, matmul (batched), outer and gemm.
+#pragma once
+
+#include "engine/graph/op.hpp"
+#include "engine/graph/op_registry.hpp"
+
+namespace rw {
+
+/// NumPy's dot of vectors and matrices (rank 1 or 2 each): matrix product,
+/// matrix-vector, vector-matrix, or the inner product (0-d). Dtype promoted.
+class Dot final : public Op {
+ public:
+  std::string_view name() const override { return "dot"; }
+  ApplyRef make_node(std::span<const Var> inputs) const override;
+  void perform(const Apply& node, std::span<const Tensor> inputs,
+               std::span<Tensor> outputs) const override;
+  std::vector<ShapeVars> infer_shape(const Apply& node,
+                                     std::span<const ShapeVars> input_shapes) const override;
+};
+
+/// NumPy's matmul (`a @ b`): operands of rank 1 or more; a vector is a row
+/// (left) or a column (right) whose axis is removed from the result; leading
+/// axes are batches that broadcast (static extent 1 only).
+class MatMul final : public Op {
+ public:
+  std::string_view name() const override { return "matmul"; }
+  ApplyRef make_node(std::span<const Var> inputs) const override;
+  void perform(const Apply& node, std::span<const Tensor> inputs,
+               std::span<Tensor> outputs) const override;
+  std::vector<ShapeVars> infer_shape(const Apply& node,
+                                     std::span<const ShapeVars> input_shapes) const override;
+};
+
+/// The outer product of two vectors: (m,) and (n,) give (m, n).
+class Outer final : public Op {
+ public:
+  std::string_view name() const override { return "outer"; }
+  ApplyRef make_node(std::span<const Var> inputs) const override;
+  void perform(const Apply& node, std::span<const Tensor> inputs,
+               std::span<Tensor> outputs) const override;
+  std::vector<ShapeVars> infer_shape(const Apply& node,
+                                     std::span<const ShapeVars> input_shapes) const override;
+};
+
+/// `gemm(z, alpha, x, y, beta)` = alpha · x @ y + beta · z for matrices x
+/// (m, k), y (k, n), z (m, n) of one float dtype and 0-d alpha, beta (BLAS
+/// gemm). `inplace` computes into z (destroy_map {0: 0}), as the GEMM
+/// rewrite will use it; otherwise z is copied first.
+class Gemm final : public Op {
+ public:
+  explicit Gemm(bool inplace = false) : inplace_(inplace) {}
+  bool inplace() const { return inplace_; }
+  std::string_view name() const override { return "gemm"; }
+  Props props() const override { return {{"inplace", inplace_}}; }
+  ApplyRef make_node(std::span<const Var> inputs) const override;
+  void perform(const Apply& node, std::span<const Tensor> inputs,
+               std::span<Tensor> outputs) const override;
+  std::vector<ShapeVars> infer_shape(const Apply& node,
+                                     std::span<const ShapeVars> input_shapes) const override;
+  IoMap destroy_map() const override;
+
+ private:
+  bool inplace_;
+};
+
+/// Registers dot, matmul, outer and gemm (`inplace`).
+void register_linalg(OpRegistry& registry);
+
+}  // namespace rw

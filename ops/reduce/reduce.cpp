@@ -1,0 +1,179 @@
+// Reduce and ArgReduce.
+#include "ops/reduce/reduce.hpp"
+
+#include <fmt/format.h>
+
+#include "engine/graph/errors.hpp"
+#include "ops/detail/util.hpp"
+
+namespace rw {
+
+using ops_detail::input_label;
+
+namespace {
+
+PropValue axis_value(const std::optional<std::vector<std::int64_t>>& axis) {
+  if (!axis) return std::monostate{};
+  return *axis;
+}
+
+std::vector<std::int64_t> reduced_list(const std::vector<bool>& reduced) {
+  std::vector<std::int64_t> out;
+  for (std::size_t a = 0; a < reduced.size(); ++a)
+    if (reduced[a]) out.push_back(static_cast<std::int64_t>(a));
+  return out;
+}
+
+}  // namespace
+
+Reduce::Reduce(ReduceOp op, std::optional<std::vector<std::int64_t>> axis)
+    : op_(op), axis_(std::move(axis)) {}
+
+std::string_view Reduce::name() const { return reduce_op_name(op_); }
+
+Props Reduce::props() const { return {{"axis", axis_value(axis_)}}; }
+
+std::vector<bool> Reduce::check_axes(std::span<const Var> inputs) const {
+  const TensorType& t = ops_detail::tensor_input(*this, inputs, 0);
+  const auto n = static_cast<std::int64_t>(t.ndim());
+  std::vector<bool> reduced(t.ndim(), !axis_.has_value());
+  if (axis_) {
+    for (std::int64_t a : *axis_) {
+      const std::int64_t k = a < 0 ? a + n : a;
+      if (k < 0 || k >= n)
+        throw TypeError(fmt::format("`{}`: axis {} is out of range for {} of rank {}",
+                                    to_string(), a, input_label(0, inputs[0]), n));
+      if (reduced[static_cast<std::size_t>(k)])
+        throw TypeError(fmt::format("`{}`: axis {} is given twice", to_string(), k));
+      reduced[static_cast<std::size_t>(k)] = true;
+    }
+  }
+  return reduced;
+}
+
+std::vector<bool> Reduce::reduced_axes(const Apply& node) const {
+  return check_axes(node.inputs());
+}
+
+ApplyRef Reduce::make_node(std::span<const Var> inputs) const {
+  ops_detail::check_arity(*this, inputs, 1, 1);
+  const std::vector<bool> reduced = check_axes(inputs);
+  const TensorType& t = *inputs[0]->tensor_type();
+  StaticShape shape;
+  for (std::size_t a = 0; a < reduced.size(); ++a)
+    if (!reduced[a]) shape.push_back(t.shape()[a]);
+  return ops_detail::make_apply(*this, inputs, reduce_result_dtype(op_, t.dtype()),
+                                std::move(shape));
+}
+
+void Reduce::perform(const Apply& node, std::span<const Tensor> inputs,
+                     std::span<Tensor> outputs) const {
+  const auto list = reduced_list(reduced_axes(node));
+  outputs[0] = ops_detail::run_kernel(*this, [&] {
+    return reduce(op_, inputs[0], Axes(std::span<const std::int64_t>(list)));
+  });
+}
+
+std::vector<ShapeVars> Reduce::infer_shape(const Apply& node,
+                                           std::span<const ShapeVars> input_shapes) const {
+  const std::vector<bool> reduced = reduced_axes(node);
+  ShapeVars out;
+  for (std::size_t a = 0; a < reduced.size(); ++a)
+    if (!reduced[a]) out.push_back(input_shapes[0][a]);
+  return {out};
+}
+
+// ---------------------------------------------------------------------------
+
+ArgReduce::ArgReduce(bool is_max, std::optional<std::int64_t> axis)
+    : is_max_(is_max), axis_(axis) {}
+
+Props ArgReduce::props() const {
+  if (!axis_) return {{"axis", std::monostate{}}};
+  return {{"axis", *axis_}};
+}
+
+std::int64_t ArgReduce::normalized_axis(std::span<const Var> inputs) const {
+  const TensorType& t = ops_detail::tensor_input(*this, inputs, 0);
+  const auto n = static_cast<std::int64_t>(t.ndim());
+  const std::int64_t k = *axis_ < 0 ? *axis_ + n : *axis_;
+  if (k < 0 || k >= n)
+    throw TypeError(fmt::format("`{}`: axis {} is out of range for {} of rank {}", to_string(),
+                                *axis_, input_label(0, inputs[0]), n));
+  return k;
+}
+
+ApplyRef ArgReduce::make_node(std::span<const Var> inputs) const {
+  ops_detail::check_arity(*this, inputs, 1, 1);
+  const TensorType& t = ops_detail::tensor_input(*this, inputs, 0);
+  StaticShape shape;
+  if (axis_) {
+    const std::int64_t k = normalized_axis(inputs);
+    for (std::size_t a = 0; a < t.ndim(); ++a)
+      if (static_cast<std::int64_t>(a) != k) shape.push_back(t.shape()[a]);
+  }
+  return ops_detail::make_apply(*this, inputs, DType::Int64, std::move(shape));
+}
+
+void ArgReduce::perform(const Apply& node, std::span<const Tensor> inputs,
+                        std::span<Tensor> outputs) const {
+  std::optional<std::int64_t> axis;
+  if (axis_) axis = normalized_axis(node.inputs());
+  outputs[0] = ops_detail::run_kernel(*this, [&] {
+    return is_max_ ? argmax(inputs[0], axis) : argmin(inputs[0], axis);
+  });
+}
+
+std::vector<ShapeVars> ArgReduce::infer_shape(const Apply& node,
+                                              std::span<const ShapeVars> input_shapes) const {
+  if (!axis_) return {ShapeVars{}};
+  const std::int64_t k = normalized_axis(node.inputs());
+  ShapeVars out;
+  for (std::size_t a = 0; a < input_shapes[0].size(); ++a)
+    if (static_cast<std::int64_t>(a) != k) out.push_back(input_shapes[0][a]);
+  return {out};
+}
+
+// ---------------------------------------------------------------------------
+
+void register_reduce(OpRegistry& registry) {
+  static constexpr std::pair<ReduceOp, const char*> kReductions[] = {
+      {ReduceOp::Sum, "sum of the elements over `axis`"},
+      {ReduceOp::Prod, "product of the elements over `axis`"},
+      {ReduceOp::Max, "largest element over `axis` (NaN wins)"},
+      {ReduceOp::Min, "smallest element over `axis` (NaN wins)"},
+      {ReduceOp::Mean, "mean of the elements over `axis`, as a float"},
+      {ReduceOp::Any, "whether any element over `axis` is nonzero"},
+      {ReduceOp::All, "whether every element over `axis` is nonzero"},
+  };
+  for (const auto& [op, doc] : kReductions) {
+    registry.add({.name = std::string(reduce_op_name(op)),
+                  .doc = doc,
+                  .params = {{"axis", ParamKind::Ints, PropValue{std::monostate{}}, true,
+                              "the axes to reduce (none: all)"}},
+                  .min_inputs = 1,
+                  .max_inputs = 1,
+                  .factory = [op](const Props& p) -> OpPtr {
+                    std::optional<std::vector<std::int64_t>> axis;
+                    if (const auto* v = std::get_if<std::vector<std::int64_t>>(&p[0].value))
+                      axis = *v;
+                    return std::make_shared<Reduce>(op, std::move(axis));
+                  }});
+  }
+  for (bool is_max : {true, false}) {
+    registry.add({.name = is_max ? "argmax" : "argmin",
+                  .doc = is_max ? "index of the first maximum along `axis` (none: flattened)"
+                                : "index of the first minimum along `axis` (none: flattened)",
+                  .params = {{"axis", ParamKind::Int, PropValue{std::monostate{}}, true,
+                              "the axis (none: the flattened tensor)"}},
+                  .min_inputs = 1,
+                  .max_inputs = 1,
+                  .factory = [is_max](const Props& p) -> OpPtr {
+                    std::optional<std::int64_t> axis;
+                    if (const auto* v = std::get_if<std::int64_t>(&p[0].value)) axis = *v;
+                    return std::make_shared<ArgReduce>(is_max, axis);
+                  }});
+  }
+}
+
+}  // namespace rw

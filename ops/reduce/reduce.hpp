@@ -1,0 +1,72 @@
+// Reductions: sum, prod, max, min, mean, any, all over a set of axes, and
+// argmax, argmin along one axis or all.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "engine/graph/op.hpp"
+#include "engine/graph/op_registry.hpp"
+#include "runtime/kernels/reduce.hpp"
+
+namespace rw {
+
+/// `op` over `axis` (every axis when none); reduced axes are removed, as in
+/// Aesara, where keepdims is a dimshuffle after the reduction. Output dtype:
+/// reduce_result_dtype (sum and prod of integers give int64, mean a float,
+/// any/all bool). Negative axes count from the end; an axis out of range or
+/// given twice is a TypeError naming the op and input.
+class Reduce final : public Op {
+ public:
+  Reduce(ReduceOp op, std::optional<std::vector<std::int64_t>> axis);
+
+  ReduceOp reduce_op() const { return op_; }
+  /// The axes as given (none: all).
+  const std::optional<std::vector<std::int64_t>>& axis() const { return axis_; }
+  /// For a node: which input axes are reduced.
+  std::vector<bool> reduced_axes(const Apply& node) const;
+
+  std::string_view name() const override;
+  /// `axis`: a tuple, or none for all axes.
+  Props props() const override;
+  ApplyRef make_node(std::span<const Var> inputs) const override;
+  void perform(const Apply& node, std::span<const Tensor> inputs,
+               std::span<Tensor> outputs) const override;
+  /// The input's extents on the axes that are kept.
+  std::vector<ShapeVars> infer_shape(const Apply& node,
+                                     std::span<const ShapeVars> input_shapes) const override;
+
+ private:
+  std::vector<bool> check_axes(std::span<const Var> inputs) const;
+  ReduceOp op_;
+  std::optional<std::vector<std::int64_t>> axis_;
+};
+
+/// Index (int64) of the first maximum (argmax) or minimum (argmin) along
+/// `axis`, or of the flattened tensor when none.
+class ArgReduce final : public Op {
+ public:
+  ArgReduce(bool is_max, std::optional<std::int64_t> axis);
+  bool is_max() const { return is_max_; }
+  const std::optional<std::int64_t>& axis() const { return axis_; }
+
+  std::string_view name() const override { return is_max_ ? "argmax" : "argmin"; }
+  Props props() const override;
+  ApplyRef make_node(std::span<const Var> inputs) const override;
+  void perform(const Apply& node, std::span<const Tensor> inputs,
+               std::span<Tensor> outputs) const override;
+  std::vector<ShapeVars> infer_shape(const Apply& node,
+                                     std::span<const ShapeVars> input_shapes) const override;
+
+ private:
+  std::int64_t normalized_axis(std::span<const Var> inputs) const;
+  bool is_max_;
+  std::optional<std::int64_t> axis_;
+};
+
+/// Registers sum, prod, max, min, mean, any, all (`axis`: tuple or none)
+/// and argmax, argmin (`axis`: int or none).
+void register_reduce(OpRegistry& registry);
+
+}  // namespace rw

@@ -1,0 +1,22 @@
+// register_standard_ops: one call per Op family, nothing hidden in static initialisers.
+#include "ops/register.hpp"
+
+#include "ops/elemwise/elemwise.hpp"
+#include "ops/indexing/register.hpp"
+#include "ops/linalg/linalg.hpp"
+#include "ops/nnet/softmax.hpp"
+#include "ops/reduce/reduce.hpp"
+#include "ops/shape/register.hpp"
+
+namespace rw {
+
+void register_standard_ops(OpRegistry& registry) {
+  register_elemwise(registry);
+  register_reduce(registry);
+  register_shape(registry);
+  register_indexing(registry);
+  register_linalg(registry);
+  register_nnet(registry);
+}
+
+}  // namespace rw

@@ -1,0 +1,33 @@
+// DimShuffle: axes reordered, added and dropped, as a view.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "engine/graph/op.hpp"
+
+namespace rw {
+
+/// Result axis i is input axis order[i], or a new axis of extent 1 where
+/// order[i] is kNewAxis (`x`). Input axes left out are dropped, which only
+/// axes of static extent 1 may be. The output is a view of the input
+/// (Aesara's DimShuffle).
+class DimShuffle final : public Op {
+ public:
+  explicit DimShuffle(std::vector<std::int64_t> order);
+  const std::vector<std::int64_t>& order() const { return order_; }
+
+  std::string_view name() const override { return "dimshuffle"; }
+  Props props() const override { return {{"order", order_}}; }
+  ApplyRef make_node(std::span<const Var> inputs) const override;
+  void perform(const Apply& node, std::span<const Tensor> inputs,
+               std::span<Tensor> outputs) const override;
+  std::vector<ShapeVars> infer_shape(const Apply& node,
+                                     std::span<const ShapeVars> input_shapes) const override;
+  IoMap view_map() const override { return {{0, 0}}; }
+
+ private:
+  std::vector<std::int64_t> order_;
+};
+
+}  // namespace rw
