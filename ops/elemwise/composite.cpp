@@ -72,6 +72,7 @@ std::string program_expression(const ScalarProgram& p) {
   // Text and precedence of every register, built in program order.
   std::vector<std::pair<std::string, int>> text(p.num_registers());
   constexpr int kAtom = 100;
+  constexpr std::size_t kMaxText = 400;
   for (std::size_t k = 0; k < p.num_inputs(); ++k)
     text[p.inputs()[k].id] = {fmt::format("i{}", k), kAtom};
   for (std::uint32_t r = 0; r < p.num_registers(); ++r)
@@ -108,6 +109,9 @@ std::string program_expression(const ScalarProgram& p) {
       }
       s += ")";
     }
+    // A value used twice is written out twice, so texts could double with
+    // each step of a chain: each is cut at a fixed length.
+    if (s.size() > kMaxText) s = s.substr(0, kMaxText - 3) + "...";
     text[in.out.id] = {std::move(s), prec};
   }
   std::string out;

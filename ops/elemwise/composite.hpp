@@ -18,7 +18,8 @@ namespace rw {
 
 /// The outputs of `program` as infix expressions over its inputs `i0, i1, …`,
 /// joined by ", ": `exp(-i0) * i1 + 1.5`. Casts the program inserted show as
-/// `float64(i1)`; a value used twice is written out twice.
+/// `float64(i1)`; a value used twice is written out twice, and the text of
+/// any subexpression longer than 400 characters is cut there, ending in "...".
 std::string program_expression(const ScalarProgram& program);
 
 /// Appends `source` to `target`: source's input k reads `args[k]` (converted

@@ -39,6 +39,19 @@ TEST_CASE("program_expression writes the outputs in infix with minimal parenthes
         "(i0 + i1) * float64(i2), i0 - (i1 - i0), i0 - i1 - i0, maximum(i0, 2.0)");
 }
 
+TEST_CASE("program_expression stays short when values are used twice down a chain",
+          "[ops][composite]") {
+  // Written out in full, the text would double at each of the 60 steps.
+  ScalarProgram p;
+  Reg r = p.input(f64);
+  for (int k = 0; k < 60; ++k) r = p.apply(ScalarOp::Mul, {r, r});
+  p.output(r);
+  const std::string text = program_expression(p);
+  CHECK(text.size() <= 400);
+  CHECK(text.ends_with("..."));
+  CHECK(Composite(p).to_string().size() <= 420);
+}
+
 TEST_CASE("inline_program replays a program with exact constants and converted inputs",
           "[ops][composite]") {
   ScalarProgram outer;
