@@ -153,3 +153,27 @@ TEST_CASE("CompositeReduce reduces the program's values without storing them",
   two.output(two.inputs()[0]);
   CHECK_THROWS_AS(CompositeReduce(ReduceOp::Sum, std::nullopt, two), ValueError);
 }
+
+TEST_CASE("Composite and CompositeReduce infer shapes from their inputs' shapes",
+          "[ops][composite]") {
+  const Var m = matrix("m"), v = vector("v");
+  const Var rows = scalar("rows", i64), cols = scalar("cols", i64), len = scalar("len", i64);
+  const std::vector<ShapeVars> in_shapes = {{rows, cols}, {len}};
+
+  const auto op = std::make_shared<Composite>(exp_neg_times_plus());
+  const ApplyRef node = op->make_node(std::vector<Var>{m, v});
+  const auto shapes = op->infer_shape(*node, in_shapes);
+  REQUIRE(shapes.size() == 1);
+  REQUIRE(shapes[0].size() == 2);
+  CHECK(shapes[0][0] == rows);
+  CHECK((shapes[0][1] == cols || shapes[0][1] == len));
+
+  ScalarProgram p;
+  p.output(p.apply(ScalarOp::Mul, {p.input(f64), p.input(f64)}));
+  const auto red = std::make_shared<CompositeReduce>(ReduceOp::Sum, std::vector<std::int64_t>{1}, p);
+  const ApplyRef rnode = red->make_node(std::vector<Var>{m, v});
+  const auto rshapes = red->infer_shape(*rnode, in_shapes);
+  REQUIRE(rshapes.size() == 1);
+  REQUIRE(rshapes[0].size() == 1);
+  CHECK(rshapes[0][0] == rows);
+}
