@@ -63,14 +63,22 @@ std::optional<std::string> DestroyHandler::why_not_destroy(const FunctionGraph& 
 }
 
 void DestroyHandler::validate(const FunctionGraph& fgraph) {
+  // The set is unordered: when several nodes are at fault, the earliest in
+  // the graph's order is named, so the message does not depend on addresses.
+  const Apply* worst = nullptr;
+  std::string message;
   for (const Apply* node : destroyers_)
     for (const auto& [o, i] : node->op().destroy_map()) {
       if (i >= node->num_inputs()) continue;
-      if (auto why = why_not_destroy(fgraph, *node, i))
-        throw InconsistencyError(
-            fmt::format("`{}` would overwrite its input {}, which is still needed: {}",
-                        node->op().to_string(), i, *why));
+      if (worst && fgraph.order_of(*worst) <= fgraph.order_of(*node)) break;
+      if (auto why = why_not_destroy(fgraph, *node, i)) {
+        worst = node;
+        message = fmt::format("`{}` would overwrite its input {}, which is still needed: {}",
+                              node->op().to_string(), i, *why);
+        break;
+      }
     }
+  if (worst) throw InconsistencyError(message);
 }
 
 DestroyHandler& require_destroy_handler(FunctionGraph& fgraph) {
