@@ -21,7 +21,7 @@
 #include "ops/shape/reshape.hpp"
 #include "ops/shape/shape_ops.hpp"
 
-namespace rw {
+namespace rw::api {
 
 // ---------------------------------------------------------------------------
 // Variables and constants
@@ -195,6 +195,10 @@ Var clip(const Operand& x, const Operand& lo, const Operand& hi) {
 Var cast(const Var& x, DType dtype) { return (*cast_op(dtype))({x}); }
 Var identity(const Var& x) { return unary(ScalarOp::Identity, x); }
 
+}  // namespace rw::api
+
+namespace rw {
+
 // ---------------------------------------------------------------------------
 // Operators
 
@@ -211,6 +215,10 @@ Var operator&(const Var& a, const Var& b) { return and_(a, b); }
 Var operator|(const Var& a, const Var& b) { return or_(a, b); }
 Var operator^(const Var& a, const Var& b) { return xor_(a, b); }
 Var operator~(const Var& x) { return not_(x); }
+
+}  // namespace rw
+
+namespace rw::api {
 
 // ---------------------------------------------------------------------------
 // Reductions
@@ -494,4 +502,4 @@ Var log_softmax(const Var& x, std::int64_t axis) {
   return (*std::make_shared<Softmax>(axis, true))({x});
 }
 
-}  // namespace rw
+}  // namespace rw::api

@@ -19,6 +19,13 @@
 
 namespace rw {
 
+/// The API's functions live here and are reached as `rw::exp`, `rw::sum`…
+/// through the using-directive below. Argument-dependent lookup does not
+/// follow using-directives, so an unqualified `exp(x)` in another namespace
+/// (a test's own toy `exp`) is not made ambiguous by these; the operators,
+/// which must be found by ADL, are in `rw` itself.
+namespace api {
+
 // ---------------------------------------------------------------------------
 // Variables and constants
 
@@ -156,6 +163,9 @@ Var cast(const Var& x, DType dtype);
 /// x itself, computed by an identity node.
 Var identity(const Var& x);
 
+}  // namespace api
+using namespace api;
+
 // ---------------------------------------------------------------------------
 // Operators on Var. Numbers become constants whose dtype follows the other
 // operand (number_dtype).
@@ -196,6 +206,8 @@ inline Var& operator+=(Var& a, const Operand& b) { return a = add(a, b); }
 inline Var& operator-=(Var& a, const Operand& b) { return a = sub(a, b); }
 inline Var& operator*=(Var& a, const Operand& b) { return a = mul(a, b); }
 inline Var& operator/=(Var& a, const Operand& b) { return a = true_div(a, b); }
+
+namespace api {
 
 // ---------------------------------------------------------------------------
 // Reductions. Axes as in the runtime: `rw::sum(x, {0})`, `rw::Axes::all()`.
@@ -326,5 +338,33 @@ Var gemm(const Var& z, const Operand& alpha, const Var& x, const Var& y, const O
 /// Softmax and log-softmax along `axis`.
 Var softmax(const Var& x, std::int64_t axis = -1);
 Var log_softmax(const Var& x, std::int64_t axis = -1);
+
+}  // namespace api
+
+// The runtime's kernels of the same names (`rw::sum(const Tensor&)`…) would
+// hide these from qualified lookup (`rw::sum(x)`), which looks into `api`
+// only for names `rw` does not declare itself.
+using api::all;
+using api::alloc;
+using api::any;
+using api::argmax;
+using api::argmin;
+using api::cast;
+using api::concatenate;
+using api::dot;
+using api::fill;
+using api::gemm;
+using api::log_softmax;
+using api::matmul;
+using api::max;
+using api::mean;
+using api::min;
+using api::outer;
+using api::prod;
+using api::softmax;
+using api::split;
+using api::stack;
+using api::sum;
+using api::take;
 
 }  // namespace rw

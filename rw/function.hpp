@@ -1,4 +1,5 @@
-// rw::function: compile_function with the library's default mode.
+// rw::function: compile_function with the library's default mode, or a mode
+// given per call.
 #pragma once
 
 #include <array>
@@ -6,28 +7,65 @@
 #include <vector>
 
 #include "engine/compile/function.hpp"
+#include "engine/rewrite/mode.hpp"
 
 namespace rw {
+
+/// The rewrite hook that runs `mode`'s pipeline, built once here (a
+/// snapshot of its database now) and reused for every graph it is given.
+GraphRewrite rewrite_with(const Mode& mode);
+
+/// default_mode()'s pipeline as a rewrite hook, built once and shared.
+const GraphRewrite& default_rewrite();
+
+namespace detail {
+/// `options` with its rewrite hook: `mode`'s when given (an error when
+/// `options.rewrite` is set too), else `options.rewrite`, else the default.
+FunctionOptions with_mode(FunctionOptions options, const Mode* mode);
+}  // namespace detail
 
 /// Compiles a function as DESIGN.md writes it:
 /// `rw::Function f = rw::function({x}, {loss, g[0]}); auto [l, gw] = f(t);`
 ///
-/// The same as compile_function, with the library's default mode filled in
-/// when `options.rewrite` is empty. The default mode is where the standard
-/// rewrites are attached; until the rewrite database exists it runs none.
+/// The same as compile_function, with default_mode() (the standard rewrites,
+/// `fast_run`) run on the graph when `options.rewrite` is empty.
 inline Function<std::vector<Tensor>> function(std::vector<In> inputs, std::vector<Var> outputs,
                                               FunctionOptions options = {}) {
-  return compile_function(std::move(inputs), std::move(outputs), std::move(options));
+  return compile_function(std::move(inputs), std::move(outputs),
+                          detail::with_mode(std::move(options), nullptr));
 }
 template <std::size_t N>
 Function<std::array<Tensor, N>> function(std::vector<In> inputs, const Var (&outputs)[N],
                                          FunctionOptions options = {}) {
-  return compile_function(std::move(inputs), outputs, std::move(options));
+  return compile_function(std::move(inputs), outputs,
+                          detail::with_mode(std::move(options), nullptr));
 }
 template <class V>
   requires std::convertible_to<const V&, const Var&>
 Function<Tensor> function(std::vector<In> inputs, const V& output, FunctionOptions options = {}) {
-  return compile_function(std::move(inputs), output, std::move(options));
+  return compile_function(std::move(inputs), output,
+                          detail::with_mode(std::move(options), nullptr));
+}
+
+/// The same, rewriting with `mode` instead of the default:
+/// `rw::function({x}, {y}, {}, rw::default_mode().excluding({"stabilize"}))`,
+/// `rw::function({x}, {y}, {}, rw::Mode::none(rw::standard_db()))`. Throws
+/// rw::Error when `options.rewrite` is set as well.
+inline Function<std::vector<Tensor>> function(std::vector<In> inputs, std::vector<Var> outputs,
+                                              FunctionOptions options, const Mode& mode) {
+  return compile_function(std::move(inputs), std::move(outputs),
+                          detail::with_mode(std::move(options), &mode));
+}
+template <std::size_t N>
+Function<std::array<Tensor, N>> function(std::vector<In> inputs, const Var (&outputs)[N],
+                                         FunctionOptions options, const Mode& mode) {
+  return compile_function(std::move(inputs), outputs, detail::with_mode(std::move(options), &mode));
+}
+template <class V>
+  requires std::convertible_to<const V&, const Var&>
+Function<Tensor> function(std::vector<In> inputs, const V& output, FunctionOptions options,
+                          const Mode& mode) {
+  return compile_function(std::move(inputs), output, detail::with_mode(std::move(options), &mode));
 }
 
 }  // namespace rw

@@ -2,6 +2,7 @@
 #include "rw/registry.hpp"
 
 #include "engine/compile/compile_ops.hpp"
+#include "engine/grad/gradient_ops.hpp"
 #include "ops/register.hpp"
 
 namespace rw {
@@ -11,6 +12,7 @@ const OpRegistry& standard_registry() {
     OpRegistry r;
     register_standard_ops(r);
     register_compile_ops(r);
+    register_gradient_ops(r);
     return r;
   }();
   return registry;

@@ -23,6 +23,9 @@ class DeepCopyOp final : public Op {
   /// The input's shape.
   std::vector<ShapeVars> infer_shape(const Apply& node,
                                      std::span<const ShapeVars> input_shapes) const override;
+  /// The identity's derivatives (engine/compile/compile_ops_grad.cpp).
+  std::vector<Var> grad(const Apply& node, std::span<const Var> output_grads) const override;
+  std::vector<Var> R_op(const Apply& node, std::span<const Var> eval_points) const override;
 };
 
 /// `view(x)`: x itself under another variable; the output is a view of input
@@ -41,6 +44,8 @@ class ViewOp final : public Op {
                                      std::span<const ShapeVars> input_shapes) const override;
   /// The output gradient, unchanged.
   std::vector<Var> grad(const Apply& node, std::span<const Var> output_grads) const override;
+  /// The eval point, unchanged.
+  std::vector<Var> R_op(const Apply& node, std::span<const Var> eval_points) const override;
   /// Output 0 views input 0.
   IoMap view_map() const override { return {{0, 0}}; }
 };

@@ -95,8 +95,12 @@ class Elemwise final : public ElemwiseBase {
   /// `+ - * / **` infix, unary `-` prefix.
   PrintStyle print_style() const override;
   ApplyRef make_node(std::span<const Var> inputs) const override;
-
-
+  /// The scalar operation's partial derivatives times the output gradient,
+  /// summed back to each input's broadcast shape (ops/elemwise/elemwise_grad.cpp);
+  /// zero for discrete results and inputs.
+  std::vector<Var> L_op(const Apply& node, std::span<const Var> output_grads) const override;
+  /// The partial derivatives contracted with the eval points.
+  std::vector<Var> R_op(const Apply& node, std::span<const Var> eval_points) const override;
 
  protected:
   SmallVec<DType, 2> output_dtypes(std::span<const DType> input_dtypes) const override;
@@ -117,6 +121,10 @@ class Fill final : public ElemwiseBase {
   Props props() const override;
   ApplyRef make_node(std::span<const Var> inputs) const override;
   std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
+  /// b's gradient is the output's, summed back to b's shape; a is disconnected.
+  std::vector<Var> L_op(const Apply& node, std::span<const Var> output_grads) const override;
+  /// `fill(a, v_b)`.
+  std::vector<Var> R_op(const Apply& node, std::span<const Var> eval_points) const override;
 
  protected:
   SmallVec<DType, 2> output_dtypes(std::span<const DType> input_dtypes) const override;

@@ -23,6 +23,9 @@ class AdvancedSubtensor final : public Op {
                std::span<Tensor> outputs) const override;
   std::vector<ShapeVars> infer_shape(const Apply& node,
                                      std::span<const ShapeVars> input_shapes) const override;
+  /// Reverse and forward mode (ops/indexing/indexing_grad.cpp).
+  std::vector<Var> L_op(const Apply& node, std::span<const Var> output_grads) const override;
+  std::vector<Var> R_op(const Apply& node, std::span<const Var> eval_points) const override;
   std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
 
  private:
@@ -49,6 +52,9 @@ class AdvancedIncSubtensor final : public Op {
                std::span<Tensor> outputs) const override;
   std::vector<ShapeVars> infer_shape(const Apply& node,
                                      std::span<const ShapeVars> input_shapes) const override;
+  /// Reverse and forward mode (ops/indexing/indexing_grad.cpp).
+  std::vector<Var> L_op(const Apply& node, std::span<const Var> output_grads) const override;
+  std::vector<Var> R_op(const Apply& node, std::span<const Var> eval_points) const override;
   std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
   IoMap destroy_map() const override;
 

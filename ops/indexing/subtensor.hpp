@@ -75,6 +75,9 @@ class Subtensor final : public Op {
                std::span<Tensor> outputs) const override;
   std::vector<ShapeVars> infer_shape(const Apply& node,
                                      std::span<const ShapeVars> input_shapes) const override;
+  /// Reverse and forward mode (ops/indexing/indexing_grad.cpp).
+  std::vector<Var> L_op(const Apply& node, std::span<const Var> output_grads) const override;
+  std::vector<Var> R_op(const Apply& node, std::span<const Var> eval_points) const override;
   std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
   IoMap view_map() const override { return {{0, 0}}; }
 
@@ -100,6 +103,9 @@ class IncSubtensor final : public Op {
                std::span<Tensor> outputs) const override;
   std::vector<ShapeVars> infer_shape(const Apply& node,
                                      std::span<const ShapeVars> input_shapes) const override;
+  /// Reverse and forward mode (ops/indexing/indexing_grad.cpp).
+  std::vector<Var> L_op(const Apply& node, std::span<const Var> output_grads) const override;
+  std::vector<Var> R_op(const Apply& node, std::span<const Var> eval_points) const override;
   std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
   IoMap destroy_map() const override;
 

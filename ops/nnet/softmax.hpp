@@ -27,6 +27,9 @@ class Softmax final : public Op {
   /// The input's shape.
   std::vector<ShapeVars> infer_shape(const Apply& node,
                                      std::span<const ShapeVars> input_shapes) const override;
+  /// Reverse and forward mode (ops/nnet/softmax_grad.cpp).
+  std::vector<Var> L_op(const Apply& node, std::span<const Var> output_grads) const override;
+  std::vector<Var> R_op(const Apply& node, std::span<const Var> eval_points) const override;
 
  private:
   std::int64_t axis_;

@@ -36,6 +36,11 @@ class Reduce final : public Op {
   /// The input's extents on the axes that are kept.
   std::vector<ShapeVars> infer_shape(const Apply& node,
                                      std::span<const ShapeVars> input_shapes) const override;
+  /// The output gradient broadcast back over the reduced axes, times the
+  /// reduction's derivative (ops/reduce/reduce_grad.cpp); zero for discrete results.
+  std::vector<Var> L_op(const Apply& node, std::span<const Var> output_grads) const override;
+  /// The eval point reduced the same way, weighted by that derivative.
+  std::vector<Var> R_op(const Apply& node, std::span<const Var> eval_points) const override;
 
  private:
   std::vector<bool> check_axes(std::span<const Var> inputs) const;
@@ -58,6 +63,9 @@ class ArgReduce final : public Op {
                std::span<Tensor> outputs) const override;
   std::vector<ShapeVars> infer_shape(const Apply& node,
                                      std::span<const ShapeVars> input_shapes) const override;
+  /// An index is piecewise constant in x: zero.
+  std::vector<Var> L_op(const Apply& node, std::span<const Var> output_grads) const override;
+  std::vector<Var> R_op(const Apply& node, std::span<const Var> eval_points) const override;
 
  private:
   std::int64_t normalized_axis(std::span<const Var> inputs) const;

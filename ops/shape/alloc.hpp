@@ -19,6 +19,9 @@ class Alloc final : public Op {
                std::span<Tensor> outputs) const override;
   std::vector<ShapeVars> infer_shape(const Apply& node,
                                      std::span<const ShapeVars> input_shapes) const override;
+  /// Reverse and forward mode (ops/shape/shape_grad.cpp).
+  std::vector<Var> L_op(const Apply& node, std::span<const Var> output_grads) const override;
+  std::vector<Var> R_op(const Apply& node, std::span<const Var> eval_points) const override;
   std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
   bool do_constant_folding(const Apply& node) const override;
 };

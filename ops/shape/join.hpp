@@ -21,6 +21,9 @@ class Join final : public Op {
                std::span<Tensor> outputs) const override;
   std::vector<ShapeVars> infer_shape(const Apply& node,
                                      std::span<const ShapeVars> input_shapes) const override;
+  /// Reverse and forward mode (ops/shape/shape_grad.cpp).
+  std::vector<Var> L_op(const Apply& node, std::span<const Var> output_grads) const override;
+  std::vector<Var> R_op(const Apply& node, std::span<const Var> eval_points) const override;
 
  private:
   std::int64_t axis_;
@@ -41,6 +44,9 @@ class Split final : public Op {
                std::span<Tensor> outputs) const override;
   std::vector<ShapeVars> infer_shape(const Apply& node,
                                      std::span<const ShapeVars> input_shapes) const override;
+  /// Reverse and forward mode (ops/shape/shape_grad.cpp).
+  std::vector<Var> L_op(const Apply& node, std::span<const Var> output_grads) const override;
+  std::vector<Var> R_op(const Apply& node, std::span<const Var> eval_points) const override;
   std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
   IoMap view_map() const override;
 
@@ -61,6 +67,9 @@ class Stack final : public Op {
                std::span<Tensor> outputs) const override;
   std::vector<ShapeVars> infer_shape(const Apply& node,
                                      std::span<const ShapeVars> input_shapes) const override;
+  /// Reverse and forward mode (ops/shape/shape_grad.cpp).
+  std::vector<Var> L_op(const Apply& node, std::span<const Var> output_grads) const override;
+  std::vector<Var> R_op(const Apply& node, std::span<const Var> eval_points) const override;
 
  private:
   std::int64_t axis_;

@@ -11,10 +11,11 @@ set(allowed_engine/dsl     "engine/dsl;engine/rewrite;engine/unify;engine/graph;
 set(allowed_ops            "ops;engine/rewrite;engine/unify;engine/graph;runtime")
 set(allowed_engine/grad    "engine/grad;ops;engine/rewrite;engine/unify;engine/graph;runtime")
 set(allowed_engine/compile "engine/compile;engine/grad;ops;engine/rewrite;engine/unify;engine/graph;runtime")
+set(allowed_rules          "rules")
 set(ours "runtime;engine;ops;rules;tools;rw;tests")
 
 set(errors "")
-foreach(folder runtime engine/graph engine/unify engine/rewrite engine/dsl ops engine/grad
+foreach(folder rules runtime engine/graph engine/unify engine/rewrite engine/dsl ops engine/grad
         engine/compile)
   file(GLOB_RECURSE files "${ROOT}/${folder}/*.hpp" "${ROOT}/${folder}/*.cpp")
   foreach(f IN LISTS files)

@@ -84,6 +84,7 @@ TEST_CASE("docs: miniKanren", "[unify]") {
 TEST_CASE("docs: the graph view and patterns", "[unify]") {
   // doc: match
   using namespace rw;
+  using rw::test::exp;  // the toy Op, not the standard rw::exp
   OpPtr mul_op = toy("mul", 2);
   Var x = fvec("x"), y = fvec("y");
   Var e = mul(exp(x), fconst(1.0));             // exp(x) * 1.0
@@ -121,6 +122,7 @@ TEST_CASE("docs: commutative patterns and guards", "[unify]") {
 TEST_CASE("docs: reify_to_graph", "[unify]") {
   // doc: reify_to_graph
   using namespace rw;
+  using rw::test::exp;  // the toy Op, not the standard rw::exp
   Var a = fvec("a"), b = fvec("b");
   Term x = lvar("x"), y = lvar("y");
   Pattern lhs(compound(toy("div", 2), compound(toy("mul", 2), x, y), y));  // (x * y) / y
@@ -141,6 +143,7 @@ TEST_CASE("docs: relation rewrite", "[unify]") {
   // doc: relation
   using namespace rw;
   using namespace rw::kanren;
+  using rw::test::exp, rw::test::log;  // the toy Ops, not rw::exp and rw::log
   // log(args…) -> exp(args…)
   Relation log_to_exp = [](const Term& in, const Term& out) {
     return fresh([=](Term args) {

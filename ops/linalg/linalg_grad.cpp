@@ -1,0 +1,129 @@
+// Gradients of dot, matmul, outer and gemm: products with the transposed
+// other operand; forward mode by the product rule.
+#include "ops/api.hpp"
+#include "ops/detail/grad_util.hpp"
+#include "ops/linalg/linalg.hpp"
+
+namespace rw {
+namespace {
+
+using ops_detail::float_zeros_like;
+using ops_detail::sum_to;
+using ops_detail::var_dtype;
+using ops_detail::var_rank;
+
+/// `g` cast to x's dtype when x is a float; zeros for a discrete x.
+Var for_input(const Var& g, const Var& x) {
+  if (!is_float(var_dtype(x))) return float_zeros_like(x);
+  return var_dtype(g) == var_dtype(x) ? g : cast(g, var_dtype(x));
+}
+
+/// The last two axes swapped.
+Var swap_last(const Var& x) {
+  const auto n = static_cast<std::int64_t>(var_rank(x));
+  std::vector<std::int64_t> order;
+  for (std::int64_t a = 0; a < n - 2; ++a) order.push_back(a);
+  order.push_back(n - 1);
+  order.push_back(n - 2);
+  return dimshuffle(x, std::move(order));
+}
+
+/// The sum of the non-null terms; null when there is none.
+Var sum_terms(std::initializer_list<Var> terms) {
+  Var acc;
+  for (const Var& t : terms)
+    if (t) acc = acc ? acc + t : t;
+  return acc;
+}
+
+/// `f(v, other)` when v is given, else null.
+template <class F> Var if_given(const Var& v, F&& f) { return v ? f(v) : Var(); }
+
+}  // namespace
+
+std::vector<Var> Dot::L_op(const Apply& node, std::span<const Var> output_grads) const {
+  const Var &a = node.input(0), &b = node.input(1);
+  const Var& g = output_grads[0];
+  const std::size_t ra = var_rank(a), rb = var_rank(b);
+  Var ga, gb;
+  if (ra == 2 && rb == 2) {
+    ga = dot(g, transpose(b));
+    gb = dot(transpose(a), g);
+  } else if (ra == 2 && rb == 1) {
+    ga = outer(g, b);
+    gb = dot(transpose(a), g);
+  } else if (ra == 1 && rb == 2) {
+    ga = dot(b, g);
+    gb = outer(a, g);
+  } else {
+    ga = g * b;
+    gb = g * a;
+  }
+  return {for_input(ga, a), for_input(gb, b)};
+}
+
+std::vector<Var> Dot::R_op(const Apply& node, std::span<const Var> ev) const {
+  const Var &a = node.input(0), &b = node.input(1);
+  return {sum_terms({if_given(ev[0], [&](const Var& v) { return dot(v, b); }),
+                     if_given(ev[1], [&](const Var& v) { return dot(a, v); })})};
+}
+
+std::vector<Var> MatMul::L_op(const Apply& node, std::span<const Var> output_grads) const {
+  const Var &a = node.input(0), &b = node.input(1);
+  // Vectors become a row (left) or a column (right); the gradient puts back
+  // the axis the product removed, then drops it again.
+  const bool a_vec = var_rank(a) == 1, b_vec = var_rank(b) == 1;
+  const Var a2 = a_vec ? expand_dims(a, 0) : a;
+  const Var b2 = b_vec ? expand_dims(b, 1) : b;
+  Var g = output_grads[0];
+  if (a_vec) g = expand_dims(g, b_vec ? 0 : -2);
+  if (b_vec) g = expand_dims(g, -1);
+  Var ga = sum_to(matmul(g, swap_last(b2)), a2);
+  Var gb = sum_to(matmul(swap_last(a2), g), b2);
+  if (a_vec) ga = dimshuffle(ga, {1});
+  if (b_vec) gb = dimshuffle(gb, {0});
+  return {for_input(ga, a), for_input(gb, b)};
+}
+
+std::vector<Var> MatMul::R_op(const Apply& node, std::span<const Var> ev) const {
+  const Var &a = node.input(0), &b = node.input(1);
+  return {sum_terms({if_given(ev[0], [&](const Var& v) { return matmul(v, b); }),
+                     if_given(ev[1], [&](const Var& v) { return matmul(a, v); })})};
+}
+
+std::vector<Var> Outer::L_op(const Apply& node, std::span<const Var> output_grads) const {
+  const Var &x = node.input(0), &y = node.input(1);
+  const Var& g = output_grads[0];
+  return {for_input(dot(g, y), x), for_input(dot(transpose(g), x), y)};
+}
+
+std::vector<Var> Outer::R_op(const Apply& node, std::span<const Var> ev) const {
+  const Var &x = node.input(0), &y = node.input(1);
+  return {sum_terms({if_given(ev[0], [&](const Var& v) { return outer(v, y); }),
+                     if_given(ev[1], [&](const Var& v) { return outer(x, v); })})};
+}
+
+std::vector<Var> Gemm::L_op(const Apply& node, std::span<const Var> output_grads) const {
+  // out = alpha * x @ y + beta * z
+  const Var &z = node.input(0), &alpha = node.input(1), &x = node.input(2), &y = node.input(3),
+            &beta = node.input(4);
+  const Var& g = output_grads[0];
+  return {for_input(beta * g, z), for_input(sum(g * dot(x, y)), alpha),
+          for_input(alpha * dot(g, transpose(y)), x), for_input(alpha * dot(transpose(x), g), y),
+          for_input(sum(g * z), beta)};
+}
+
+std::vector<Var> Gemm::R_op(const Apply& node, std::span<const Var> ev) const {
+  const Var &z = node.input(0), &alpha = node.input(1), &x = node.input(2), &y = node.input(3),
+            &beta = node.input(4);
+  const Var xy_dot = sum_terms({if_given(ev[2], [&](const Var& v) { return dot(v, y); }),
+                                if_given(ev[3], [&](const Var& v) { return dot(x, v); })});
+  Var r = sum_terms({if_given(ev[0], [&](const Var& v) { return beta * v; }),
+                     if_given(ev[1], [&](const Var& v) { return v * dot(x, y); }),
+                     if_given(xy_dot, [&](const Var& v) { return alpha * v; }),
+                     if_given(ev[4], [&](const Var& v) { return v * z; })});
+  if (r && var_dtype(r) != var_dtype(node.output(0))) r = cast(r, var_dtype(node.output(0)));
+  return {r};
+}
+
+}  // namespace rw

@@ -1,0 +1,57 @@
+// The standard rule database: the embedded rule files loaded once, through a
+// resolver that serves them from memory.
+#include "rw/standard_rules.hpp"
+
+#include <string>
+#include <utility>
+
+#include "engine/compile/op_from_graph.hpp"
+#include "engine/dsl/resolver.hpp"
+#include "engine/rewrite/standard.hpp"
+#include "rules/embedded.hpp"
+#include "rw/registry.hpp"
+
+namespace rw {
+
+dsl::LoadResult<dsl::LoadedRules> load_standard_rules_into(
+    RewriteDB& db, const OpRegistry& ops, const dsl::PredicateRegistry& predicates) {
+  // One load importing every file: names are unique across the library, and
+  // an error anywhere registers nothing.
+  auto resolver = std::make_shared<dsl::MemoryResolver>();
+  std::string root;
+  for (const EmbeddedRuleFile& f : standard_rule_files()) {
+    resolver->add(std::string(f.name), std::string(f.text));
+    root += "import \"" + std::string(f.name) + "\"\n";
+  }
+  return dsl::check_rules_text_into(db, kStandardRulesRoot, std::move(root), ops, predicates,
+                                    {.resolver = std::move(resolver)});
+}
+
+namespace {
+
+struct StandardRules {
+  std::shared_ptr<RewriteDB> db;
+  dsl::LoadedRules rules;
+};
+
+const StandardRules& standard() {
+  static const StandardRules state = [] {
+    std::shared_ptr<RewriteDB> db = make_standard_db();
+    register_op_from_graph_rewrites(*db);
+    const dsl::PredicateRegistry predicates;
+    dsl::LoadedRules rules =
+        load_standard_rules_into(*db, standard_registry(), predicates).take();
+    return StandardRules{std::move(db), std::move(rules)};
+  }();
+  return state;
+}
+
+}  // namespace
+
+std::shared_ptr<const RewriteDB> standard_db() { return standard().db; }
+
+const dsl::LoadedRules& standard_rules() { return standard().rules; }
+
+Mode default_mode() { return Mode::fast_run(standard_db()); }
+
+}  // namespace rw

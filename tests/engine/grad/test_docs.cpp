@@ -1,0 +1,55 @@
+// The examples of docs/grad.md and docs/opfromgraph.md: each is run here,
+// and the pages must show exactly the code between the markers.
+#include <catch2/catch.hpp>
+#include <rw/rw.hpp>
+
+#include <cmath>
+
+#include "support/doc_snippets.hpp"
+
+namespace {
+
+const std::string kThisFile = RW_SOURCE_DIR "/tests/engine/grad/test_docs.cpp";
+
+void require_on_page(const std::string& page, const std::string& name) {
+  const std::string code = rw::test::source_snippet(kThisFile, name);
+  const std::vector<std::string> blocks = rw::test::markdown_cpp_blocks(RW_SOURCE_DIR "/" + page);
+  INFO(page << " must contain this ```cpp block (snippet `" << name << "`):\n" << code);
+  REQUIRE(std::find(blocks.begin(), blocks.end(), code) != blocks.end());
+}
+
+}  // namespace
+
+TEST_CASE("docs/grad.md: gradients, forward mode, checking", "[grad]") {
+  // [doc:grad]
+  auto x = rw::vector("x");
+  auto w = rw::shared("w", rw::Tensor::from({0.5, -0.5}));
+  auto cost = rw::sum(rw::tanh(x * w));
+  auto g = rw::grad(cost, {x, w});                      // reverse mode, via each Op's L_op
+  auto jv = rw::Rop(rw::tanh(x * w), x, rw::vector("v"));  // forward mode, via R_op
+  rw::verify_grad([](std::span<const rw::Var> in) { return rw::tanh(in[0] * 3); },
+                  std::vector{rw::Tensor::from({0.1, 0.2})});  // throws GradientCheckError if wrong
+  // [/doc:grad]
+  require_on_page("docs/grad.md", "grad");
+  auto f = rw::function({x}, {g[0], g[1]});
+  auto [gx, gw] = f(rw::Tensor::from({1.0, 2.0}));
+  const double d0 = 1 - std::pow(std::tanh(0.5), 2), d1 = 1 - std::pow(std::tanh(-1.0), 2);
+  CHECK(gx.at({0}) == Approx(0.5 * d0));
+  CHECK(gw.at({1}) == Approx(2.0 * d1));
+  CHECK(jv->tensor_type()->ndim() == 1);
+}
+
+TEST_CASE("docs/opfromgraph.md: wrapping a graph as an Op", "[grad]") {
+  // [doc:ofg]
+  auto x = rw::scalar("x"), y = rw::scalar("y"), z = rw::scalar("z");
+  auto op = rw::op_from_graph({x, y, z}, {x + y * z}, {.name = "axpy"});
+  auto e2 = (*op)({x, y, z}) + (*op)({z, y, x});
+  auto d = rw::grad(e2, {x, y, z});
+  auto fn = rw::function({x, y, z}, {e2, d[1]});
+  auto [value, dy] = fn(rw::Tensor::scalar(2.0), rw::Tensor::scalar(3.0), rw::Tensor::scalar(4.0));
+  // value: 24 (14 + 10); dy: 6 (z + x)
+  // [/doc:ofg]
+  require_on_page("docs/opfromgraph.md", "ofg");
+  CHECK(value.item<double>() == 24.0);
+  CHECK(dy.item<double>() == 6.0);
+}

@@ -1,0 +1,242 @@
+// Every Op of the standard registry is either checked here by verify_grad
+// and verify_rop on graphs that use it, or listed as not differentiable with
+// the reason. An Op registered later without an entry fails the walk.
+#include <catch2/catch.hpp>
+#include <rw/rw.hpp>
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace {
+
+using rw::DType;
+using rw::Tensor;
+using rw::Var;
+using Inputs = std::span<const Var>;
+
+/// One graph to check and the point to check it at.
+struct Case {
+  std::function<Var(Inputs)> fun;
+  std::vector<Tensor> pt;
+};
+
+/// A registry entry: cases, or the reason the Op has no gradient to check.
+struct Entry {
+  std::vector<Case> cases;
+  std::string not_differentiable;
+};
+
+rw::Rng& rng() {
+  static rw::Rng r(7);
+  return r;
+}
+
+Tensor uni(std::initializer_list<std::int64_t> shape, double lo = -1.0, double hi = 1.0,
+           DType d = DType::Float64) {
+  return rng().uniform(shape, lo, hi, d);
+}
+
+/// The registry's Op `name` applied to the inputs.
+Var apply_op(const std::string& name, Inputs in, const rw::Props& params = {}) {
+  return (*rw::standard_registry().make(name, params))(in);
+}
+
+Entry unary(const std::string& name, double lo, double hi) {
+  return {{{[name](Inputs in) { return apply_op(name, in); }, {uni({3, 4}, lo, hi)}},
+           {[name](Inputs in) { return apply_op(name, in); },
+            {uni({5}, lo, hi, DType::Float32)}}},
+          {}};
+}
+
+Entry binary(const std::string& name, double lo0, double hi0, double lo1, double hi1) {
+  // The second case broadcasts: (3, 1) against (4,).
+  return {{{[name](Inputs in) { return apply_op(name, in); }, {uni({3, 4}, lo0, hi0), uni({3, 4}, lo1, hi1)}},
+           {[name](Inputs in) { return apply_op(name, in); }, {uni({3, 1}, lo0, hi0), uni({4}, lo1, hi1)}}},
+          {}};
+}
+
+/// x * cast(op(x, y)): the comparison contributes a zero gradient.
+Entry comparison(const std::string& name) {
+  return {{{[name](Inputs in) { return in[0] * rw::cast(apply_op(name, in), DType::Float64); },
+            {uni({4}), uni({4})}}},
+          {}};
+}
+
+Var ints(std::vector<std::int64_t> v) {
+  return rw::constant(Tensor::from_vector(v, std::vector<std::int64_t>{static_cast<std::int64_t>(v.size())}));
+}
+
+std::map<std::string, Entry> table() {
+  std::map<std::string, Entry> t;
+  t["add"] = binary("add", -1, 1, -1, 1);
+  t["add"].cases.push_back({[](Inputs in) { return rw::add(std::vector<Var>{in[0], in[1], in[0]}); },
+                            {uni({2, 3}), uni({3})}});
+  t["sub"] = binary("sub", -1, 1, -1, 1);
+  t["mul"] = binary("mul", -1, 1, -1, 1);
+  t["mul"].cases.push_back({[](Inputs in) { return rw::mul(std::vector<Var>{in[0], in[1], in[0]}); },
+                            {uni({2, 3}), uni({3})}});
+  t["true_div"] = binary("true_div", -1, 1, 1, 2);
+  // Away from the jumps: x / y stays inside (0, 1).
+  t["int_div"] = binary("int_div", 0.5, 1.5, 2.5, 3.5);
+  t["mod"] = binary("mod", 0.5, 1.5, 2.5, 3.5);
+  t["pow"] = binary("pow", 0.5, 2, 0.5, 2);
+  t["maximum"] = binary("maximum", -1, 1, -1, 1);
+  t["minimum"] = binary("minimum", -1, 1, -1, 1);
+  for (const char* n : {"neg", "sqr", "exp", "exp2", "expm1", "sigmoid", "softplus", "sin", "cos",
+                        "tan", "sinh", "cosh", "tanh", "arctan", "erf", "erfc", "identity"})
+    t[n] = unary(n, -1, 1);
+  // Away from 0, where abs and sign jump.
+  t["abs"] = unary("abs", 0.2, 1);
+  t["abs"].cases.push_back({[](Inputs in) { return rw::abs(in[0]); }, {uni({4}, -1, -0.2)}});
+  t["sign"] = unary("sign", 0.2, 1);
+  for (const char* n : {"log", "log2", "log10", "log1p", "sqrt", "reciprocal"}) t[n] = unary(n, 0.5, 2);
+  t["arcsin"] = unary("arcsin", -0.8, 0.8);
+  t["arccos"] = unary("arccos", -0.8, 0.8);
+  // Piecewise constant, checked away from the jumps.
+  t["floor"] = unary("floor", 0.1, 0.9);
+  t["ceil"] = unary("ceil", 0.1, 0.9);
+  t["round"] = unary("round", 0.1, 0.4);
+  for (const char* n : {"lt", "gt", "le", "ge", "eq", "neq"}) t[n] = comparison(n);
+  for (const char* n : {"and", "or", "xor", "not"})
+    t[n].not_differentiable = "defined on bool and integer operands only";
+  t["switch"] = {{{[](Inputs in) { return rw::where(rw::gt(in[0], 0.0), in[1], in[2]); },
+                   {uni({5}), uni({5}), uni({1})}}},
+                 {}};
+  t["clip"] = {{{[](Inputs in) { return rw::clip(in[0], in[1], in[2]); },
+                 {Tensor::from({-0.9, -0.3, 0.1, 0.6, 0.95}), Tensor::scalar(-0.5), Tensor::scalar(0.7)}}},
+               {}};
+  t["cast"] = {{{[](Inputs in) { return rw::cast(in[0], DType::Float32); }, {uni({4})}},
+                {[](Inputs in) { return rw::cast(in[0], DType::Float64) * 2; }, {uni({4}, -1, 1, DType::Float32)}}},
+               {}};
+  t["fill"] = {{{[](Inputs in) { return rw::fill(in[0], in[1]); }, {uni({3, 4}), uni({1, 4})}}}, {}};
+
+  auto reduce_cases = [](const std::string& name, double lo, double hi) {
+    Entry e;
+    for (auto axis : std::vector<rw::PropValue>{std::monostate{}, std::vector<std::int64_t>{1},
+                                                std::vector<std::int64_t>{0, 2}})
+      e.cases.push_back({[name, axis](Inputs in) { return apply_op(name, in, {{"axis", axis}}); },
+                         {uni({2, 3, 2}, lo, hi)}});
+    return e;
+  };
+  t["sum"] = reduce_cases("sum", -1, 1);
+  t["mean"] = reduce_cases("mean", -1, 1);
+  t["max"] = reduce_cases("max", -1, 1);
+  t["min"] = reduce_cases("min", -1, 1);
+  t["prod"] = reduce_cases("prod", 0.5, 1.5);
+  // A zero in a group: the product of the others flows to it.
+  t["prod"].cases.push_back({[](Inputs in) { return rw::prod(in[0], {1}); },
+                             {Tensor::from({{0.5, 0.0, 2.0}, {1.5, -1.0, 0.7}})}});
+  t["prod"].cases.push_back({[](Inputs in) { return rw::prod(in[0]); },
+                             {Tensor::from({0.0, 0.0, 2.0})}});
+  for (const char* n : {"any", "all"}) t[n].not_differentiable = "bool result";
+  for (const char* n : {"argmax", "argmin", "shape", "shape_i"}) t[n].not_differentiable = "integer result";
+
+  t["dimshuffle"] = {{{[](Inputs in) { return rw::dimshuffle(in[0], {1, rw::kNewAxis, 0}); }, {uni({2, 3})}},
+                      {[](Inputs in) { return rw::dimshuffle(in[0], {1}); }, {uni({1, 3})}}},
+                     {}};
+  t["make_vector"] = {{{[](Inputs in) { return rw::make_vector({in[0], in[1], in[0]}, DType::Float64); },
+                        {Tensor::scalar(0.3), Tensor::scalar(-0.7)}}},
+                      {}};
+  t["specify_shape"] = {{{[](Inputs in) { return rw::specify_shape(in[0], {2, rw::kUnknownDim}); }, {uni({2, 3})}}}, {}};
+  t["reshape"] = {{{[](Inputs in) { return rw::reshape(in[0], {2, -1}); }, {uni({3, 4})}}}, {}};
+  t["flatten"] = {{{[](Inputs in) { return rw::flatten(in[0], 2); }, {uni({2, 3, 2})}}}, {}};
+  t["alloc"] = {{{[](Inputs in) { return rw::alloc(in[0], {3, 4}); }, {uni({4})}},
+                 {[](Inputs in) { return rw::alloc(in[0], {2, 3, 4}); }, {uni({3, 1})}}},
+                {}};
+  t["zeros_like"] = {{{[](Inputs in) { return rw::zeros_like(in[0]) + in[0]; }, {uni({3})}}}, {}};
+  t["ones_like"] = {{{[](Inputs in) { return rw::ones_like(in[0]) * in[0]; }, {uni({3})}}}, {}};
+  t["join"] = {{{[](Inputs in) { return rw::concatenate({in[0], in[1]}, 1); }, {uni({2, 3}), uni({2, 2})}}}, {}};
+  t["split"] = {{{[](Inputs in) { return rw::split(in[0], {2, 3})[1]; }, {uni({5})}},
+                 {[](Inputs in) {
+                    auto parts = rw::split(in[0], {1, 2}, 1);
+                    return parts[0] * 2 + parts[1];
+                  },
+                  {uni({2, 3})}}},
+                {}};
+  t["stack"] = {{{[](Inputs in) { return rw::stack({in[0], in[1]}, 1); }, {uni({2, 3}), uni({2, 3})}}}, {}};
+
+  t["subtensor"] = {{{[](Inputs in) { return rw::subtensor(in[0], {rw::slice(1, 3), 2}); }, {uni({4, 3})}},
+                     {[](Inputs in) { return rw::subtensor(in[0], {rw::slice(std::nullopt, std::nullopt, -2)}); },
+                      {uni({5})}}},
+                    {}};
+  t["set_subtensor"] = {{{[](Inputs in) { return rw::set_subtensor(in[0], {rw::slice(1, 3)}, in[1]); },
+                          {uni({4, 3}), uni({3})}}},
+                        {}};
+  t["inc_subtensor"] = {{{[](Inputs in) { return rw::inc_subtensor(in[0], {1}, in[1]); },
+                          {uni({4, 3}), uni({1})}}},
+                        {}};
+  t["advanced_subtensor"] = {{{[](Inputs in) { return rw::take(in[0], ints({2, 0, 2})); }, {uni({4, 3})}},
+                              {[](Inputs in) { return rw::take(in[0], ints({1, 1}), 1); }, {uni({2, 3})}}},
+                             {}};
+  t["advanced_inc_subtensor"] = {{{[](Inputs in) { return rw::advanced_inc_subtensor(in[0], ints({2, 0, 2}), in[1]); },
+                                   {uni({4, 3}), uni({3, 3})}}},
+                                 {}};
+  t["advanced_set_subtensor"] = {{{[](Inputs in) { return rw::advanced_set_subtensor(in[0], ints({3, 0}), in[1]); },
+                                   {uni({4, 3}), uni({2, 3})}}},
+                                 {}};
+
+  auto two = [](auto f) { return [f](Inputs in) { return f(in[0], in[1]); }; };
+  t["dot"] = {{{two([](Var a, Var b) { return rw::dot(a, b); }), {uni({2, 3}), uni({3, 4})}},
+               {two([](Var a, Var b) { return rw::dot(a, b); }), {uni({2, 3}), uni({3})}},
+               {two([](Var a, Var b) { return rw::dot(a, b); }), {uni({3}), uni({3, 4})}},
+               {two([](Var a, Var b) { return rw::dot(a, b); }), {uni({3}), uni({3})}},
+               {two([](Var a, Var b) { return rw::dot(a, b); }),
+                {uni({2, 3}, -1, 1, DType::Float32), uni({3, 2}, -1, 1, DType::Float32)}}},
+              {}};
+  t["matmul"] = {{{two([](Var a, Var b) { return rw::matmul(a, b); }), {uni({2, 2, 3}), uni({3, 4})}},
+                  {two([](Var a, Var b) { return rw::matmul(a, b); }), {uni({1, 2, 3}), uni({2, 3, 2})}},
+                  {two([](Var a, Var b) { return rw::matmul(a, b); }), {uni({3}), uni({2, 3, 4})}},
+                  {two([](Var a, Var b) { return rw::matmul(a, b); }), {uni({2, 3}), uni({3})}},
+                  {two([](Var a, Var b) { return rw::matmul(a, b); }), {uni({3}), uni({3})}}},
+                 {}};
+  t["outer"] = {{{two([](Var a, Var b) { return rw::outer(a, b); }), {uni({3}), uni({2})}}}, {}};
+  t["gemm"] = {{{[](Inputs in) { return rw::gemm(in[0], in[1], in[2], in[3], in[4]); },
+                 {uni({2, 4}), Tensor::scalar(0.7), uni({2, 3}), uni({3, 4}), Tensor::scalar(-1.3)}}},
+               {}};
+  t["softmax"] = {{{[](Inputs in) { return rw::softmax(in[0]); }, {uni({2, 4})}},
+                   {[](Inputs in) { return rw::softmax(in[0], 0); }, {uni({3, 2})}}},
+                  {}};
+  t["log_softmax"] = {{{[](Inputs in) { return rw::log_softmax(in[0]); }, {uni({2, 4})}},
+                       {[](Inputs in) { return rw::log_softmax(in[0], 0); }, {uni({3, 2})}}},
+                      {}};
+  t["deep_copy"] = {{{[](Inputs in) { return apply_op("deep_copy", in) * 3; }, {uni({3})}}}, {}};
+  t["view"] = {{{[](Inputs in) { return apply_op("view", in) * 3; }, {uni({3})}}}, {}};
+  for (const char* n : {"zero_grad", "disconnected_grad", "grad_clip", "grad_scale"})
+    t[n].not_differentiable =
+        "its gradient differs from its derivative by design (tests/engine/grad/test_rop.cpp)";
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("every registered Op has a gradient check or a reason", "[grad]") {
+  const auto t = table();
+  std::vector<std::string> missing;
+  for (const rw::OpInfo* info : rw::standard_registry().all())
+    if (!t.count(info->name)) missing.push_back(info->name);
+  INFO("add these Ops to the table in test_op_grads.cpp: " << [&] {
+    std::string s;
+    for (const auto& m : missing) s += m + " ";
+    return s;
+  }());
+  CHECK(missing.empty());
+  // And nothing stale: every entry names a registered Op.
+  for (const auto& [name, entry] : t) {
+    INFO(name);
+    CHECK(rw::standard_registry().find(name) != nullptr);
+    CHECK((entry.cases.empty() != entry.not_differentiable.empty()));
+  }
+}
+
+TEST_CASE("verify_grad and verify_rop on every differentiable Op", "[grad]") {
+  for (const auto& [name, entry] : table()) {
+    for (std::size_t k = 0; k < entry.cases.size(); ++k) {
+      const Case& c = entry.cases[k];
+      INFO("op `" << name << "`, case " << k);
+      CHECK_NOTHROW(rw::verify_grad(c.fun, c.pt));
+      CHECK_NOTHROW(rw::verify_rop(c.fun, c.pt));
+    }
+  }
+}

@@ -1,0 +1,93 @@
+// Linear algebra and nnet Ops through rw::function against loops: dot of
+// every rank pair, batched matmul, outer, gemm (and its in-place form),
+// softmax and log_softmax.
+#include <cmath>
+
+#include <catch2/catch.hpp>
+
+#include "rw/rw.hpp"
+#include "support/tensor_ref.hpp"
+
+using namespace rw;
+using Idx = rw::testing::Index;
+using rw::testing::lcg_tensor;
+using rw::testing::make_tensor;
+using rw::testing::require_same;
+
+namespace {
+
+double dot_ref(const Tensor& a, const Tensor& b, std::int64_t i, std::int64_t j) {
+  double s = 0;
+  for (std::int64_t k = 0; k < a.shape()[1]; ++k) s += a.at({i, k}) * b.at({k, j});
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("dot of matrices and vectors; matmul with batches; outer", "[ops]") {
+  auto a = rw::matrix("a"), b = rw::matrix("b");
+  auto v = rw::vector("v");
+  auto t = rw::tensor("t", f64, {kUnknownDim, kUnknownDim, kUnknownDim});
+  rw::Function f = rw::function({a, b, v, t}, {rw::dot(a, b), rw::dot(a, v), rw::dot(v, v),
+                                               rw::matmul(t, b), rw::outer(v, v)});
+  const Tensor va = lcg_tensor({2, 3}, 1), vb = lcg_tensor({3, 4}, 2), vv = lcg_tensor({3}, 3);
+  const Tensor vt = lcg_tensor({2, 5, 3}, 4);
+  const auto out = f(va, vb, vv, vt);
+  CHECK(allclose(out[0], make_tensor({2, 4}, [&](const Idx& i) { return dot_ref(va, vb, i[0], i[1]); }),
+                 1e-14, 1e-15));
+  CHECK(allclose(out[1], make_tensor({2}, [&](const Idx& i) {
+                   double s = 0;
+                   for (std::int64_t k = 0; k < 3; ++k) s += va.at({i[0], k}) * vv.at({k});
+                   return s;
+                 }), 1e-14, 1e-15));
+  double vv_dot = 0;
+  for (std::int64_t k = 0; k < 3; ++k) vv_dot += vv.at({k}) * vv.at({k});
+  CHECK(out[2].item<double>() == Approx(vv_dot).epsilon(1e-14));
+  CHECK(allclose(out[3], make_tensor({2, 5, 4}, [&](const Idx& i) {
+                   double s = 0;
+                   for (std::int64_t k = 0; k < 3; ++k) s += vt.at({i[0], i[1], k}) * vb.at({k, i[2]});
+                   return s;
+                 }), 1e-14, 1e-15));
+  require_same(out[4], make_tensor({3, 3}, [&](const Idx& i) { return vv.at({i[0]}) * vv.at({i[1]}); }));
+}
+
+TEST_CASE("gemm computes alpha x @ y + beta z, in place when asked", "[ops]") {
+  auto z = rw::matrix("z"), x = rw::matrix("x"), y = rw::matrix("y");
+  rw::Function f = rw::function({z, x, y}, rw::gemm(z, 2.0, x, y, 0.5));
+  const Tensor vz = lcg_tensor({2, 3}, 1), vx = lcg_tensor({2, 4}, 2), vy = lcg_tensor({4, 3}, 3);
+  const Tensor before = vz.copy();
+  const Tensor got = f(vz, vx, vy);
+  require_same(vz, before);  // z is not written: the Op is not in place
+  CHECK(allclose(got, make_tensor({2, 3}, [&](const Idx& i) {
+                   return 2.0 * dot_ref(vx, vy, i[0], i[1]) + 0.5 * vz.at(i);
+                 }), 1e-14, 1e-15));
+  const OpPtr inplace = standard_registry().make("gemm", {{"inplace", true}});
+  CHECK(inplace->destroy_map() == IoMap{{0, 0}});
+  const Var alpha = rw::constant(2.0), beta = rw::constant(0.5);
+  const ApplyRef node = inplace->make_node(std::vector<Var>{z, alpha, x, y, beta});
+  Tensor target = vz.copy();
+  std::vector<Tensor> in{target, Tensor::scalar(2.0), vx, vy, Tensor::scalar(0.5)}, out(1);
+  inplace->perform(*node, in, out);
+  CHECK(out[0].raw_data() == target.raw_data());
+  require_same(target, got);
+}
+
+TEST_CASE("softmax and log_softmax along an axis", "[ops]") {
+  auto x = rw::matrix("x");
+  rw::Function f = rw::function({x}, {rw::softmax(x), rw::log_softmax(x, 0)});
+  const Tensor v = Tensor::from({{1.0, 2.0, 3.0}, {1000.0, 0.0, -1000.0}});
+  auto [sm, lsm] = f(v);
+  const Tensor want = make_tensor({2, 3}, [&](const Idx& i) {
+    double m = -INFINITY, s = 0;
+    for (std::int64_t k = 0; k < 3; ++k) m = std::max(m, v.at({i[0], k}));
+    for (std::int64_t k = 0; k < 3; ++k) s += std::exp(v.at({i[0], k}) - m);
+    return std::exp(v.at(i) - m) / s;
+  });
+  CHECK(allclose(sm, want, 1e-14, 1e-300));
+  const Tensor want_log = make_tensor({2, 3}, [&](const Idx& i) {
+    const double a = v.at({0, i[1]}), b = v.at({1, i[1]});
+    const double m = std::max(a, b);
+    return v.at(i) - m - std::log(std::exp(a - m) + std::exp(b - m));
+  });
+  CHECK(allclose(lsm, want_log, 1e-14, 1e-14));
+}

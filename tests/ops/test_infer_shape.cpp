@@ -1,0 +1,276 @@
+// Every registered Op: the shapes infer_shape computes symbolically agree with
+// the shapes perform produces on random inputs (PyTensor's InferShapeTester).
+#include <functional>
+#include <map>
+
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+
+#include "rw/rw.hpp"
+
+using namespace rw;
+
+namespace {
+
+/// Inputs for one Op: its parameters, the graph inputs and their values.
+struct Case {
+  Props params;
+  std::vector<Var> inputs;
+  std::vector<Tensor> values;
+};
+
+struct Builder {
+  Rng rng{42};
+  Case c;
+  /// A graph input of `dtype` whose static shape is `static_shape` (entries
+  /// -1 unknown), with a random value of `shape`.
+  Builder& in(DType dtype, Shape shape, StaticShape static_shape, double lo = -2, double hi = 2) {
+    c.inputs.push_back(rw::tensor(fmt::format("in{}", c.inputs.size()), dtype, static_shape));
+    Tensor v = rng.uniform(std::span<const std::int64_t>(shape.data(), shape.size()), lo, hi);
+    c.values.push_back(dtype == DType::Float64 ? v : rw::cast(v, dtype));
+    return *this;
+  }
+  /// An input with every extent unknown.
+  Builder& in(DType dtype, Shape shape, double lo = -2, double hi = 2) {
+    return in(dtype, shape, StaticShape(shape.size(), kUnknownDim), lo, hi);
+  }
+  /// A 0-d or 1-d integer input holding exactly `values`.
+  Builder& ints(std::vector<std::int64_t> values, bool scalar = false) {
+    const auto n = static_cast<std::int64_t>(values.size());
+    c.inputs.push_back(rw::tensor(fmt::format("in{}", c.inputs.size()), i64,
+                                  scalar ? StaticShape{} : StaticShape{n}));
+    c.values.push_back(scalar ? Tensor::scalar(values[0])
+                              : Tensor::from_vector(values, std::span(&n, 1)));
+    return *this;
+  }
+  Builder& param(std::string name, PropValue v) {
+    c.params.push_back({std::move(name), std::move(v)});
+    return *this;
+  }
+};
+
+using Gen = std::function<Case()>;
+
+Gen elemwise(int arity, DType dtype, double lo = -2, double hi = 2) {
+  return [=] {
+    Builder b;
+    // Broadcasting: (3, 1) against (4,) and, for three operands, (1, 4).
+    const Shape shapes[] = {{3, 1}, {4}, {1, 4}};
+    const StaticShape statics[] = {{kUnknownDim, 1}, {kUnknownDim}, {1, kUnknownDim}};
+    for (int i = 0; i < arity; ++i) b.in(dtype, shapes[i], statics[i], lo, hi);
+    return b.c;
+  };
+}
+
+/// The test-input generator of every registered Op, by name.
+std::map<std::string, Gen> generators() {
+  std::map<std::string, Gen> g;
+  for (ScalarOp s : kAllScalarOps) {
+    const ScalarOpInfo& info = scalar_op_info(s);
+    const std::string name(info.name);
+    if (info.rule == DTypeRule::Logic) g[name] = elemwise(info.arity, i32, -50, 50);
+    else if (s == ScalarOp::ArcSin || s == ScalarOp::ArcCos)
+      g[name] = elemwise(1, f64, -1, 1);
+    else g[name] = elemwise(info.arity, f64, 0.5, 2);
+  }
+  g["switch"] = [] {
+    Builder b;
+    b.in(DType::Bool, {3, 1}, {kUnknownDim, 1}).in(f64, {4}).in(f32, {1, 4}, {1, kUnknownDim});
+    return b.c;
+  };
+  g["cast"] = [] {
+    Builder b;
+    b.param("dtype", DType::Int16).in(f64, {2, 3});
+    return b.c;
+  };
+  g["fill"] = [] {
+    Builder b;
+    b.in(f64, {3, 4}).in(f32, {1}, StaticShape{1});
+    return b.c;
+  };
+  for (const char* r : {"sum", "prod", "max", "min", "mean", "any", "all"})
+    g[r] = [] {
+      Builder b;
+      b.param("axis", std::vector<std::int64_t>{0, -1}).in(f64, {2, 3, 4});
+      return b.c;
+    };
+  for (const char* r : {"argmax", "argmin"})
+    g[r] = [] {
+      Builder b;
+      b.param("axis", std::int64_t{1}).in(f64, {2, 3, 4});
+      return b.c;
+    };
+  g["dimshuffle"] = [] {
+    Builder b;
+    b.param("order", std::vector<std::int64_t>{2, kNewAxis, 0}).in(f64, {2, 1, 3},
+                                                                   {kUnknownDim, 1, kUnknownDim});
+    return b.c;
+  };
+  g["shape"] = [] {
+    Builder b;
+    b.in(f64, {2, 0, 3});
+    return b.c;
+  };
+  g["shape_i"] = [] {
+    Builder b;
+    b.param("i", std::int64_t{1}).in(f64, {2, 5});
+    return b.c;
+  };
+  g["make_vector"] = [] {
+    Builder b;
+    b.param("dtype", f64).in(f64, {}).in(i32, {});
+    return b.c;
+  };
+  g["specify_shape"] = [] {
+    Builder b;
+    b.param("shape", std::vector<std::int64_t>{2, kUnknownDim}).in(f64, {2, 3});
+    return b.c;
+  };
+  g["reshape"] = [] {
+    Builder b;
+    b.param("ndim", std::int64_t{3}).in(f64, {4, 6}).ints({2, -1, 3});
+    return b.c;
+  };
+  g["flatten"] = [] {
+    Builder b;
+    b.param("ndim", std::int64_t{2}).in(f64, {2, 3, 4});
+    return b.c;
+  };
+  g["alloc"] = [] {
+    Builder b;
+    b.in(f64, {1, 3}, {1, kUnknownDim}).ints({4}, true).ints({2}, true).ints({3}, true);
+    return b.c;
+  };
+  for (const char* r : {"zeros_like", "ones_like"})
+    g[r] = [] {
+      Builder b;
+      b.in(i32, {3, 2});
+      return b.c;
+    };
+  g["join"] = [] {
+    Builder b;
+    b.param("axis", std::int64_t{1}).in(f64, {2, 3}).in(f32, {2, 5});
+    return b.c;
+  };
+  g["split"] = [] {
+    Builder b;
+    b.param("n", std::int64_t{3}).param("axis", std::int64_t{1}).in(f64, {2, 7}).ints({1, 4, 2});
+    return b.c;
+  };
+  g["stack"] = [] {
+    Builder b;
+    b.param("axis", std::int64_t{1}).in(f64, {2, 3}).in(f64, {2, 3});
+    return b.c;
+  };
+  // x[1, 4:0:-2, :]: an index, then a slice with start, stop and step.
+  g["subtensor"] = [] {
+    Builder b;
+    b.param("index", std::vector<std::int64_t>{kIndexFromInput, -10})
+        .in(f64, {3, 6, 2})
+        .ints({1}, true)
+        .ints({4}, true)
+        .ints({0}, true)
+        .ints({-2}, true);
+    return b.c;
+  };
+  for (const char* r : {"inc_subtensor", "set_subtensor"})
+    g[r] = [] {
+      Builder b;
+      b.param("index", std::vector<std::int64_t>{-3, -4})  // x[:, 1:]
+          .in(f64, {3, 4})
+          .in(f64, {3}, {kUnknownDim})
+          .ints({1}, true);
+      return b.c;
+    };
+  g["advanced_subtensor"] = [] {
+    Builder b;
+    b.param("axis", std::int64_t{1}).in(f64, {2, 5}).ints({4, 0, -1, 4});
+    return b.c;
+  };
+  for (const char* r : {"advanced_inc_subtensor", "advanced_set_subtensor"})
+    g[r] = [] {
+      Builder b;
+      b.param("axis", std::int64_t{0}).in(f64, {5, 2}).in(f64, {3, 2}).ints({1, 1, 4});
+      return b.c;
+    };
+  g["dot"] = [] {
+    Builder b;
+    b.in(f64, {3, 4}).in(f64, {4});
+    return b.c;
+  };
+  g["matmul"] = [] {
+    Builder b;
+    b.in(f64, {2, 1, 3, 4}, {kUnknownDim, 1, kUnknownDim, kUnknownDim}).in(f64, {5, 4, 2});
+    return b.c;
+  };
+  g["outer"] = [] {
+    Builder b;
+    b.in(f64, {3}).in(f64, {0});
+    return b.c;
+  };
+  g["gemm"] = [] {
+    Builder b;
+    b.in(f64, {3, 2}).in(f64, {}).in(f64, {3, 4}).in(f64, {4, 2}).in(f64, {});
+    return b.c;
+  };
+  for (const char* r : {"softmax", "log_softmax"})
+    g[r] = [] {
+      Builder b;
+      b.param("axis", std::int64_t{0}).in(f32, {3, 4});
+      return b.c;
+    };
+  for (const char* r : {"deep_copy", "view"})
+    g[r] = [] {
+      Builder b;
+      b.in(f64, {2, 3});
+      return b.c;
+    };
+  return g;
+}
+
+}  // namespace
+
+TEST_CASE("infer_shape agrees with perform for every registered Op", "[ops]") {
+  const auto gens = generators();
+  for (const OpInfo* info : standard_registry().all()) {
+    INFO("op: " << info->name);
+    const auto it = gens.find(info->name);
+    if (it == gens.end()) FAIL("no test-input generator for `" << info->name << "`");
+    const Case c = it->second();
+    const OpPtr op = standard_registry().make(info->name, c.params);
+    const ApplyRef node = op->make_node(c.inputs);
+
+    // The shapes perform produces.
+    std::vector<Tensor> outs(node->num_outputs());
+    op->perform(*node, c.values, outs);
+
+    // The shapes infer_shape computes, evaluated by a compiled function of the inputs.
+    std::vector<ShapeVars> in_shapes;
+    for (const Var& v : c.inputs) {
+      ShapeVars s;
+      for (std::size_t a = 0; a < v->tensor_type()->ndim(); ++a)
+        s.push_back(rw::shape_i(v, static_cast<std::int64_t>(a)));
+      in_shapes.push_back(std::move(s));
+    }
+    const std::vector<ShapeVars> inferred = op->infer_shape(*node, in_shapes);
+    REQUIRE(inferred.size() == node->num_outputs());
+    std::vector<Var> flat;
+    for (const ShapeVars& s : inferred) flat.insert(flat.end(), s.begin(), s.end());
+    std::vector<In> ins(c.inputs.begin(), c.inputs.end());
+    auto f = rw::function(ins, flat, {.on_unused_input = UnusedInput::Ignore});
+    const std::vector<Tensor> dims = f.call(c.values);
+
+    std::size_t k = 0;
+    for (std::size_t o = 0; o < inferred.size(); ++o) {
+      Shape got;
+      for (std::size_t a = 0; a < inferred[o].size(); ++a) got.push_back(dims[k++].item<std::int64_t>());
+      CHECK(got == outs[o].shape());
+      // The static type agrees with the run-time shape too.
+      const StaticShape& st = node->output_var(o).tensor_type()->shape();
+      REQUIRE(st.size() == outs[o].shape().size());
+      for (std::size_t a = 0; a < st.size(); ++a)
+        if (st[a] != kUnknownDim) CHECK(st[a] == outs[o].shape()[a]);
+      CHECK(outs[o].dtype() == node->output_var(o).tensor_type()->dtype());
+    }
+  }
+}

@@ -1,0 +1,81 @@
+// rw::function compiles with the default mode (the standard rules) unless
+// given another mode, and the rewritten function computes the same values.
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "rw/rw.hpp"
+#include "support/graph_eval.hpp"
+
+namespace {
+
+std::set<std::string> op_names(const rw::FunctionGraph& fg) {
+  std::set<std::string> names;
+  for (const rw::Apply* node : fg.toposort()) names.insert(std::string(node->op().name()));
+  return names;
+}
+
+}  // namespace
+
+TEST_CASE("rw::function rewrites log(1 + exp(x)) into softplus by default", "[rw]") {
+  const rw::Var x = rw::vector("x");
+  const rw::Var y = rw::log(1.0 + rw::exp(x));
+  auto f = rw::function({x}, y);
+  CHECK(op_names(f.fgraph()) == std::set<std::string>{"softplus"});
+
+  auto plain = rw::function({x}, y, {}, rw::Mode::none(rw::standard_db()));
+  CHECK(op_names(plain.fgraph()) == std::set<std::string>{"add", "exp", "log"});
+
+  rw::Rng rng(3);
+  for (int draw = 0; draw < 5; ++draw) {
+    const rw::Tensor a = rng.uniform({64}, -30.0, 30.0);
+    CHECK(rw::testing::close_for_dtype(f(a), plain(a)));
+  }
+  // Where the original overflows, softplus does not: that is why it exists.
+  const rw::Tensor big = rw::Tensor::from({800.0});
+  CHECK(f(big).item<double>() == 800.0);
+  CHECK(std::isinf(plain(big).item<double>()));
+}
+
+TEST_CASE("rw::function takes a mode per call", "[rw]") {
+  const rw::Var x = rw::vector("x");
+  const rw::Var y = rw::log(1.0 + rw::exp(x * 1.0));
+  // Without stabilize, canonicalize still removes `* 1`.
+  auto no_stabilize = rw::function({x}, {y}, {}, rw::default_mode().excluding({"stabilize"}));
+  CHECK(rw::to_infix(no_stabilize.fgraph().outputs()[0]).find("softplus") == std::string::npos);
+  CHECK(op_names(no_stabilize.fgraph()) == std::set<std::string>{"add", "exp", "log"});
+
+  auto fast_compile = rw::function({x}, {y}, {}, rw::Mode::named("fast_compile", rw::standard_db()));
+  CHECK(op_names(fast_compile.fgraph()) == std::set<std::string>{"add", "exp", "log"});
+
+  auto fast_run = rw::function({x}, {y}, {}, rw::Mode::named("fast_run", rw::standard_db()));
+  CHECK(op_names(fast_run.fgraph()) == std::set<std::string>{"softplus"});
+
+  const rw::Tensor a = rw::Tensor::from({-1.0, 0.0, 2.0});
+  const auto [want] = no_stabilize(a);
+  const auto [got] = fast_run(a);
+  CHECK(rw::testing::close_for_dtype(got, want));
+}
+
+TEST_CASE("rw::function refuses a mode and options.rewrite together", "[rw]") {
+  const rw::Var x = rw::vector("x");
+  rw::FunctionOptions options;
+  options.rewrite = [](rw::FunctionGraph&) {};
+  CHECK_THROWS_WITH(rw::function({x}, rw::exp(x), options, rw::default_mode()),
+                    Catch::Contains("both a mode and `options.rewrite`"));
+  // options.rewrite alone replaces the default mode.
+  auto f = rw::function({x}, rw::log(1.0 + rw::exp(x)), options);
+  CHECK(op_names(f.fgraph()) == std::set<std::string>{"add", "exp", "log"});
+}
+
+TEST_CASE("standard_db is built once and default_mode runs fast_run over it", "[rw]") {
+  CHECK(rw::standard_db() == rw::standard_db());
+  CHECK(rw::default_mode().db() == rw::standard_db());
+  CHECK(rw::default_mode().name() == rw::Mode::fast_run(rw::standard_db()).name());
+  const auto names = rw::standard_db()->selected_names(rw::default_mode().query());
+  CHECK(std::find(names.begin(), names.end(), "stabilize/softplus_from_log_left") != names.end());
+  CHECK(std::find(names.begin(), names.end(), "canonicalize/mul_one_right") != names.end());
+}
