@@ -13,14 +13,30 @@
 #include "engine/rewrite/standard.hpp"
 #include "ops/elemwise/composite.hpp"
 #include "ops/reduce/reduce.hpp"
+#include "ops/shape/alloc.hpp"
 
 namespace rw {
 
 namespace {
 
-const ElemwiseBase* fusable(const Apply& node) {
-  const auto* e = dynamic_cast<const ElemwiseBase*>(&node.op());
-  return e && e->inplace_pattern().empty() ? e : nullptr;
+/// Whether `node` computes its outputs elementwise from its inputs: an
+/// elementwise Op not in place, or zeros_like/ones_like (a constant of the
+/// input's shape: a program that reads nothing of its input).
+bool fusable(const Apply& node) {
+  if (const auto* e = dynamic_cast<const ElemwiseBase*>(&node.op()))
+    return e->inplace_pattern().empty();
+  return dynamic_cast<const FullLike*>(&node.op()) != nullptr;
+}
+
+/// The program computing `node`'s outputs from inputs of these dtypes.
+ScalarProgram node_program(const Apply& node, std::span<const DType> dtypes) {
+  if (const auto* e = dynamic_cast<const ElemwiseBase*>(&node.op())) return e->program(dtypes);
+  const auto& full = dynamic_cast<const FullLike&>(node.op());
+  ScalarProgram p;
+  p.input(dtypes[0]);
+  const DType out = node.output_var(0).tensor_type()->dtype();
+  p.output(p.constant(full.ones() ? 1.0 : 0.0, out));
+  return p;
 }
 
 /// Same rank and the same axes of static extent 1.
@@ -190,7 +206,7 @@ PassReport ElemwiseFusion::apply(FunctionGraph& fgraph, RewriteContext& ctx) con
         args.push_back(it->second);
         dtypes.push_back(in->tensor_type()->dtype());
       }
-      const ScalarProgram& sub = fusable(*m)->program(dtypes);
+      const ScalarProgram sub = node_program(*m, dtypes);
       const std::vector<Reg> outs = inline_program(g.program, sub, args);
       for (std::size_t o = 0; o < outs.size(); ++o) regs[&m->output_var(o)] = outs[o];
     }
@@ -225,8 +241,8 @@ PassReport ElemwiseFusion::apply(FunctionGraph& fgraph, RewriteContext& ctx) con
       if (!red) continue;
       const Var& in = node->input(0);
       const Apply* owner = in->owner();
-      const ElemwiseBase* elem = owner ? fusable(*owner) : nullptr;
-      if (!elem || owner->num_outputs() != 1 || fgraph.num_clients(*in) != 1) continue;
+      if (!owner || !fusable(*owner) || owner->num_outputs() != 1 || fgraph.num_clients(*in) != 1)
+        continue;
       DTypes dtypes;
       for (const Var& v : owner->inputs()) dtypes.push_back(v->tensor_type()->dtype());
       std::optional<std::vector<std::int64_t>> axis;
@@ -237,7 +253,7 @@ PassReport ElemwiseFusion::apply(FunctionGraph& fgraph, RewriteContext& ctx) con
           if (mask[a]) axis->push_back(static_cast<std::int64_t>(a));
       }
       const auto op = std::make_shared<CompositeReduce>(red->reduce_op(), std::move(axis),
-                                                        elem->program(dtypes));
+                                                        node_program(*owner, dtypes));
       std::vector<Var> inputs(owner->inputs().begin(), owner->inputs().end());
       const Var out = op->make_node(inputs)->output(0);
       const Var old_var = node->output(0);

@@ -20,7 +20,8 @@ struct FusionOptions {
   bool fuse_reductions = true;
 };
 
-/// Merges connected elementwise nodes (Elemwise, Fill, Composite; not those
+/// Merges connected elementwise nodes (Elemwise, Fill, Composite, and
+/// zeros_like/ones_like, which are constants of their input's shape; not nodes
 /// already in place) into Composites (Aesara's FusionOptimizer), then turns
 /// reductions of an elementwise result into CompositeReduce.
 ///

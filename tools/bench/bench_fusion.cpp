@@ -5,41 +5,51 @@
 //   build/tools/bench_fusion                 # everything
 //   build/tools/bench_fusion elemwise13 sum mlp3 call graphs   # some groups
 //
-// Lines: `bench=NAME n=N median_s=X ref_s=Y ratio=X/Y …`. `unfused_s` is the
-// same function compiled without rewrites (one node per operation). For the
-// sums `read_s` is a STREAM-style read of the same bytes on every thread (the
-// memory bandwidth bound), and `gbps` what the function reached. For mlp3,
-// `gemm_s` is Eigen's three products alone, `peak_bytes` the profile's peak
-// of intermediate buffers and `bound_bytes` 1.2 x the two largest
-// intermediates. Functions are compiled with allow_gc = false and results
-// dropped before the next call, as the reference loops write into
-// preallocated memory.
+// Lines: `bench=NAME n=N median_s=X ref_s=Y ratio=X/Y …`. The function is
+// compiled with make_standard_db() + the standard rules +
+// register_fast_run_rewrites; `default_s` is rw::function's default mode
+// (rules, no fusion yet), `unfused_s` no rewrites at all. For the sums
+// `read_s` is a STREAM-style read of the same bytes on every thread (the
+// memory bandwidth bound), and `gbps` what the function reached. For mlp3
+// (forward, then forward + gradient with rw::grad), `gemm_s` is the same
+// matrix products alone through rw::gemm (Eigen), `peak_intermediate_bytes`
+// the profile's peak of intermediate buffers, `peak_total_bytes` that plus
+// arguments and results, and `bound_bytes` 1.2 x (arguments + results + the
+// two largest intermediates). Functions are compiled with allow_gc = false
+// (profiled ones with true) and results dropped before the next call, as the
+// reference loops write into preallocated memory.
 #include <atomic>
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <rw/rw.hpp>
 #include <string>
 #include <vector>
 
-#include <Eigen/Core>
 #include <fmt/format.h>
 
 #include "bench_util.hpp"
+#include "engine/compile/op_from_graph.hpp"
 #include "engine/dsl/graph_file.hpp"
+#include "engine/dsl/predicates.hpp"
 #include "ops/inplace.hpp"
+#include "rw/standard_rules.hpp"
 
 namespace {
 
 using rw::bench::median_time;
 using rw::bench::report;
-using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 constexpr int kRuns = 7;
 volatile double g_sink = 0;
 
+// The standard pipeline with the standard rules and these passes: what
+// rw::standard_db() becomes once it calls register_fast_run_rewrites.
 std::shared_ptr<rw::SequenceDB> fast_db() {
   static const auto db = [] {
     auto d = rw::make_standard_db();
+    rw::register_op_from_graph_rewrites(*d);
+    rw::load_standard_rules_into(*d, rw::standard_registry(), rw::dsl::PredicateRegistry()).take();
     rw::register_fast_run_rewrites(*d);
     return d;
   }();
@@ -52,6 +62,12 @@ rw::FunctionOptions fused_options(bool profile = false) {
   // Profiled functions measure peak memory, so they free buffers as they go.
   o.allow_gc = profile;
   o.profile = profile;
+  return o;
+}
+
+rw::FunctionOptions default_options() {
+  rw::FunctionOptions o;
+  o.allow_gc = false;
   return o;
 }
 
@@ -92,8 +108,10 @@ void bench_elemwise13() {
         rw::exp(-x) * y + rw::tanh(x) * (y - 1.5) / (1.0 + x * x) - rw::sqrt(rw::abs(y));
     rw::Function fused = rw::function({x, y}, out, fused_options());
     rw::Function unfused = rw::function({x, y}, out, unfused_options());
+    rw::Function standard = rw::function({x, y}, out, default_options());
     const std::vector<rw::Tensor> args = {xs, ys};
     const double fused_s = time_calls(fused, args);
+    const double default_s = time_calls(standard, args);
     const double unfused_s = time_calls(unfused, args);
     rw::Tensor zs = rw::Tensor::empty(rw::f64, {n});
     const double* px = xs.data<double>();
@@ -112,8 +130,8 @@ void bench_elemwise13() {
         kRuns);
     g_sink = pz[n / 2];
     report("elemwise13", n, fused_s,
-           fmt::format(" ref_s={:.6g} ratio={:.3f} unfused_s={:.6g} nodes={}", loop_s,
-                       fused_s / loop_s, unfused_s, fused.schedule().size()));
+           fmt::format(" ref_s={:.6g} ratio={:.3f} default_s={:.6g} unfused_s={:.6g} nodes={}",
+                       loop_s, fused_s / loop_s, default_s, unfused_s, fused.schedule().size()));
   }
 }
 
@@ -181,75 +199,67 @@ void bench_sum() {
 void bench_mlp3() {
   const std::int64_t rows = 256, width = 512;
   const rw::Var X = rw::matrix("X"), Y = rw::matrix("Y");
-  std::vector<rw::Var> W, b;
+  std::vector<rw::Var> params;
+  std::vector<rw::In> ins = {X, Y};
   rw::Var h = X;
   for (int i = 0; i < 3; ++i) {
-    W.push_back(rw::matrix(fmt::format("W{}", i)));
-    b.push_back(rw::vector(fmt::format("b{}", i)));
-    h = rw::tanh(rw::dot(h, W[i]) + b[i]);
+    const rw::Var W = rw::matrix(fmt::format("W{}", i)), b = rw::vector(fmt::format("b{}", i));
+    params.insert(params.end(), {W, b});
+    ins.insert(ins.end(), {W, b});
+    h = rw::tanh(rw::dot(h, W) + b);
   }
   const rw::Var loss = rw::mean(rw::sqr(h - Y));
-  std::vector<rw::In> ins = {X, Y};
-  for (int i = 0; i < 3; ++i) ins.insert(ins.end(), {W[i], b[i]});
-  rw::Function f = rw::function(ins, loss, fused_options());
-  rw::Function fp = rw::function(ins, loss, fused_options(/*profile=*/true));
-  rw::Function f0 = rw::function(ins, loss, unfused_options());
+  std::vector<rw::Var> outputs = {loss};
+  for (const rw::Var& g : rw::grad(loss, params)) outputs.push_back(g);
+
   std::vector<rw::Tensor> args = {uniform({rows, width}, 5), uniform({rows, width}, 6)};
   for (int i = 0; i < 3; ++i) {
     args.push_back(uniform({width, width}, 7 + i, 1.0 / std::sqrt(512.0)));
     args.push_back(uniform({width}, 17 + i, 0.1));
   }
-  const double fn_s = time_calls(f, args);
-  const double fn0_s = time_calls(f0, args);
-  fp.call(args);
-  const rw::FunctionProfile& prof = *fp.profile();
+  for (bool with_grad : {false, true}) {
+    const std::vector<rw::Var> outs = with_grad ? outputs : std::vector<rw::Var>{loss};
+    rw::Function f = rw::function(ins, outs, fused_options());
+    rw::Function fp = rw::function(ins, outs, fused_options(/*profile=*/true));
+    rw::Function f0 = rw::function(ins, outs, unfused_options());
+    rw::Function fd = rw::function(ins, outs, default_options());
+    const double fn_s = time_calls(f, args);
+    const double fn0_s = time_calls(f0, args);
+    const double fnd_s = time_calls(fd, args);
+    const std::vector<rw::Tensor> results = fp.call(args);
+    const rw::FunctionProfile& prof = *fp.profile();
 
-  // Eigen: the three products alone, then the whole forward pass by hand.
-  std::vector<rw::Tensor> tmp = {rw::Tensor::empty(rw::f64, {rows, width}),
-                                 rw::Tensor::empty(rw::f64, {rows, width})};
-  auto map = [](rw::Tensor& t) {
-    return Eigen::Map<RowMajor>(t.data<double>(), t.shape()[0], t.shape()[1]);
-  };
-  const double gemm_s = median_time(
-      [&] {
-        rw::Tensor in = args[0];
-        for (int i = 0; i < 3; ++i) {
-          rw::Tensor& out = tmp[i % 2];
-          rw::Tensor w = args[2 + 2 * i];
-          rw::gemm(out, 1.0, in, w, 0.0);
-          in = out;
-        }
-      },
-      kRuns);
-  const double ref_s = median_time(
-      [&] {
-        rw::Tensor in = args[0];
-        for (int i = 0; i < 3; ++i) {
-          rw::Tensor& out = tmp[i % 2];
-          rw::gemm(out, 1.0, in, args[2 + 2 * i], 0.0);
-          const double* pb = args[3 + 2 * i].data<double>();
-          double* po = out.data<double>();
-          hand_parallel(rows * width, [&](std::int64_t lo, std::int64_t hi) {
-            for (std::int64_t k = lo; k < hi; ++k) po[k] = std::tanh(po[k] + pb[k % width]);
-          });
-          in = out;
-        }
-        auto m = map(in);
-        const double* py = args[1].data<double>();
-        double s = 0;
-        for (std::int64_t k = 0; k < rows * width; ++k) {
-          const double d = m.data()[k] - py[k];
-          s += d * d;
-        }
-        g_sink = s / static_cast<double>(rows * width);
-      },
-      kRuns);
-  const double inter = static_cast<double>(rows * width * 8);
-  report("mlp3_forward", rows, fn_s,
-         fmt::format(" ref_s={:.6g} ratio={:.3f} gemm_s={:.6g} gemm_ratio={:.3f} unfused_s={:.6g} "
-                     "nodes={} peak_bytes={} bound_bytes={:.0f} grad=no",
-                     ref_s, fn_s / ref_s, gemm_s, fn_s / gemm_s, fn0_s, f.schedule().size(),
-                     prof.last_peak_bytes, 1.2 * 2 * inter));
+    // The products alone: 3 forward; with the gradient 3 for the weights
+    // (h^T delta) and 2 for the deltas below (delta W^T).
+    std::vector<rw::Tensor> act = {rw::Tensor::empty(rw::f64, {rows, width}),
+                                   rw::Tensor::empty(rw::f64, {rows, width})};
+    rw::Tensor dw = rw::Tensor::empty(rw::f64, {width, width});
+    const double gemm_s = median_time(
+        [&] {
+          rw::Tensor in = args[0];
+          for (int i = 0; i < 3; ++i) {
+            rw::gemm(act[i % 2], 1.0, in, args[2 + 2 * i], 0.0);
+            in = act[i % 2];
+          }
+          if (!with_grad) return;
+          for (int i = 2; i >= 0; --i) {
+            rw::gemm(dw, 1.0, act[(i + 1) % 2].transpose(), act[i % 2], 0.0);
+            if (i > 0) rw::gemm(act[(i + 1) % 2], 1.0, act[i % 2], args[2 + 2 * i].transpose(), 0.0);
+          }
+        },
+        kRuns);
+    std::size_t io_bytes = 0;
+    for (const rw::Tensor& t : args) io_bytes += static_cast<std::size_t>(t.size()) * 8;
+    for (const rw::Tensor& t : results) io_bytes += static_cast<std::size_t>(t.size()) * 8;
+    // The largest intermediates are (rows, width) activations and deltas.
+    const double two_largest = 2.0 * static_cast<double>(rows * width * 8);
+    report(with_grad ? "mlp3_forward_grad" : "mlp3_forward", rows, fn_s,
+           fmt::format(" gemm_s={:.6g} gemm_ratio={:.3f} default_s={:.6g} unfused_s={:.6g} nodes={} "
+                       "peak_intermediate_bytes={} peak_total_bytes={} bound_bytes={:.0f}",
+                       gemm_s, fn_s / gemm_s, fnd_s, fn0_s, f.schedule().size(), prof.last_peak_bytes,
+                       io_bytes + prof.last_peak_bytes,
+                       1.2 * (static_cast<double>(io_bytes) + two_largest)));
+  }
 }
 
 void bench_call() {
@@ -286,16 +296,21 @@ void bench_graphs() {
       continue;
     }
     std::size_t before = 0, after = 0;
+    std::map<std::string, int> kinds;
     const double s = median_time(
         [&] {
           rw::FunctionGraph fg = file.function_graph();
           before = fg.num_nodes();
           rw::Mode::fast_run(fast_db()).rewrite(fg);
           after = fg.num_nodes();
+          kinds.clear();
+          for (const rw::Apply* n : fg.nodes()) ++kinds[std::string(n->op().name())];
         },
         3);
+    std::string ops;
+    for (const auto& [k, count] : kinds) ops += fmt::format("{}{}:{}", ops.empty() ? "" : ",", k, count);
     report(fmt::format("graph_{}", name), static_cast<long long>(before), s,
-           fmt::format(" nodes_after={}", after));
+           fmt::format(" nodes_after={} ops={}", after, ops));
   }
 }
 

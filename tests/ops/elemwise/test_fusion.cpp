@@ -6,6 +6,7 @@
 
 #include "engine/compile/function.hpp"
 #include "engine/dsl/graph_file.hpp"
+#include "engine/dsl/predicates.hpp"
 #include "engine/graph/function_graph.hpp"
 #include "engine/graph/printing.hpp"
 #include "engine/rewrite/mode.hpp"
@@ -15,6 +16,7 @@
 #include "ops/elemwise/fusion.hpp"
 #include "ops/inplace.hpp"
 #include "rw/registry.hpp"
+#include "rw/standard_rules.hpp"
 #include "runtime/rng.hpp"
 
 namespace {
@@ -195,27 +197,63 @@ TEST_CASE("register_fusion_rewrites puts fusion in the standard pipeline's fast_
   CHECK(std::find(compile.begin(), compile.end(), "elemwise_fusion") == compile.end());
 }
 
-TEST_CASE("the benchmark graphs chain-100 and dag-100 end as one Composite", "[ops][fusion]") {
-  auto db = make_standard_db();
-  register_fast_run_rewrites(*db);
-  for (const char* name : {"chain-100", "dag-100"}) {
-    INFO(name);
-    const dsl::GraphFile file = dsl::load_graph(
-        std::string(RW_SOURCE_DIR) + "/tests/ops/data/" + name + ".graph", standard_registry());
-    FunctionGraph fg = file.function_graph();
-    const PassReport report = Mode::fast_run(db).rewrite(fg);
-    CHECK(report.ok());
-    std::string nodes;
-    for (const Apply* n : fg.toposort()) nodes += to_infix(n->output(0), 200) + "\n";
-    INFO("the graph after rewriting:\n" << nodes);
-    CHECK(fg.num_nodes() == 1);
-    CHECK(fg.outputs()[0]->owner()->op().name() == "composite");
+TEST_CASE("zeros_like and ones_like fuse as constants of their input's shape", "[ops][fusion]") {
+  const Var x = vector("x"), y = vector("y");
+  const Var e = exp(x);
+  const Var out = e * ones_like(e) + zeros_like(y) - y;
+  FunctionGraph fg({x, y}, {out});
+  ElemwiseFusion().rewrite(fg);
+  REQUIRE(fg.num_nodes() == 1);
+  CHECK(fg.outputs()[0]->owner()->op().to_string() == "Composite{exp(i0) * 1.0 + 0.0 - i1}");
 
-    Rng rng(8);
-    std::vector<Tensor> args;
-    for (std::size_t k = 0; k < file.inputs.size(); ++k) args.push_back(rng.uniform({64}, 0.5, 1.5));
-    const auto [plain, fused] = both_ways(file.inputs, file.outputs, args,
-                                          [&](FunctionGraph& g) { Mode::fast_run(db).rewrite(g); });
-    CHECK(allclose(fused[0], plain[0], 1e-12, 1e-12, /*equal_nan=*/true));
-  }
+  const std::vector<Tensor> args = {Tensor::from({0.0, 1.0}), Tensor::from({2.0, 3.0})};
+  const auto [plain, fused] = both_ways({x, y}, {out}, args, fusion_only());
+  CHECK(fused[0].equal(plain[0]));
+}
+
+TEST_CASE("the benchmark graphs chain-100, dag-100 and dag-1000 end as one Composite", "[ops][fusion]") {
+  // The standard pipeline with these passes, without and with the standard
+  // rule library (what rw::standard_db() gives once it registers them).
+  auto bare = make_standard_db();
+  register_fast_run_rewrites(*bare);
+  auto with_rules = make_standard_db();
+  load_standard_rules_into(*with_rules, standard_registry(), dsl::PredicateRegistry()).take();
+  register_fast_run_rewrites(*with_rules);
+  for (const auto& db : {bare, with_rules})
+    for (const char* name : {"chain-100", "dag-100", "dag-1000"}) {
+      INFO(name << (db == bare ? " without rules" : " with the standard rules"));
+      const dsl::GraphFile file = dsl::load_graph(
+          std::string(RW_SOURCE_DIR) + "/tests/ops/data/" + name + ".graph", standard_registry());
+      FunctionGraph fg = file.function_graph();
+      const PassReport report = Mode::fast_run(db).rewrite(fg);
+      CHECK(report.ok());
+      std::string nodes;
+      for (const Apply* n : fg.toposort()) nodes += to_infix(n->output(0), 200) + "\n";
+      INFO("the graph after rewriting:\n" << nodes);
+      CHECK(fg.num_nodes() == 1);
+      CHECK(fg.outputs()[0]->owner()->op().name() == "composite");
+
+      Rng rng(8);
+      std::vector<Tensor> args;
+      for (std::size_t k = 0; k < file.inputs.size(); ++k)
+        args.push_back(rng.uniform({64}, 0.5, 1.5));
+      const auto [plain, fused] = both_ways(
+          file.inputs, file.outputs, args, [db](FunctionGraph& g) { Mode::fast_run(db).rewrite(g); });
+      CHECK(allclose(fused[0], plain[0], 1e-12, 1e-12, /*equal_nan=*/true));
+    }
+}
+
+TEST_CASE("a group whose result is a constant of an input's shape computes it", "[ops][fusion]") {
+  const Var x = vector("x"), y = vector("y");
+  const Var ones = ones_like(exp(x) + y);  // the sum is read for its shape only
+  const Var total = sum(zeros_like(x * 2.0));
+  FunctionGraph fg({x, y}, {ones, total});
+  ElemwiseFusion().rewrite(fg);
+  CHECK(fg.outputs()[0]->owner()->op().to_string() == "Composite{1.0}");
+  CHECK(fg.outputs()[1]->owner()->op().to_string() == "sum[Composite{0.0}]");
+  const std::vector<Tensor> args = {Tensor::from({0.0, 1.0, 2.0}), Tensor::from({2.0, 3.0, 4.0})};
+  const auto [plain, fused] = both_ways({x, y}, {ones, total}, args, fusion_only());
+  CHECK(fused[0].equal(Tensor::from({1.0, 1.0, 1.0})));
+  CHECK(fused[0].equal(plain[0]));
+  CHECK(fused[1].equal(plain[1]));
 }
