@@ -50,6 +50,7 @@
 #include "engine/rewrite/substitution.hpp"
 #include "engine/rewrite/trace.hpp"
 #include "engine/rewrite/walking.hpp"
+#include "engine/unify/clauses.hpp"
 #include "engine/unify/goal.hpp"
 #include "engine/unify/graph_terms.hpp"
 #include "engine/unify/intern.hpp"

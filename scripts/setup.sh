@@ -6,4 +6,6 @@ cd "$(dirname "$0")/.."
 scripts/deps.sh
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
 cmake --build build
-build/tools/rw_demo
+# The main job: the standard rules rewriting log(1 + exp(x)) and friends,
+# every replacement shown in order (docs/rwcheck.md).
+build/tools/rwcheck --trace examples/softplus.graph

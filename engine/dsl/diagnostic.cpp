@@ -62,7 +62,9 @@ void render_excerpt(const Diagnostic& d, std::string& out) {
 }
 
 void render_one(const Diagnostic& d, std::string& out) {
-  const char* kind = d.severity == Severity::Error ? "error" : "note";
+  const char* kind = d.severity == Severity::Error     ? "error"
+                     : d.severity == Severity::Warning ? "warning"
+                                                       : "note";
   if (d.file) {
     const LineCol at = d.location();
     out += fmt::format("{}:{}:{}: {}: {}\n", d.file->name(), at.line, at.column, kind, d.message);
@@ -83,6 +85,10 @@ std::string Diagnostic::render() const {
 
 Diagnostic make_error(SourcePtr file, Span span, std::string message) {
   return {Severity::Error, std::move(file), span, std::move(message), {}};
+}
+
+Diagnostic make_warning(SourcePtr file, Span span, std::string message) {
+  return {Severity::Warning, std::move(file), span, std::move(message), {}};
 }
 
 Diagnostic make_note(SourcePtr file, Span span, std::string message) {

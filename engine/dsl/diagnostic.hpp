@@ -12,8 +12,9 @@
 
 namespace rw::dsl {
 
-/// Whether a diagnostic is an error or a note attached to one.
-enum class Severity : std::uint8_t { Error, Note };
+/// Whether a diagnostic is an error, a warning (a tool's finding, e.g.
+/// `rwcheck lint`) or a note attached to one of them.
+enum class Severity : std::uint8_t { Error, Note, Warning };
 
 /// One message about one place in a source file. Messages are lowercase and
 /// put names in backticks.
@@ -34,6 +35,8 @@ struct Diagnostic {
 
 /// An error at `span` of `file`.
 Diagnostic make_error(SourcePtr file, Span span, std::string message);
+/// A warning at `span` of `file`.
+Diagnostic make_warning(SourcePtr file, Span span, std::string message);
 /// A note at `span` of `file`.
 Diagnostic make_note(SourcePtr file, Span span, std::string message);
 

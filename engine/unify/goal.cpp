@@ -3,7 +3,13 @@
 // of mplus/bind frames instead of recursion.
 #include "engine/unify/goal.hpp"
 
+#include <memory>
+#include <optional>
+#include <string>
 #include <unordered_set>
+
+#include "engine/unify/clauses.hpp"
+#include "engine/unify/print.hpp"
 
 #include "engine/unify/detail/alloc.hpp"
 #include "engine/unify/detail/small_stack.hpp"
@@ -34,6 +40,20 @@ struct alignas(8) CondeNode : GoalNode {
   static std::size_t ends_bytes(std::uint32_t n) { return (n * sizeof(std::uint32_t) + 7) / 8 * 8; }
 };
 static_assert(sizeof(ConjNode) % alignof(Goal) == 0 && sizeof(CondeNode) % alignof(Goal) == 0);
+/// A clause table applied to arguments: the arguments follow the node.
+struct alignas(8) CallNode : GoalNode {
+  std::shared_ptr<const ClauseTableData> table;
+  std::uint32_t n = 0;
+  Term* args() noexcept { return reinterpret_cast<Term*>(this + 1); }
+};
+static_assert(sizeof(CallNode) % alignof(Term) == 0);
+/// Clause `k` of a call, waiting for its fresh variables.
+struct CallClauseNode : GoalNode {
+  Goal call{nullptr};
+  std::uint32_t k = 0;
+};
+
+std::size_t call_bytes(std::uint32_t n) { return sizeof(CallNode) + n * sizeof(Term); }
 
 std::size_t conj_bytes(std::uint32_t n) { return sizeof(ConjNode) + n * sizeof(Goal); }
 std::size_t conde_bytes(std::uint32_t c, std::uint32_t g) {
@@ -82,6 +102,21 @@ void free_goal(GoalNode* n, GoalPending& pending) noexcept {
       }
       c->~CondeNode();
       pool_free(n, conde_bytes(nc, ng));
+      break;
+    }
+    case GoalKind::Call: {
+      auto* c = static_cast<CallNode*>(n);
+      const std::uint32_t count = c->n;
+      for (std::uint32_t i = 0; i < count; ++i) c->args()[i].~Term();
+      c->~CallNode();
+      pool_free(n, call_bytes(count));
+      break;
+    }
+    case GoalKind::CallClause: {
+      auto* c = static_cast<CallClauseNode*>(n);
+      drop_goal(c->call, pending);
+      c->~CallClauseNode();
+      pool_free(n, sizeof(CallClauseNode));
       break;
     }
     case GoalKind::Fresh:
@@ -242,6 +277,19 @@ class Machine {
 
   static bool apply_eq(State& st, const EqNode& g);
   static bool apply_neq(State& st, const EqNode& g);
+  // The equations of a clause of a call, with `env` for its template variables.
+  // (`env` holds the arguments, then null for fresh variables not yet given a value).
+  static bool apply_clause(State& st, const ClauseTableData& table, const Clause& clause,
+                           std::span<Term> env);
+  // Runs clause `k` of call `c` on `st`: true when `goal` is what to apply
+  // next, false when `v` is the value. Kept out of force's loop, which the
+  // conde and fresh goals run hot.
+  // Starts clause `k` of call `c`, the later ones waiting in a frame (as
+  // start_clause does for a conde); same results as run_clause.
+  [[gnu::noinline]] static bool start_call_clause(CallNode* c, std::uint32_t k, State& st,
+                                                  Goal& goal, Value& v);
+  [[gnu::noinline]] static bool run_clause(CallNode* c, std::uint32_t k, State& st, Goal& goal,
+                                           Value& v);
 };
 
 thread_local std::vector<Frame> t_frames;
@@ -266,6 +314,11 @@ struct FrameGuard {
 GoalNode* retain(const Goal& g) {
   g.node()->rc.fetch_add(1, std::memory_order_relaxed);
   return g.node();
+}
+
+GoalNode* retain_node(GoalNode* n) {
+  n->rc.fetch_add(1, std::memory_order_relaxed);
+  return n;
 }
 
 // --- Disequality constraints ------------------------------------------------
@@ -312,21 +365,232 @@ bool recheck(Substitution& store, const Term& constraint, const Substitution& s)
   return true;
 }
 
+// Re-checks the constraints attached to the variables a unification bound.
+bool recheck_added(Substitution& store, const Substitution& s,
+                   const std::vector<std::uint64_t>& added) {
+  for (std::uint64_t var : added) {
+    const Term* attached = store.find_bits(var);
+    if (!attached || attached->is_nil()) continue;
+    const Term constraints = *attached;
+    store.bind_bits(var, Term::nil());
+    for (const Term* c = &constraints; c->is_pair(); c = &c->cdr())
+      if (!recheck(store, c->car(), s)) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 bool Machine::apply_eq(State& st, const EqNode& g) {
   if (st.store_.empty()) return rw::detail::unify_into(g.u, g.v, st.subst_, true, nullptr);
   std::vector<std::uint64_t> added;
   if (!rw::detail::unify_into(g.u, g.v, st.subst_, true, &added)) return false;
-  for (std::uint64_t var : added) {
-    const Term* attached = st.store_.find_bits(var);
-    if (!attached || attached->is_nil()) continue;
-    const Term constraints = *attached;
-    st.store_.bind_bits(var, Term::nil());
-    for (const Term* c = &constraints; c->is_pair(); c = &c->cdr())
-      if (!recheck(st.store_, c->car(), st.subst_)) return false;
+  return recheck_added(st.store_, st.subst_, added);
+}
+
+namespace {
+
+/// Unifies the two sides of a clause's equation, both templates: terms whose
+/// template variables are read as their values in the environment. Where
+/// the other side has the template's shape (a compound of the same arity, a
+/// pair) the two are taken apart in place, so a clause whose head does not
+/// fit builds nothing; elsewhere the template is instantiated and unified as
+/// a whole, by the unifier. A fresh variable not yet given a value (a null
+/// slot of the environment) takes the term it first meets as its value,
+/// without a binding: nothing else can know it yet, so it cannot occur in
+/// that term nor carry a constraint.
+class TemplateUnifier {
+ public:
+  TemplateUnifier(const ClauseTableData& table, const Clause& clause, std::span<Term> env,
+                  Substitution& s, std::vector<std::uint64_t>* added)
+      : table_(table), clause_(clause), env_(env), s_(s), added_(added) {}
+
+  // Both sides templates.
+  bool unify(const Term& t1, const Term& t2) {
+    if (t1.is_var()) return var_vs_template(slot(t1), t2);
+    if (t2.is_var()) return var_vs_template(slot(t2), t1);
+    if (t1.is_ground() && t2.is_ground()) return plain(t1, t2);
+    if (t1.is_compound() && t2.is_compound() && t1.arity() == t2.arity()) {
+      if (!unify(t1.head(), t2.head())) return false;
+      for (std::size_t i = 0; i < t1.arity(); ++i)
+        if (!unify(t1.arg(i), t2.arg(i))) return false;
+      return true;
+    }
+    if (t1.is_pair() && t2.is_pair()) return unify(t1.car(), t2.car()) && unify(t1.cdr(), t2.cdr());
+    return plain(instantiate(t1), instantiate(t2));
   }
+
+ private:
+  bool var_vs_template(Term& v, const Term& t) {
+    if (!v) {
+      Term inst = instantiate(t);
+      // t may mention v itself (y == f(y)): then v has a value now, and the
+      // occurs check must see the equation.
+      if (v) return plain(v, inst);
+      v = std::move(inst);
+      return true;
+    }
+    return unify_value(t, v);
+  }
+
+  // Template `t` against `u`, a term of the search (no template variables).
+  bool unify_value(const Term& t, const Term& u) {
+    if (t.is_var()) {
+      Term& v = slot(t);
+      if (!v) {
+        v = u;
+        return true;
+      }
+      return plain(v, u);
+    }
+    if (word_atom(t)) {
+      // Atoms held in their words unify exactly when equal: no view relates two of them.
+      const std::uint64_t w = s_.walk(u).bits();
+      return word_atom_bits(w) ? w == t.bits() : plain(t, u);
+    }
+    if (t.is_ground()) return plain(t, u);
+    if (t.is_compound() || t.is_pair()) {
+      const Term w = s_.walk(u);  // a copy: the substitution changes below
+      if (t.is_compound() && w.is_compound() && w.arity() == t.arity()) {
+        if (!unify_value(t.head(), w.head())) return false;
+        for (std::size_t i = 0; i < t.arity(); ++i)
+          if (!unify_value(t.arg(i), w.arg(i))) return false;
+        return true;
+      }
+      if (t.is_pair() && w.is_pair())
+        return unify_value(t.car(), w.car()) && unify_value(t.cdr(), w.cdr());
+      return plain(instantiate(t), w);
+    }
+    return plain(instantiate(t), u);
+  }
+
+  bool plain(const Term& a, const Term& b) {
+    return rw::detail::unify_into(a, b, s_, true, added_);
+  }
+
+  // Integers, short symbols and specials: not a node, a variable or a graph variable.
+  static bool word_atom_bits(std::uint64_t b) {
+    const std::uint64_t tag = b & rw::detail::kTagMask;
+    return tag != rw::detail::kTagHeap && tag != rw::detail::kTagVar &&
+           tag != rw::detail::kTagGraph;
+  }
+  static bool word_atom(const Term& t) { return word_atom_bits(t.bits()); }
+
+  // The environment slot of a template variable (checked when the table was built).
+  Term& slot(const Term& var) {
+    const std::uint64_t b = var.bits();
+    const auto& ps = table_.params;
+    for (std::size_t i = 0; i < ps.size(); ++i)
+      if (ps[i] == b) return env_[i];
+    std::size_t i = 0;
+    while (clause_.fresh[i].bits() != b) ++i;
+    return env_[ps.size() + i];
+  }
+
+  // The template with its variables replaced by their values.
+  Term instantiate(const Term& t) {
+    if (t.is_var()) {
+      Term& v = slot(t);
+      if (!v) v = lvar();
+      return v;
+    }
+    if (t.is_ground()) return t;
+    if (t.is_compound()) {
+      const std::size_t n = t.arity();
+      Term head = instantiate(t.head());
+      if (n <= 4) {
+        Term args[4];
+        for (std::size_t i = 0; i < n; ++i) args[i] = instantiate(t.arg(i));
+        return rw::detail::make_compound(std::move(head), args, n);
+      }
+      std::vector<Term> args;
+      args.reserve(n);
+      for (const Term& a : t.args()) args.push_back(instantiate(a));
+      return rw::detail::make_compound(std::move(head), args.data(), n);
+    }
+    if (t.is_pair()) {
+      Term car = instantiate(t.car());
+      return cons(std::move(car), instantiate(t.cdr()));
+    }
+    // Op patterns and whatever else: through a substitution of the template variables.
+    for (Term& v : env_)
+      if (!v) v = lvar();
+    Substitution renaming;
+    for (std::size_t i = 0; i < table_.params.size(); ++i)
+      renaming.bind_bits(table_.params[i], env_[i]);
+    for (std::size_t i = 0; i < clause_.fresh.size(); ++i)
+      renaming.bind(clause_.fresh[i], env_[table_.params.size() + i]);
+    return substitute(t, renaming);
+  }
+
+  const ClauseTableData& table_;
+  const Clause& clause_;
+  std::span<Term> env_;
+  Substitution& s_;
+  std::vector<std::uint64_t>* added_;
+};
+
+}  // namespace
+
+bool Machine::apply_clause(State& st, const ClauseTableData& table, const Clause& clause,
+                           std::span<Term> env) {
+  // One equation at a time, as the conde's eq goals would be.
+  std::vector<std::uint64_t> added;
+  const bool watch = !st.store_.empty();
+  for (const auto& [u, v] : clause.eqs) {
+    added.clear();
+    TemplateUnifier tu(table, clause, env, st.subst_, watch ? &added : nullptr);
+    if (!tu.unify(u, v)) return false;
+    if (watch && !recheck_added(st.store_, st.subst_, added)) return false;
+  }
+  if (clause.then)  // the continuation sees every fresh variable
+    for (Term& v : env)
+      if (!v) v = lvar();
   return true;
+}
+
+bool Machine::start_call_clause(CallNode* c, std::uint32_t k, State& st, Goal& goal, Value& v) {
+  if (k + 1 < c->table->clauses.size()) {
+    ++c->rc;
+    // insert, not push_back: a second caller of force's push_back makes GCC
+    // stop inlining it there (+6% instructions on zebra).
+    t_frames.insert(t_frames.end(), Frame{FrameKind::Clauses, k + 1, nullptr, c});
+    t_frame_states.insert(t_frame_states.end(), st);
+  }
+  if (c->table->clauses[k].fresh.empty()) return run_clause(c, k, st, goal, v);
+  // Suspend, as the fresh goal of a conde clause does.
+  auto* cc = new_goal<CallClauseNode>(GoalKind::CallClause);
+  cc->call = Goal(retain_node(c));
+  cc->k = k;
+  v = Value{ValueKind::Susp, State(), new_thunk<GoalThunk>(ThunkKind::Resume, Goal(cc), std::move(st))};
+  st = State();
+  return false;
+}
+
+bool Machine::run_clause(CallNode* c, std::uint32_t k, State& st, Goal& goal, Value& v) {
+  const ClauseTableData& table = *c->table;
+  const Clause& clause = table.clauses[k];
+  Term small[8];
+  std::vector<Term> many;
+  const std::size_t n_env = c->n + clause.fresh.size();
+  Term* env = small;
+  if (n_env > 8) {
+    many.resize(n_env);
+    env = many.data();
+  }
+  for (std::uint32_t i = 0; i < c->n; ++i) env[i] = c->args()[i];
+  if (!apply_clause(st, table, clause, std::span<Term>(env, n_env))) {
+    v = Value{};
+    st = State();
+    return false;
+  }
+  if (clause.then) {
+    goal = clause.then(std::span<const Term>(env, n_env));
+    return true;
+  }
+  v = Value{ValueKind::Unit, std::move(st), nullptr};
+  st = State();
+  return false;
 }
 
 Value Machine::force(Thunk* t) {
@@ -343,7 +607,16 @@ Value Machine::force(Thunk* t) {
 
   // Runs clause k of conde `c` (held by `owner`) on `st`, with the later
   // clauses waiting in a frame.
+  // Runs clause k of call `c` on `st`: its equations, then what follows them.
+  auto run_call_clause = [&](CallNode* c, std::uint32_t k) {
+    mode = run_clause(c, k, st, goal, v) ? Mode::Apply : Mode::Return;
+  };
   auto start_clause = [&](GoalNode* owner, std::uint32_t k) {
+    if (owner->kind == GoalKind::Call) {
+      mode = start_call_clause(static_cast<CallNode*>(owner), k, st, goal, v) ? Mode::Apply
+                                                                                : Mode::Return;
+      return;
+    }
     auto* c = static_cast<CondeNode*>(owner);
     const std::uint32_t b = k == 0 ? 0 : c->ends()[k - 1], e = c->ends()[k];
     if (k + 1 < c->n_clauses) {
@@ -381,8 +654,11 @@ Value Machine::force(Thunk* t) {
             st = std::move(x->st);
             free_thunk(x);
             GoalNode* n = goal.node();
-            if (n->kind == GoalKind::Conde) {
+            if (n->kind == GoalKind::Conde || n->kind == GoalKind::Call) {
               start_clause(n, 0);
+            } else if (n->kind == GoalKind::CallClause) {
+              auto* cc = static_cast<CallClauseNode*>(n);
+              run_call_clause(static_cast<CallNode*>(cc->call.node()), cc->k);
             } else {
               auto* f = static_cast<FnGoalNode*>(n);
               Term vars[8];
@@ -461,6 +737,8 @@ Value Machine::force(Thunk* t) {
           case GoalKind::Conde:
           case GoalKind::Fresh:
           case GoalKind::Delay:
+          case GoalKind::Call:
+          case GoalKind::CallClause:
             // Suspend: the body runs when this suspension is forced.
             v = Value{ValueKind::Susp, State(),
                       new_thunk<GoalThunk>(ThunkKind::Resume, std::move(goal), std::move(st))};
@@ -753,6 +1031,80 @@ std::vector<Term> run(std::size_t n, const Term& q, const Goal& goal) {
 }
 
 std::vector<Term> run_all(const Term& q, const Goal& goal) { return run(kAll, q, goal); }
+
+// --- Clause tables ----------------------------------------------------------
+
+namespace {
+
+// Calls f(var) for every logic variable in t.
+template <class F> void for_each_var(const Term& t, F&& f) {
+  std::vector<const Term*> stack{&t};
+  while (!stack.empty()) {
+    const Term* x = stack.back();
+    stack.pop_back();
+    if (x->is_var()) {
+      f(*x);
+    } else if (x->is_ground()) {
+      continue;
+    } else if (x->is_pair()) {
+      stack.push_back(&x->cdr());
+      stack.push_back(&x->car());
+    } else if (x->is_compound()) {
+      for (const Term& a : x->args()) stack.push_back(&a);
+      stack.push_back(&x->head());
+    } else if (x->kind() == TermKind::OpPattern) {
+      for (const PropTerm& p : x->op_pattern_props()) stack.push_back(&p.value);
+    }
+  }
+}
+
+}  // namespace
+
+ClauseTable::ClauseTable(std::vector<Term> params, std::vector<Clause> clauses) {
+  auto data = std::make_shared<detail::ClauseTableData>();
+  std::unordered_set<std::uint64_t> seen;
+  for (const Term& p : params) {
+    if (!p.is_var()) throw TermError("a clause table's parameters must be logic variables, got `" + to_string(p) + "`");
+    if (!seen.insert(p.bits()).second) throw TermError("parameter `" + to_string(p) + "` is listed twice");
+    data->params.push_back(p.bits());
+  }
+  for (std::size_t k = 0; k < clauses.size(); ++k) {
+    const Clause& c = clauses[k];
+    std::unordered_set<std::uint64_t> known(seen);
+    for (const Term& f : c.fresh) {
+      if (!f.is_var())
+        throw TermError("clause " + std::to_string(k) + ": a fresh variable must be a logic variable, got `" + to_string(f) + "`");
+      if (!known.insert(f.bits()).second)
+        throw TermError("clause " + std::to_string(k) + ": `" + to_string(f) + "` is declared twice");
+    }
+    for (const auto& [u, v] : c.eqs) {
+      if (!u || !v) throw TermError("clause " + std::to_string(k) + ": an equation with the null term");
+      for (const Term* side : {&u, &v})
+        for_each_var(*side, [&](const Term& x) {
+          if (!known.count(x.bits()))
+            throw TermError("clause " + std::to_string(k) + " uses `" + to_string(x) +
+                            "`, which is neither a parameter nor one of its fresh variables");
+        });
+    }
+  }
+  data->clauses = std::move(clauses);
+  data_ = std::move(data);
+}
+
+Goal ClauseTable::operator()(std::span<const Term> args) const {
+  if (args.size() != data_->params.size())
+    throw TermError("a clause table of " + std::to_string(data_->params.size()) +
+                    " parameters applied to " + std::to_string(args.size()) + " arguments");
+  if (data_->clauses.empty()) return fail();
+  for (const Term& a : args)
+    if (!a) throw TermError("a clause table applied to the null term");
+  const auto n = static_cast<std::uint32_t>(args.size());
+  auto* c = detail::new_goal<detail::CallNode>(GoalKind::Call, detail::call_bytes(n));
+  c->table = data_;
+  c->n = n;
+  for (std::uint32_t i = 0; i < n; ++i) new (&c->args()[i]) Term(args[i]);
+  return Goal(c);
+}
 
 std::vector<Answer> run_answers(std::size_t n, const Term& q, const Goal& goal) {
   std::vector<Answer> out;

@@ -40,6 +40,17 @@ class State {
   State() = default;
   /// A state starting from the bindings of `s`.
   explicit State(Substitution s) : subst_(std::move(s)) {}
+  State(const State&) = default;
+  State(State&&) noexcept = default;
+  State& operator=(const State&) = default;
+  // Forced inline: the search machine moves states on every step, and GCC
+  // otherwise outlines this once the machine has enough call sites (+6%
+  // instructions on zebra).
+  [[gnu::always_inline]] State& operator=(State&& o) noexcept {
+    subst_ = std::move(o.subst_);
+    store_ = std::move(o.store_);
+    return *this;
+  }
 
   /// The bindings.
   const Substitution& subst() const { return subst_; }
@@ -126,7 +137,9 @@ Goal disj(G&&... goals) {
 namespace detail {
 
 enum class GoalKind : std::uint8_t {
-  Succeed, Fail, Eq, Neq, Conj, Conde, Fresh, Delay, WithState
+  Succeed, Fail, Eq, Neq, Conj, Conde, Fresh, Delay, WithState,
+  Call,        // a ClauseTable applied to arguments (clauses.hpp)
+  CallClause,  // one clause of a call, suspended by its fresh variables
 };
 
 struct GoalNode {

@@ -232,6 +232,12 @@ Term Term::number(double value) {
 }
 
 Term Term::string(std::string_view s) {
+  if (s.size() <= detail::kShortString) {
+    std::uint64_t bits = s.size() << 3 | detail::kTagSymbol;
+    for (std::size_t i = 0; i < s.size(); ++i)
+      bits |= std::uint64_t{static_cast<unsigned char>(s[i])} << (8 * (i + 1));
+    return adopt_bits(bits);
+  }
   auto* n = detail::new_node<detail::StringNode>(TermKind::String);
   n->value.assign(s);
   n->flags = detail::TermNode::kGround;
@@ -289,6 +295,8 @@ DType Term::as_dtype() const {
 }
 
 std::string_view Term::as_string() const {
+  if ((bits_ & detail::kTagMask) == detail::kTagSymbol)
+    return {reinterpret_cast<const char*>(&bits_) + 1, static_cast<std::size_t>((bits_ >> 3) & 7)};
   if (is_heap() && node()->kind == TermKind::String)
     return static_cast<const detail::StringNode*>(node())->value;
   throw TermError("as_string() of a " + std::string(term_kind_name(kind())));

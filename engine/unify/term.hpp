@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <bit>
 #include <concepts>
 #include <cstdint>
 #include <initializer_list>
@@ -79,6 +80,13 @@ inline constexpr std::uint64_t kTagInt = 1;      // 61-bit signed integer
 inline constexpr std::uint64_t kTagVar = 2;      // id << 16 | name index << 3
 inline constexpr std::uint64_t kTagGraph = 3;    // Variable*
 inline constexpr std::uint64_t kTagSpecial = 4;  // payload << 8 | sub-kind << 3
+inline constexpr std::uint64_t kTagSymbol = 5;   // bytes 1-7: the characters; length << 3
+/// Strings of at most this many bytes live in the word (kTagSymbol); longer
+/// ones are heap nodes. Each string has one form, so equal strings have equal
+/// words when short.
+inline constexpr std::size_t kShortString = 7;
+static_assert(std::endian::native == std::endian::little,
+              "short strings are read in place from the word's bytes 1-7");
 inline constexpr std::int64_t kSmallIntMin = -(std::int64_t{1} << 60);
 inline constexpr std::int64_t kSmallIntMax = (std::int64_t{1} << 60) - 1;
 /// Ids of reified variables (`_0`, `_1`, …) have this bit set.
@@ -231,6 +239,9 @@ class Term {
   double as_float() const;
   bool as_bool() const;
   DType as_dtype() const;
+  /// The characters of a string term. A string of up to 7 bytes lives in the
+  /// handle itself, so the view is valid while this handle lives unchanged
+  /// (a longer one while any handle to it lives).
   std::string_view as_string() const;
   const OpPtr& op() const;
   /// The graph variable of a Graph term.
@@ -368,14 +379,18 @@ struct OpNode : TermNode {
 struct PairNode : TermNode {
   Term car, cdr;
 };
-/// Allocated with its arguments after it.
+/// Allocated with its arguments after it; the head and the arguments are
+/// contiguous, so traversals read the children as one array.
 struct CompoundNode : TermNode {
-  Term head;
   std::uint32_t arity = 0;
+  std::uint32_t pad = 0;
+  Term head;
   Term* args() noexcept { return reinterpret_cast<Term*>(this + 1); }
   const Term* args() const noexcept { return reinterpret_cast<const Term*>(this + 1); }
 };
 static_assert(sizeof(CompoundNode) % alignof(Term) == 0);
+// arity, pad, head: no padding after the head, so the arguments follow it.
+static_assert(sizeof(CompoundNode) == sizeof(TermNode) + 8 + sizeof(Term));
 struct OpPatternNode : TermNode {
   std::string name;
   std::vector<PropTerm> props;
@@ -425,6 +440,7 @@ inline TermKind Term::kind() const noexcept {
     case detail::kTagInt: return TermKind::Int;
     case detail::kTagVar: return TermKind::Var;
     case detail::kTagGraph: return TermKind::Graph;
+    case detail::kTagSymbol: return TermKind::String;
     default:
       switch ((bits_ >> 3) & 31) {
         case detail::kSpecialNil: return TermKind::Nil;

@@ -27,6 +27,10 @@ Variable* as_graph(std::uint64_t bits) { return reinterpret_cast<Variable*>(bits
 std::uint64_t graph_bits(const Variable* v) {
   return reinterpret_cast<std::uint64_t>(v) | kTagGraph;
 }
+// The characters of a short symbol's word (borrowed: the word is held by the caller's term).
+std::string_view symbol_text(const std::uint64_t& bits) {
+  return {reinterpret_cast<const char*>(&bits) + 1, static_cast<std::size_t>((bits >> 3) & 7)};
+}
 bool ground_bits(std::uint64_t bits) {
   if (tag(bits) == kTagHeap) return bits && (as_node(bits)->flags & TermNode::kGround);
   return tag(bits) != kTagVar;
@@ -197,6 +201,7 @@ class Unifier {
   // Unifies an Op-like head (`head`, not a graph term) with the Op `op`.
   bool head_vs_op(std::uint64_t head, const Apply& node) {
     head = walk(head);
+    if (tag(head) == kTagSymbol) return symbol_text(head) == node.op().name();
     if (tag(head) == kTagHeap && head) {
       const TermNode* n = as_node(head);
       if (n->kind == TermKind::Op) return op_equal(*static_cast<const OpNode*>(n)->op, node.op());
@@ -284,6 +289,17 @@ class Unifier {
     return name_of(a) == name_of(b);
   }
 
+  // A short symbol `sym` against a distinct non-variable term `t`: equal
+  // symbols have equal words, so only an Op or op pattern of its name unifies.
+  static bool symbol_vs(std::uint64_t sym, std::uint64_t t) {
+    if (tag(t) != kTagHeap) return false;
+    const TermNode* n = as_node(t);
+    if (n->kind == TermKind::Op) return static_cast<const OpNode*>(n)->op->name() == symbol_text(sym);
+    if (n->kind == TermKind::OpPattern)
+      return static_cast<const OpPatternNode*>(n)->name == symbol_text(sym);
+    return false;
+  }
+
   static bool is_op_like(TermKind k) {
     return k == TermKind::Op || k == TermKind::OpPattern || k == TermKind::String;
   }
@@ -292,6 +308,8 @@ class Unifier {
   bool step(std::uint64_t a, std::uint64_t b) {
     if (tag(a) == kTagGraph) return graph_vs(as_graph(a), b);
     if (tag(b) == kTagGraph) return graph_vs(as_graph(b), a);
+    if (tag(a) == kTagSymbol) return symbol_vs(a, b);
+    if (tag(b) == kTagSymbol) return symbol_vs(b, a);
     if (tag(a) != kTagHeap || tag(b) != kTagHeap) return false;  // distinct immediates
     if (plainly_comparable(a, b)) {
       if (node_hash(as_node(a)) != node_hash(as_node(b))) return false;
@@ -381,20 +399,50 @@ class Unifier {
   std::unique_ptr<std::unordered_set<std::pair<std::uint64_t, std::uint64_t>, PairHash>> visited_;
 };
 
-// The rebuilding walk: post-order over an explicit stack of frames.
+// The rebuilding walk: post-order over an explicit stack of frames. Results
+// are words, each *owned* (a node this walk built that no parent has taken
+// yet) or *borrowed* (a subterm of the input, a value in the substitution, or
+// a remembered result, all alive until the walk ends). A borrowed word is
+// counted only when a new node takes it, so the parts of a term that do not
+// change cost no count traffic, and a new node takes its owned children
+// without counting either. An owned result is a node address with kOwned
+// set: node addresses are 16-byte aligned (pool_alloc's blocks, and malloc's
+// under the sanitizers), so bit 3 of a borrowed node's word is zero. Other
+// words use bit 3 (an integer's lowest bit, a symbol's length), so ownership
+// is read from the low four bits together: tag heap and bit 3.
+// An owned result never passes for an unchanged child.
 struct RebuildFrame {
   std::uint64_t node;      // the walked, non-ground heap term
   std::uint64_t memo_key;  // set when the result should be remembered
+  const char* kids;        // its first child; the others follow every `stride` bytes
+  std::uint32_t stride;
   std::uint32_t next, count;
-  std::size_t base;        // where its children's results start
+  std::size_t base;  // where its children's results start
+  const Term& child(std::uint32_t i) const {
+    return *reinterpret_cast<const Term*>(kids + std::size_t{i} * stride);
+  }
 };
+
+constexpr std::uint64_t kOwned = 8;
+constexpr bool is_owned(std::uint64_t r) { return (r & (kTagMask | kOwned)) == kOwned; }
 
 // Buffers a rebuild reuses from call to call on one thread.
 struct RebuildScratch {
   std::vector<RebuildFrame> frames;
-  std::vector<Term> results;
-  FlatMap<Term> memo;
+  std::vector<std::uint64_t> results;
+  std::vector<Term> args;
+  FlatMap<std::uint64_t> memo;  // node -> its (borrowed) result
   bool busy = false;
+
+  // Empties the buffers, dropping the results still owned (after a throw).
+  void reset() noexcept {
+    for (const std::uint64_t r : results)
+      if (is_owned(r)) release_bits(r & ~kOwned);
+    results.clear();
+    frames.clear();
+    args.clear();
+    memo.clear();
+  }
 };
 thread_local RebuildScratch t_rebuild;
 
@@ -403,28 +451,22 @@ class Rebuilder {
   Rebuilder(const Substitution& s, std::unordered_map<std::uint64_t, std::uint64_t>* names,
             RebuildScratch& scratch)
       : s_(s), names_(names), frames_(scratch.frames), results_(scratch.results),
-        memo_(scratch.memo) {}
+        args_(scratch.args), memo_(scratch.memo) {}
 
   Term run(const Term& root) {
     visit(root.bits());
     while (!frames_.empty()) {
       RebuildFrame& f = frames_.back();
       if (f.next < f.count) {
-        const std::uint64_t child = child_of(f.node, f.next++);
-        visit(child);
+        visit(f.child(f.next++).bits());  // may grow frames_: f is not used after
         continue;
       }
-      Term built = build(f);
-      const std::uint64_t key = f.memo_key;
-      results_.resize(f.base);
-      frames_.pop_back();
-      if (key) memo_.insert(key, built);
-      results_.push_back(std::move(built));
+      finish();
     }
-    Term out = std::move(results_.back());
+    std::uint64_t out = results_.back();
     results_.clear();
     memo_.clear();
-    return out;
+    return take(out);
   }
 
  private:
@@ -437,77 +479,117 @@ class Rebuilder {
       via_var = true;
     }
     if (tag(b) == kTagVar) {
-      results_.push_back(names_ ? rename(b) : Term::adopt_bits(b));
+      results_.push_back(names_ ? rename(b) : b);
       return;
     }
     if (ground_bits(b)) {
-      retain_bits(b);
-      results_.push_back(Term::adopt_bits(b));
+      results_.push_back(b);
       return;
     }
     // A node reached through a variable, or shared, may be met again: its
     // result is remembered, so a DAG is rebuilt once per node.
     const bool remember = via_var || shared_node(b);
     if (remember) {
-      if (Term* done = memo_.find(b)) {
+      if (const std::uint64_t* done = memo_.find(b)) {
         results_.push_back(*done);
         return;
       }
     }
     const TermNode* n = as_node(b);
-    std::uint32_t count = 0;
+    RebuildFrame& f = frames_.emplace_back();  // filled in place: no copy through the stack
+    f.node = b;
+    f.memo_key = remember ? b : 0;
+    f.stride = sizeof(Term);
+    f.next = 0;
+    f.count = 0;
+    f.base = results_.size();
     switch (n->kind) {
-      case TermKind::Pair: count = 2; break;
-      case TermKind::Compound: count = 1 + static_cast<const CompoundNode*>(n)->arity; break;
-      case TermKind::OpPattern:
-        count = static_cast<std::uint32_t>(static_cast<const OpPatternNode*>(n)->props.size());
+      case TermKind::Pair:
+        f.kids = reinterpret_cast<const char*>(&static_cast<const PairNode*>(n)->car);
+        f.count = 2;
         break;
-      default: break;
-    }
-    frames_.push_back({b, remember ? b : 0, 0, count, results_.size()});
-  }
-
-  static std::uint64_t child_of(std::uint64_t b, std::uint32_t i) {
-    const TermNode* n = as_node(b);
-    switch (n->kind) {
-      case TermKind::Pair: {
-        const auto* p = static_cast<const PairNode*>(n);
-        return i == 0 ? p->car.bits() : p->cdr.bits();
-      }
       case TermKind::Compound: {
         const auto* c = static_cast<const CompoundNode*>(n);
-        return i == 0 ? c->head.bits() : c->args()[i - 1].bits();
+        f.kids = reinterpret_cast<const char*>(&c->head);  // the arguments follow the head
+        f.count = 1 + c->arity;
+        break;
       }
-      default: return static_cast<const OpPatternNode*>(n)->props[i].value.bits();
+      case TermKind::OpPattern: {
+        const auto& props = static_cast<const OpPatternNode*>(n)->props;
+        f.kids = reinterpret_cast<const char*>(&props.front().value);  // not ground: not empty
+        f.stride = sizeof(PropTerm);
+        f.count = static_cast<std::uint32_t>(props.size());
+        break;
+      }
+      default: break;
     }
   }
 
-  Term rename(std::uint64_t var) {
+  std::uint64_t rename(std::uint64_t var) {
     auto [it, fresh] = names_->emplace(var, names_->size());
-    return Term::reified(it->second);
+    return Term::reified(it->second).release();
   }
 
-  Term build(const RebuildFrame& f) {
-    const TermNode* n = as_node(f.node);
-    const Term* kids = results_.data() + f.base;
+  // The frame on top has all its children's results: replace them by its own.
+  void finish() {
+    const RebuildFrame f = frames_.back();
+    frames_.pop_back();
+    std::uint64_t* kids = results_.data() + f.base;
     bool same = true;
     for (std::uint32_t i = 0; i < f.count; ++i)
-      if (kids[i].bits() != child_of(f.node, i)) {
+      if (kids[i] != f.child(i).bits()) {
         same = false;
         break;
       }
-    if (same) {
-      retain_bits(f.node);
-      return Term::adopt_bits(f.node);
+    // Unchanged children are all borrowed, so an unchanged node is borrowed too.
+    std::uint64_t out = f.node;
+    if (!same) {
+      out = build(f, kids).release();
+      if (f.memo_key) memo_.insert(f.memo_key, out);  // alive: a new node is never dropped
+      out |= kOwned;
+    } else if (f.memo_key) {
+      memo_.insert(f.memo_key, out);
     }
+    results_.resize(f.base);
+    results_.push_back(out);
+  }
+
+  // The child result as a counted term: an owned one is handed over.
+  static Term take(std::uint64_t& r) {
+    if (!is_owned(r)) {
+      retain_bits(r);
+      return Term::adopt_bits(r);
+    }
+    const std::uint64_t bits = r & ~kOwned;
+    r = bits;
+    return Term::adopt_bits(bits);
+  }
+
+  Term build(const RebuildFrame& f, std::uint64_t* kids) {
+    const TermNode* n = as_node(f.node);
     switch (n->kind) {
-      case TermKind::Pair: return cons(kids[0], kids[1]);
-      case TermKind::Compound: return compound(kids[0], std::span<const Term>(kids + 1, f.count - 1));
+      case TermKind::Pair: {
+        Term car = take(kids[0]);
+        Term cdr = take(kids[1]);
+        return cons(std::move(car), std::move(cdr));
+      }
+      case TermKind::Compound: {
+        Term head = take(kids[0]);
+        const std::uint32_t arity = f.count - 1;
+        if (arity <= 4) {
+          Term args[4];
+          for (std::uint32_t i = 0; i < arity; ++i) args[i] = take(kids[i + 1]);
+          return make_compound(std::move(head), args, arity);
+        }
+        args_.clear();
+        for (std::uint32_t i = 1; i < f.count; ++i) args_.push_back(take(kids[i]));
+        return make_compound(std::move(head), args_.data(), args_.size());
+      }
       default: {
         const auto* p = static_cast<const OpPatternNode*>(n);
         std::vector<PropTerm> props;
         props.reserve(f.count);
-        for (std::uint32_t i = 0; i < f.count; ++i) props.push_back({p->props[i].name, kids[i]});
+        for (std::uint32_t i = 0; i < f.count; ++i) props.push_back({p->props[i].name, take(kids[i])});
         return op_pattern(p->name, std::move(props));
       }
     }
@@ -516,8 +598,9 @@ class Rebuilder {
   const Substitution& s_;
   std::unordered_map<std::uint64_t, std::uint64_t>* names_;
   std::vector<RebuildFrame>& frames_;
-  std::vector<Term>& results_;
-  FlatMap<Term>& memo_;
+  std::vector<std::uint64_t>& results_;
+  std::vector<Term>& args_;
+  FlatMap<std::uint64_t>& memo_;
 };
 
 }  // namespace
@@ -532,15 +615,17 @@ Term rebuild(const Term& t, const Substitution& s,
   if (t.is_ground()) return t;
   if (t_rebuild.busy) {  // a rebuild further up this thread's stack: use fresh buffers
     RebuildScratch local;
+    struct Release {
+      RebuildScratch& scratch;
+      ~Release() { scratch.reset(); }
+    } release{local};
     return Rebuilder(s, names, local).run(t);
   }
   t_rebuild.busy = true;
   struct Release {
     ~Release() {
       t_rebuild.busy = false;
-      t_rebuild.frames.clear();
-      t_rebuild.results.clear();
-      t_rebuild.memo.clear();
+      t_rebuild.reset();
     }
   } release;
   return Rebuilder(s, names, t_rebuild).run(t);

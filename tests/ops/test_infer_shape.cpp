@@ -219,12 +219,22 @@ std::map<std::string, Gen> generators() {
       b.param("axis", std::int64_t{0}).in(f32, {3, 4});
       return b.c;
     };
-  for (const char* r : {"deep_copy", "view"})
+  for (const char* r : {"deep_copy", "view", "zero_grad", "disconnected_grad"})
     g[r] = [] {
       Builder b;
       b.in(f64, {2, 3});
       return b.c;
     };
+  g["grad_clip"] = [] {
+    Builder b;
+    b.param("lo", -1.0).param("hi", 1.0).in(f64, {2, 0});
+    return b.c;
+  };
+  g["grad_scale"] = [] {
+    Builder b;
+    b.param("multiplier", 0.5).in(f32, {1, 3});
+    return b.c;
+  };
   return g;
 }
 

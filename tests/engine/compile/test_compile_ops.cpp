@@ -46,15 +46,17 @@ TEST_CASE("deep_copy makes an independent copy of its input's type", "[compile]"
   REQUIRE(small[0].equal(in));
 }
 
-TEST_CASE("deep_copy has the input's shape and, as in Aesara, no gradient", "[compile]") {
+TEST_CASE("deep_copy has the input's shape and passes gradients through", "[compile]") {
   Var x = fvec("x");
   Var c = deep_copy(x);
   const ShapeVars shape{Variable::make(TensorType::make(i64, {}), "n")};
   const auto shapes = deep_copy_op()->infer_shape(*c->owner(), std::span(&shape, 1));
   REQUIRE(shapes.size() == 1);
   REQUIRE(shapes[0] == shape);
-  REQUIRE_THROWS_WITH(deep_copy_op()->grad(*c->owner(), std::vector<Var>{fvec("g")}),
-                      Catch::Contains("`deep_copy` is not differentiable"));
+  const Var g = fvec("g");
+  const std::vector<Var> grads = deep_copy_op()->grad(*c->owner(), std::vector<Var>{g});
+  REQUIRE(grads.size() == 1);
+  REQUIRE(grads[0] == g);
 }
 
 TEST_CASE("view returns its input, declares it, and passes gradients through", "[compile]") {

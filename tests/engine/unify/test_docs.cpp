@@ -81,6 +81,33 @@ TEST_CASE("docs: miniKanren", "[unify]") {
   // end doc
 }
 
+namespace docs_clauses {
+// doc: clause tables
+using namespace rw;
+using namespace rw::kanren;
+Goal membero_t(Term x, Term l);
+const ClauseTable& membero_table() {
+  static const ClauseTable table = [] {
+    const Term x = lvar("x"), l = lvar("l"), a = lvar("a"), d = lvar("d");
+    // Each clause: its fresh variables, its equations, what follows them.
+    // The continuation sees the arguments, then the fresh variables: v[3] is d.
+    return ClauseTable({x, l}, {{{d}, {{l, cons(x, d)}}, {}},
+                                {{a, d}, {{l, cons(a, d)}},
+                                 [](ClauseEnv v) { return membero_t(v[0], v[3]); }}});
+  }();
+  return table;
+}
+Goal membero_t(Term x, Term l) { return membero_table()(x, l); }
+// end doc
+}  // namespace docs_clauses
+
+TEST_CASE("docs: clause tables", "[unify]") {
+  Term q = lvar("q");
+  REQUIRE(to_string(list(run_all(q, docs_clauses::membero_t(q, list({1, 2, 3}))))) == "(1 2 3)");
+  REQUIRE(to_string(list(run_all(q, conj(docs_clauses::membero_t(q, list({1, 2, 3})), neq(q, 2))))) ==
+          "(1 3)");
+}
+
 TEST_CASE("docs: the graph view and patterns", "[unify]") {
   // doc: match
   using namespace rw;

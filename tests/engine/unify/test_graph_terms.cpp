@@ -47,6 +47,26 @@ TEST_CASE("an Apply node unifies as op(inputs…)", "[unify]") {
   REQUIRE_FALSE(unify(compound("add", a, b), e));
 }
 
+TEST_CASE("a symbol, short or long, unifies with the Ops of its name", "[unify]") {
+  const OpPtr mul = toy("mul", 2), longer = toy("multiply", 2);
+  REQUIRE(unify(Term("mul"), Term(mul)));
+  REQUIRE(unify(Term(mul), Term("mul")));
+  REQUIRE(unify(Term("multiply"), Term(longer)));
+  REQUIRE(unify(Term(longer), Term("multiply")));
+  REQUIRE_FALSE(unify(Term("mul"), Term(longer)));
+  REQUIRE_FALSE(unify(Term("multiply"), Term(mul)));
+  REQUIRE(unify(Term("mul"), op_pattern("mul")));
+  REQUIRE(unify(op_pattern("multiply"), Term("multiply")));
+  REQUIRE_FALSE(unify(Term("mul"), op_pattern("add")));
+  REQUIRE_FALSE(unify(Term("mul"), Term("add")));
+  REQUIRE_FALSE(unify(Term("mul"), Term(1)));
+  // As the head of a compound matched against a graph node.
+  Term a = lvar("a"), b = lvar("b");
+  Var e = (*longer)({fvec("x"), fvec("y")});
+  REQUIRE(unify(compound("multiply", a, b), e));
+  REQUIRE_FALSE(unify(compound("mul", a, b), e));
+}
+
 TEST_CASE("unification walks only as deep as the pattern", "[unify]") {
   // A million-node chain: matching its top two levels touches two nodes.
   Var v = fvec("x");

@@ -40,6 +40,33 @@ TEST_CASE("atoms know their kind and value", "[unify]") {
   REQUIRE_THROWS_AS(Term::integer(std::numeric_limits<std::uint64_t>::max()), TermError);
 }
 
+TEST_CASE("strings of up to 7 bytes live in the handle; longer ones are nodes", "[unify]") {
+  const Term f("f"), seven("1234567"), eight("12345678");
+  REQUIRE_FALSE(f.is_heap());
+  REQUIRE_FALSE(seven.is_heap());
+  REQUIRE(eight.is_heap());
+  REQUIRE(Term("").as_string().empty());
+  REQUIRE(Term("").kind() == TermKind::String);
+  REQUIRE(seven.as_string() == "1234567");
+  REQUIRE(eight.as_string() == "12345678");
+  // Equal strings are identical when short, structurally equal when long.
+  REQUIRE(Term("milk").same(Term(std::string("milk"))));
+  REQUIRE(eight == Term("12345678"));
+  REQUIRE(eight.hash() == Term("12345678").hash());
+  REQUIRE(Term("milk").hash() == Term(std::string_view("milk")).hash());
+  REQUIRE(Term("milk") != Term("milk "));
+  REQUIRE(Term("a") != Term(1));
+  // Any byte, NUL included, is kept.
+  const std::string nul("a\0b", 3);
+  REQUIRE(Term(nul).as_string() == nul);
+  REQUIRE(Term(nul) != Term("a"));
+  REQUIRE(Term(std::string("\xff\xfe", 2)).as_string() == std::string("\xff\xfe", 2));
+  // A compound headed by a short symbol hashes and compares as one with a long one.
+  REQUIRE(compound("f", 1, 2) == compound(std::string("f"), 1, 2));
+  REQUIRE(compound("f", 1, 2) != compound("g", 1, 2));
+  REQUIRE(compound("function", 1) == compound("function", 1));
+}
+
 TEST_CASE("taking a term apart the wrong way names what it is", "[unify]") {
   REQUIRE_THROWS_WITH(Term(1).head(), "head() of a integer");
   REQUIRE_THROWS_WITH(Term("a").car(), "car() of a string");

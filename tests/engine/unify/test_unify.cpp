@@ -112,6 +112,38 @@ TEST_CASE("shared subterms are substituted once, not once per path", "[unify]") 
   REQUIRE(occurs(x, t, {}));
 }
 
+TEST_CASE("substitute and reify keep every kind of word a rebuilt node holds", "[unify]") {
+  // The rebuild marks the nodes it made in their words; atoms whose words use
+  // the same bits (odd integers, symbols of any length, named variables,
+  // specials) must come through unchanged, in every arity and kind of node.
+  TermVars v;
+  Term t = parse_term(
+      "f(?a, 1, 3, -7, x, abcdefg, \"a long string\", ?n, none, true, 2.5, "
+      "g(?a, ?b), (?a 9 . ?c), sum{axis=?a}, h(?a, 11, ?a, 13, ?a, 15))",
+      v);
+  Substitution s;
+  s.bind(v["a"], parse_term("k(5, ?b, yz)", v));
+  s.bind(v["b"], 17);
+  const Term want =
+      parse_term("f(k(5, 17, yz), 1, 3, -7, x, abcdefg, \"a long string\", ?n, none, true, 2.5, "
+                 "g(k(5, 17, yz), 17), (k(5, 17, yz) 9 . ?c), sum{axis=k(5, 17, yz)}, "
+                 "h(k(5, 17, yz), 11, k(5, 17, yz), 13, k(5, 17, yz), 15))",
+                 v);
+  const Term got = substitute(t, s);
+  REQUIRE(to_string(got) == to_string(want));
+  REQUIRE(got == want);
+  // ?a's value is rebuilt once and shared by every place that names ?a.
+  REQUIRE(got.arg(0).same(got.arg(11).arg(0)));
+  REQUIRE(got.arg(0).same(got.arg(14).arg(4)));
+  REQUIRE(to_string(reify(t, s)) ==
+          "f(k(5, 17, yz), 1, 3, -7, x, abcdefg, \"a long string\", _0, none, true, 2.5, "
+          "g(k(5, 17, yz), 17), (k(5, 17, yz) 9 . _1), sum{axis=k(5, 17, yz)}, "
+          "h(k(5, 17, yz), 11, k(5, 17, yz), 13, k(5, 17, yz), 15))");
+  // The input and the values in the substitution are untouched.
+  REQUIRE(to_string(*s.find(v["a"])) == "k(5, ?b, yz)");
+  REQUIRE(to_string(t.arg(1)) == "1");
+}
+
 TEST_CASE("unify and reify a million-deep chain without recursion", "[unify]") {
   constexpr int kDepth = 1'000'000;
   Term x = lvar("x");

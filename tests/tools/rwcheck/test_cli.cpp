@@ -1,0 +1,156 @@
+// rwcheck's command line: parsing, help, and bad input (exit status 2).
+#include <catch2/catch.hpp>
+
+#include "tools/rwcheck/cli.hpp"
+#include "tools/rwcheck/rwcheck_fixtures.hpp"
+
+using rw::check::CliError;
+using rw::check::Command;
+using rw::check::parse_args;
+using rw::test::check_golden;
+using rw::test::pt_environment;
+using rw::test::rwcheck;
+
+namespace {
+rw::check::Options parse(std::vector<std::string> args) {
+  return parse_args(args);
+}
+}  // namespace
+
+TEST_CASE("options are parsed with values apart or after =", "[rwcheck]") {
+  const auto o = parse({"--rules", "a.rules", "--rules=dir", "--mode=fast_compile", "--include",
+                        "x", "--exclude", "y", "--trace", "--why-not", "softplus", "--profile",
+                        "--no-times", "--dot", "out.dot", "--json", "g.graph"});
+  CHECK(o.command == Command::Run);
+  CHECK(o.rules == std::vector<std::string>{"a.rules", "dir"});
+  CHECK(o.mode == "fast_compile");
+  CHECK(o.include == std::vector<std::string>{"x"});
+  CHECK(o.exclude == std::vector<std::string>{"y"});
+  CHECK((o.trace && o.profile && o.no_times && o.json));
+  CHECK(o.why_not == "softplus");
+  CHECK(o.dot == "out.dot");
+  CHECK(o.graph == "g.graph");
+
+  const auto lint = parse({"lint", "a.rules", "b"});
+  CHECK(lint.command == Command::Lint);
+  CHECK(lint.rules == std::vector<std::string>{"a.rules", "b"});
+  const auto verify = parse({"verify", "--seed", "7", "--trials=3", "--rule", "r", "a.rules"});
+  CHECK(verify.command == Command::Verify);
+  CHECK(verify.seed == 7);
+  CHECK(verify.trials == 3);
+  CHECK(verify.only_rule == "r");
+  CHECK(parse({"--trace", "--help"}).command == Command::Help);
+}
+
+TEST_CASE("bad command lines are refused with the argument named", "[rwcheck]") {
+  auto message = [](std::vector<std::string> args) {
+    try {
+      parse_args(args);
+    } catch (const CliError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  CHECK(message({"--trce", "g.graph"}) == "unknown option `--trce`; did you mean `--trace`?");
+  CHECK(message({"--frobnicate", "g.graph"}) == "unknown option `--frobnicate`");
+  CHECK(message({}) == "no graph file given (usage: rwcheck [OPTIONS] GRAPH)");
+  CHECK(message({"a.graph", "b.graph"}) == "one graph file at a time; got `a.graph` and `b.graph`");
+  CHECK(message({"g.graph", "--mode"}) == "`--mode` needs a value");
+  CHECK(message({"g.graph", "--trace=yes"}) == "`--trace` takes no value");
+  CHECK(message({"lint", "--trace", "a.rules"}) == "`--trace` is an option of `rwcheck GRAPH`");
+  CHECK(message({"verify", "--trials", "x", "a.rules"}) ==
+        "`--trials` takes a non-negative integer, not `x`");
+  CHECK(message({"verify", "--trials", "0", "a.rules"}) == "`--trials` must be at least 1");
+  CHECK(message({"--seed", "1", "g.graph"}) == "`--seed` is an option of `rwcheck verify`");
+}
+
+TEST_CASE("closest suggests likely typos only", "[rwcheck]") {
+  const std::vector<std::string> names = {"softplus", "log1p_of_add", "mul_by_one"};
+  CHECK(rw::check::closest("sofplus", names) == "softplus");
+  CHECK(rw::check::closest("mul_by_on", names) == "mul_by_one");
+  CHECK_FALSE(rw::check::closest("zzz", names));
+}
+
+TEST_CASE("--help prints every option and exits 0", "[rwcheck]") {
+  const auto r = rwcheck({"--help"}, pt_environment());
+  CHECK(r.status == 0);
+  CHECK(r.err.empty());
+  check_golden("help.txt", r.out);
+  for (const char* opt :
+       {"--rules", "--mode", "--include", "--exclude", "--trace", "--why-not", "--profile",
+        "--no-times", "--dot", "--json", "--trials", "--seed", "--rule", "lint", "verify"})
+    CHECK(r.out.find(opt) != std::string::npos);
+}
+
+TEST_CASE("bad input exits 2 with the error on stderr", "[rwcheck]") {
+  SECTION("an unknown option") {
+    const auto r = rwcheck({"--trce", "examples/softplus.graph"}, pt_environment());
+    CHECK(r.status == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err ==
+          "rwcheck: error: unknown option `--trce`; did you mean `--trace`?\n"
+          "run `rwcheck --help` for usage\n");
+  }
+  SECTION("a missing graph file") {
+    const auto r =
+        rwcheck({"--rules", "examples/rules", "examples/missing.graph"}, pt_environment());
+    CHECK(r.status == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err ==
+          "error: cannot load graph file `examples/missing.graph`: cannot open "
+          "`examples/missing.graph`: No such file or directory\n");
+  }
+  SECTION("a missing rule file") {
+    const auto r =
+        rwcheck({"--rules", "nowhere.rules", "examples/softplus.graph"}, pt_environment());
+    CHECK(r.status == 2);
+    check_golden("missing_rules.txt", r.err);
+  }
+  SECTION("a directory without rule files") {
+    const auto r = rwcheck({"--rules", "docs", "examples/softplus.graph"}, pt_environment());
+    CHECK(r.status == 2);
+    CHECK(r.err.starts_with("rwcheck: error: the directory `docs` has no `*.rules` files\n"));
+  }
+  SECTION("a graph file with errors: every diagnostic with its caret") {
+    const auto r = rwcheck({"--rules", "examples/rules", "tests/tools/rwcheck/golden/bad.graph"},
+                           pt_environment());
+    CHECK(r.status == 2);
+    CHECK(r.out.empty());
+    check_golden("bad_graph.txt", r.err);
+  }
+  SECTION("a rule file with errors") {
+    const auto r =
+        rwcheck({"--rules", "tests/tools/rwcheck/golden/bad.rules", "examples/softplus.graph"},
+                pt_environment());
+    CHECK(r.status == 2);
+    CHECK(r.out.empty());
+    check_golden("bad_rules.txt", r.err);
+  }
+  SECTION("an unknown mode") {
+    const auto r =
+        rwcheck({"--rules", "examples/rules", "--mode", "fastrun", "examples/softplus.graph"},
+                pt_environment());
+    CHECK(r.status == 2);
+    check_golden("bad_mode.txt", r.err);
+  }
+  SECTION("lint and verify without files, and no built-in rules") {
+    const auto r = rwcheck({"lint"}, pt_environment());
+    CHECK(r.status == 2);
+    CHECK(r.err ==
+          "rwcheck: error: `rwcheck lint` needs rule files or directories (there are no built-in "
+          "rules)\n"
+          "run `rwcheck --help` for usage\n");
+    CHECK(rwcheck({"verify"}, pt_environment()).status == 2);
+  }
+  SECTION("an unknown rule for --why-not, with the closest name") {
+    const auto r =
+        rwcheck({"--rules", "examples/rules", "--why-not", "sofplus", "examples/softplus.graph"},
+                pt_environment());
+    CHECK(r.status == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err ==
+          "rwcheck: error: --why-not: no rule `sofplus` in 6 rules from "
+          "examples/rules/canonicalize.rules, examples/rules/stabilize.rules; did you mean "
+          "`softplus`?\n");
+  }
+}

@@ -1,0 +1,72 @@
+// rwcheck lint: shadowed rules, undo pairs, growth, unknown ops.
+#include <catch2/catch.hpp>
+
+#include "tools/rwcheck/lint.hpp"
+#include "tools/rwcheck/rwcheck_fixtures.hpp"
+
+using rw::test::check_golden;
+using rw::test::pt_environment;
+using rw::test::rwcheck;
+
+TEST_CASE("lint reports each finding at its rule, and exits 1", "[rwcheck]") {
+  const auto r = rwcheck({"lint", "tests/tools/rwcheck/golden/lint.rules"}, pt_environment());
+  CHECK(r.status == 1);
+  CHECK(r.err.empty());
+  check_golden("lint.txt", r.out);
+}
+
+TEST_CASE("lint of clean rules finds nothing and exits 0", "[rwcheck]") {
+  const auto r = rwcheck({"lint", "examples/rules"}, pt_environment());
+  CHECK(r.status == 0);
+  CHECK(r.err.empty());
+  CHECK(r.out == "6 rules checked, 0 findings\n");
+}
+
+TEST_CASE("lint reports an unknown op as a finding with its location", "[rwcheck]") {
+  const auto r =
+      rwcheck({"lint", "tests/tools/rwcheck/golden/lint_unknown.rules"}, pt_environment());
+  CHECK(r.status == 1);
+  check_golden("lint_unknown.txt", r.out);
+}
+
+TEST_CASE("lint of a file with other errors exits 2", "[rwcheck]") {
+  const auto r = rwcheck({"lint", "tests/tools/rwcheck/golden/bad.rules"}, pt_environment());
+  CHECK(r.status == 2);
+  CHECK(r.err.find("error: expected `:`, found `log`") != std::string::npos);
+}
+
+TEST_CASE("shadowing respects guards, priorities and groups", "[rwcheck]") {
+  auto findings = [](const std::string& text) {
+    auto db = rw::make_standard_db();
+    rw::check::RuleSet set;
+    set.db = db;
+    set.loads.push_back(
+        rw::dsl::load_rules_text_into(*db, "t.rules", text, rw::test::pt_registry(), {}));
+    set.sources.push_back("t.rules");
+    std::vector<std::string> messages;
+    for (const auto& d : rw::check::lint_rules(set)) messages.push_back(d.message);
+    return messages;
+  };
+  // A guarded earlier rule does not shadow.
+  CHECK(findings("ruleset a tags(canonicalize)\n"
+                 "rule g: x * y => x where float(y)\nrule h: x * 1 => x\n")
+            .empty());
+  // A later rule of higher priority is tried first.
+  CHECK(findings(
+            "ruleset a tags(canonicalize)\n"
+            "rule g: log(1 + x) => log1p(x)\nrule h priority 2: log(1 + exp(x)) => softplus(x)\n")
+            .empty());
+  // Rules of different groups do not shadow each other.
+  CHECK(findings("ruleset a tags(canonicalize)\nrule g: log(1 + x) => log1p(x)\n"
+                 "ruleset b tags(stabilize)\nrule h: log(1 + exp(x)) => softplus(x)\n")
+            .empty());
+  // A literal parameter is less general than a parameter variable.
+  CHECK(findings("ruleset a tags(canonicalize)\n"
+                 "rule g: sum(x, axis=none) => x\nrule h: sum(x, axis=?a) => x\n")
+            .empty());
+  CHECK(findings("ruleset a tags(canonicalize)\n"
+                 "rule g: sum(x, axis=?a) => x\nrule h: sum(exp(x), axis=none) => x\n")
+            .size() == 1);
+  // A rule that keeps a term the same size and does not match it again is fine.
+  CHECK(findings("ruleset a tags(canonicalize)\nrule d: dot(a, b) => sum(a * b)\n").empty());
+}

@@ -1,0 +1,266 @@
+// rwcheck GRAPH: the final graph, --trace, --json, --why-not, --profile and
+// --dot, checked against golden files; and the built executable.
+#include <cstdio>
+#include <filesystem>
+#include <sys/wait.h>
+
+#include <catch2/catch.hpp>
+
+#include "tools/rwcheck/json.hpp"
+#include "tools/rwcheck/rwcheck_fixtures.hpp"
+
+using rw::test::check_golden;
+using rw::test::pt_environment;
+using rw::test::read_text;
+using rw::test::rwcheck;
+
+namespace {
+const std::vector<std::string> kRules = {"--rules", "examples/rules"};
+
+std::vector<std::string> with_rules(std::vector<std::string> args) {
+  args.insert(args.begin(), kRules.begin(), kRules.end());
+  return args;
+}
+}  // namespace
+
+TEST_CASE("the final graph and node counts", "[rwcheck]") {
+  const auto r = rwcheck(with_rules({"examples/softplus.graph"}), pt_environment());
+  CHECK(r.status == 0);
+  CHECK(r.err.empty());
+  check_golden("softplus.txt", r.out);
+}
+
+TEST_CASE("--trace lists every replacement in order", "[rwcheck]") {
+  const auto r = rwcheck(with_rules({"--trace", "examples/softplus.graph"}), pt_environment());
+  CHECK(r.status == 0);
+  CHECK(r.err.empty());
+  check_golden("softplus_trace.txt", r.out);
+  // The rules fire in pipeline order: canonicalize before stabilize.
+  const auto div = r.out.find("canonicalize / div_cancel");
+  const auto sp = r.out.find("stabilize / softplus");
+  CHECK(div != std::string::npos);
+  CHECK(sp != std::string::npos);
+  CHECK(div < sp);
+}
+
+TEST_CASE("--json gives the trace as one object", "[rwcheck]") {
+  const auto r = rwcheck(with_rules({"--json", "--profile", "--no-times", "--why-not",
+                                     "log1p_of_add", "examples/softplus.graph"}),
+                         pt_environment());
+  CHECK(r.status == 0);
+  CHECK(r.err.empty());
+  check_golden("softplus.json", r.out);
+}
+
+TEST_CASE("json strings are escaped", "[rwcheck]") {
+  CHECK(rw::check::json_quote("a\"b\\c\nd\te\x01") == "\"a\\\"b\\\\c\\nd\\te\\u0001\"");
+  CHECK(rw::check::json_quote("é") == "\"é\"");
+  rw::check::JsonWriter w;
+  w.begin_object();
+  w.field("k", std::string("v"));
+  w.key("list");
+  w.begin_array();
+  w.value(1);
+  w.null();
+  w.end_array();
+  w.key("empty");
+  w.begin_array();
+  w.end_array();
+  w.end_object();
+  CHECK(w.str() ==
+        "{\n  \"k\": \"v\",\n  \"list\": [\n    1,\n    null\n  ],\n  \"empty\": []\n}\n");
+}
+
+TEST_CASE("--why-not explains every node the rule could root at", "[rwcheck]") {
+  SECTION("a rule beaten to a node by a rule of higher priority") {
+    const auto r = rwcheck(with_rules({"--why-not", "log1p_of_add", "examples/softplus.graph"}),
+                           pt_environment());
+    CHECK(r.status == 0);  // it fired on log(1 + y)
+    check_golden("why_not_log1p.txt", r.out);
+  }
+  SECTION("a rule that never fires exits 1") {
+    const auto r =
+        rwcheck(with_rules({"--why-not", "exp_log", "examples/softplus.graph"}), pt_environment());
+    CHECK(r.status == 1);
+    check_golden("why_not_exp_log.txt", r.out);
+  }
+  SECTION("a rule the mode does not run") {
+    const auto r = rwcheck(
+        with_rules({"--why-not", "softplus", "--mode", "fast_compile", "examples/softplus.graph"}),
+        pt_environment());
+    CHECK(r.status == 1);
+    check_golden("why_not_not_run.txt", r.out);
+  }
+}
+
+TEST_CASE("--profile counts per rule and lists rules that never fired", "[rwcheck]") {
+  const auto r =
+      rwcheck(with_rules({"--profile", "--no-times", "examples/mlp.graph"}), pt_environment());
+  CHECK(r.status == 0);
+  CHECK(r.err.empty());
+  check_golden("mlp_profile.txt", r.out);
+  // Times are shown unless masked.
+  const auto timed = rwcheck(with_rules({"--profile", "examples/mlp.graph"}), pt_environment());
+  CHECK(timed.out.find("  -\n") == std::string::npos);
+}
+
+TEST_CASE("--mode, --include and --exclude select what runs", "[rwcheck]") {
+  const auto none =
+      rwcheck(with_rules({"--mode", "none", "examples/softplus.graph"}), pt_environment());
+  CHECK(none.status == 0);
+  CHECK(none.out.find("before: 11 nodes") != std::string::npos);
+  CHECK(none.out.find("after: 11 nodes") != std::string::npos);
+
+  const auto no_stabilize =
+      rwcheck(with_rules({"--trace", "--exclude", "stabilize", "examples/softplus.graph"}),
+              pt_environment());
+  CHECK(no_stabilize.status == 0);
+  CHECK(no_stabilize.out.find("softplus(") == std::string::npos);
+  CHECK(no_stabilize.out.find("canonicalize / div_cancel") != std::string::npos);
+
+  // fast_compile leaves stabilize out; --include brings it back. The
+  // canonicalize rules are tagged fast_run only, so fast_compile does not run
+  // them (a query selects at every level of the database, as in Aesara).
+  const auto fc = rwcheck(
+      with_rules({"--mode", "fast_compile", "--include", "stabilize", "examples/softplus.graph"}),
+      pt_environment());
+  CHECK(fc.out.find("output 0: softplus(x * w / w * 1)") != std::string::npos);
+}
+
+TEST_CASE("--dot draws the graph before and after", "[rwcheck]") {
+  const auto path = std::filesystem::path(RW_BINARY_DIR) / "rwcheck_test_softplus.dot";
+  std::filesystem::remove(path);
+  const auto r =
+      rwcheck(with_rules({"--dot", path.string(), "examples/softplus.graph"}), pt_environment());
+  CHECK(r.status == 0);
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  check_golden("softplus.dot", text.str());
+
+  const auto bad = rwcheck(
+      with_rules({"--dot", "/nonexistent/dir/x.dot", "examples/softplus.graph"}), pt_environment());
+  CHECK(bad.status == 2);
+  CHECK(bad.err == "rwcheck: error: --dot: cannot write `/nonexistent/dir/x.dot`\n");
+}
+
+TEST_CASE("rules come from files or directories, in order", "[rwcheck]") {
+  const auto files = rwcheck({"--rules", "examples/rules/canonicalize.rules", "--rules",
+                              "examples/rules/stabilize.rules", "examples/softplus.graph"},
+                             pt_environment());
+  const auto dir = rwcheck(with_rules({"examples/softplus.graph"}), pt_environment());
+  CHECK(files.status == 0);
+  CHECK(files.out == dir.out);
+  // Without --rules: the environment's built-in rules (here none).
+  const auto builtin = rwcheck({"examples/softplus.graph"}, pt_environment());
+  CHECK(builtin.status == 0);
+  CHECK(builtin.out.find("mode fast_run, no rules") != std::string::npos);
+}
+
+TEST_CASE("the examples of docs/rwcheck.md print what the page shows", "[rwcheck]") {
+  // Each "```console" block: `$ rwcheck ARGS`, then the exact output (stdout,
+  // then stderr), and `[exit N]` as its last line when the status is not 0.
+  // They run with the standard Op library, as the executable does.
+  const std::string doc = read_text("docs/rwcheck.md");
+  std::size_t pos = 0, blocks = 0;
+  while ((pos = doc.find("```console", pos)) != std::string::npos) {
+    const std::size_t eol = doc.find('\n', pos);
+    pos = eol + 1;
+    const std::size_t end = doc.find("```\n", pos);
+    REQUIRE(end != std::string::npos);
+    const std::string block = doc.substr(pos, end - pos);
+    pos = end + 4;
+    REQUIRE(block.starts_with("$ rwcheck "));
+    const std::size_t nl = block.find('\n');
+    std::vector<std::string> args;
+    std::istringstream words(block.substr(10, nl - 10));
+    for (std::string w; words >> w;) args.push_back(w);
+    std::string expected = block.substr(nl + 1);
+    int status = 0;
+    if (const auto e = expected.rfind("[exit ");
+        e != std::string::npos && expected.find('\n', e) == expected.size() - 1) {
+      status = std::stoi(expected.substr(e + 6));
+      expected.erase(e);
+    }
+    const auto r = rwcheck(args, rw::test::standard_environment());
+    INFO("docs/rwcheck.md: $ rwcheck " << block.substr(10, nl - 10));
+    CHECK(r.status == status);
+    CHECK(r.out + r.err == expected);
+    ++blocks;
+  }
+  CHECK(blocks == 8);
+}
+
+TEST_CASE("the built executable behaves as the library entry point", "[rwcheck]") {
+  const std::filesystem::path exe = std::filesystem::path(RW_BINARY_DIR) / "tools" / "rwcheck";
+  if (!std::filesystem::exists(exe)) {
+    WARN("tools are not built; skipping " << exe.string());
+    return;
+  }
+  const std::string cmd = "cd '" RW_SOURCE_DIR "' && '" + exe.string() +
+                          "' --rules examples/rules --trace examples/softplus.graph";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  REQUIRE(pipe);
+  std::string out;
+  char buf[4096];
+  for (std::size_t n; (n = fread(buf, 1, sizeof buf, pipe)) > 0;) out.append(buf, n);
+  const int status = pclose(pipe);
+  CHECK(WEXITSTATUS(status) == 0);
+  const auto lib = rwcheck({"--rules", "examples/rules", "--trace", "examples/softplus.graph"},
+                           rw::test::standard_environment());
+  CHECK(out == lib.out);
+  CHECK(out.find("stabilize / softplus") != std::string::npos);
+
+  const std::string bad = "'" + exe.string() + "' --trce x.graph 2>/dev/null";
+  CHECK(WEXITSTATUS(std::system(bad.c_str())) == 2);
+}
+
+TEST_CASE("a pass stopped by a limit is reported and exits 1", "[rwcheck]") {
+  const auto r =
+      rwcheck({"--rules", "tests/tools/rwcheck/golden/loop.rules", "examples/softplus.graph"},
+              pt_environment());
+  CHECK(r.status == 1);
+  CHECK(r.err.empty());
+  check_golden("loop.txt", r.out);
+  const auto json = rwcheck(
+      {"--json", "--rules", "tests/tools/rwcheck/golden/loop.rules", "examples/softplus.graph"},
+      pt_environment());
+  CHECK(json.status == 1);
+  CHECK(json.out.find("\"complete\": false,") != std::string::npos);
+}
+
+TEST_CASE("without --rules, the environment's built-in rules are used", "[rwcheck]") {
+  rw::check::CheckEnvironment env = rw::check::make_environment(rw::test::pt_registry());
+  // One load of a root that imports the example files, as the standard rule
+  // library is loaded.
+  env.load_builtin = [](rw::RewriteDB& db, const rw::OpRegistry& ops,
+                        const rw::dsl::PredicateRegistry& predicates) {
+    return rw::dsl::check_rules_text_into(db, "<examples>",
+                                          "import \"" RW_SOURCE_DIR
+                                          "/examples/rules/canonicalize.rules\"\n"
+                                          "import \"" RW_SOURCE_DIR
+                                          "/examples/rules/stabilize.rules\"\n",
+                                          ops, predicates);
+  };
+  env.builtin_name = "<examples>";
+  const auto r = rwcheck({"examples/softplus.graph"}, env);
+  CHECK(r.status == 0);
+  CHECK(
+      r.out.starts_with("graph examples/softplus.graph: mode fast_run, 6 rules from <examples>\n"));
+  CHECK(r.out.find("output 0: softplus(x)\n") != std::string::npos);
+  const auto lint = rwcheck({"lint"}, env);
+  CHECK(lint.status == 0);
+  CHECK(lint.out == "6 rules checked, 0 findings\n");
+  // --rules replaces them.
+  const auto other =
+      rwcheck({"--rules", "examples/rules/canonicalize.rules", "examples/softplus.graph"}, env);
+  CHECK(other.out.find("3 rules from examples/rules/canonicalize.rules\n") != std::string::npos);
+}
+
+TEST_CASE("--why-not says when a node appeared after the rule's group ran", "[rwcheck]") {
+  const auto r = rwcheck({"--rules", "tests/tools/rwcheck/golden/late.rules", "--why-not",
+                          "neg_neg", "tests/tools/rwcheck/golden/late.graph"},
+                         pt_environment());
+  CHECK(r.status == 1);
+  check_golden("why_not_late.txt", r.out);
+}

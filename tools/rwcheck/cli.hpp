@@ -1,0 +1,70 @@
+// rwcheck's command line: the options, their parsing, and the help text.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rw::check {
+
+/// Bad input on the command line or a path that cannot be read: rwcheck
+/// prints `rwcheck: error: <message>` and exits with status 2.
+class CliError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// What rwcheck was asked to do.
+enum class Command : std::uint8_t {
+  Run,     ///< rewrite a graph and report (the default)
+  Lint,    ///< `rwcheck lint RULES…`
+  Verify,  ///< `rwcheck verify RULES…`
+  Help,    ///< `--help`
+};
+
+/// The parsed command line.
+struct Options {
+  Command command = Command::Run;
+  /// `--rules PATH`, repeatable (Run); the positional paths (Lint, Verify;
+  /// none: the built-in rules).
+  std::vector<std::string> rules;
+  /// The graph file (Run).
+  std::string graph;
+  /// `--mode NAME` (fast_run, fast_compile, none, merge, stabilize).
+  std::string mode = "fast_run";
+  /// `--include TAG`, `--exclude TAG`, repeatable.
+  std::vector<std::string> include;
+  std::vector<std::string> exclude;
+  /// `--trace`, `--json`, `--profile`, `--no-times`.
+  bool trace = false;
+  bool json = false;
+  bool profile = false;
+  bool no_times = false;
+  /// `--why-not RULE`.
+  std::optional<std::string> why_not;
+  /// `--dot FILE`.
+  std::optional<std::string> dot;
+  /// Verify: `--seed N`, `--trials N`, `--rule NAME` (only that rule).
+  std::uint64_t seed = 0;
+  std::size_t trials = 100;
+  std::optional<std::string> only_rule;
+};
+
+/// Parses the arguments after the program name. Options take their value
+/// as the next argument or after `=` (`--mode=fast_compile`). Throws
+/// CliError naming the bad argument (with the closest option for an unknown
+/// one).
+Options parse_args(std::span<const std::string> args);
+
+/// The `--help` text: usage, every option, exit codes, examples.
+std::string help_text();
+
+/// The candidate closest to `name` by edit distance, when it is close enough
+/// to be a likely typo (at most a third of the longer name's length).
+std::optional<std::string> closest(std::string_view name, std::span<const std::string> candidates);
+
+}  // namespace rw::check

@@ -1,0 +1,112 @@
+// The --profile table.
+#include "tools/rwcheck/profile_report.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace rw::check {
+
+ProfileSummary summarize_profile(const RewriteProfile& profile, const RuleSet& rules,
+                                 const std::vector<std::string>& selected,
+                                 const Provenance& provenance) {
+  ProfileSummary s;
+  std::vector<std::string> rule_names;
+  for (const RuleRef& r : rules.rules()) rule_names.push_back(r.rule->rule->name);
+  auto is_rule = [&](const std::string& n) {
+    return std::find(rule_names.begin(), rule_names.end(), n) != rule_names.end();
+  };
+  for (const PassProfile* p : profile.passes())
+    for (const RewriterStats& st : p->rewriters) s.rows.push_back({p->name, st, is_rule(st.name)});
+
+  for (const RuleRef& ref : rules.rules()) {
+    const dsl::CompiledRule& r = *ref.rule;
+    std::size_t attempts = 0, applied = 0;
+    for (const ProfileRow& row : s.rows)
+      if (row.stats.name == r.rule->name)
+        attempts += row.stats.attempts, applied += row.stats.applied;
+    if (applied > 0) continue;
+    const std::string path = r.group + "/" + r.rule->name;
+    const bool runs = std::any_of(selected.begin(), selected.end(), [&](const std::string& n) {
+      return n == path || n.ends_with("/" + path);
+    });
+    std::string why;
+    if (!runs)
+      why = "not run by the mode";
+    else if (attempts == 0) {
+      const std::string& op = r.rule->lhs.root().op_info->name;
+      const bool any = std::any_of(provenance.nodes().begin(), provenance.nodes().end(),
+                                   [&](const NodeHistory& h) { return h.op == op; });
+      why = any ? fmt::format(
+                      "never tried: each `{}` node was rewritten first by a rule tried "
+                      "before it (see --why-not)",
+                      op)
+                : fmt::format("never tried: the graph has no `{}` node", op);
+    } else
+      why = fmt::format("tried {} time{}, never matched", attempts, attempts == 1 ? "" : "s");
+    s.never_fired.push_back({r.rule->name, r.group, std::move(why)});
+  }
+  return s;
+}
+
+std::string format_profile(const ProfileSummary& s, bool times) {
+  std::string out =
+      fmt::format("{:<28} {:<16} {:>7} {:>7} {:>6} {:>7} {:>7} {:>7} {:>9}\n", "rewriter", "pass",
+                  "tried", "applied", "no-op", "refused", "created", "removed", "time_ms");
+  for (const ProfileRow& row : s.rows) {
+    const RewriterStats& st = row.stats;
+    const std::string t = times ? fmt::format("{:.3f}", st.seconds * 1e3) : "-";
+    out += fmt::format("{:<28} {:<16} {:>7} {:>7} {:>6} {:>7} {:>7} {:>7} {:>9}\n",
+                       st.name + (row.is_rule ? "" : " *"), row.pass, st.attempts, st.applied,
+                       st.no_change, st.refused, st.nodes_created, st.nodes_removed, t);
+  }
+  out += "(* not a rule of the loaded rule files)\n";
+  if (s.never_fired.empty()) {
+    out += "every rule fired\n";
+  } else {
+    out += fmt::format("rules that never fired ({}):\n", s.never_fired.size());
+    for (const SilentRule& r : s.never_fired)
+      out += fmt::format("  {} ({}): {}\n", r.name, r.group, r.why);
+  }
+  return out;
+}
+
+void write_profile_json(JsonWriter& json, const ProfileSummary& s, bool times) {
+  json.begin_object();
+  json.key("rewriters");
+  json.begin_array();
+  for (const ProfileRow& row : s.rows) {
+    const RewriterStats& st = row.stats;
+    json.begin_object();
+    json.field("name", st.name);
+    json.field("pass", row.pass);
+    json.field("rule", row.is_rule);
+    json.field("tried", st.attempts);
+    json.field("applied", st.applied);
+    json.field("no_change", st.no_change);
+    json.field("refused", st.refused);
+    json.field("errors", st.errors);
+    json.field("created", st.nodes_created);
+    json.field("removed", st.nodes_removed);
+    json.key("time_ms");
+    if (times)
+      json.value(st.seconds * 1e3);
+    else
+      json.null();
+    json.end_object();
+  }
+  json.end_array();
+  json.key("never_fired");
+  json.begin_array();
+  for (const SilentRule& r : s.never_fired) {
+    json.begin_object();
+    json.field("rule", r.name);
+    json.field("group", r.group);
+    json.field("why", r.why);
+    json.end_object();
+  }
+  json.end_array();
+  json.end_object();
+}
+
+}  // namespace rw::check

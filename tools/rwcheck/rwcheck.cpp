@@ -1,0 +1,345 @@
+// rwcheck: the run command (rewrite a graph and report), and dispatch to
+// lint and verify.
+#include "tools/rwcheck/rwcheck.hpp"
+
+#include <fstream>
+#include <memory>
+#include <ostream>
+
+#include <fmt/format.h>
+
+#include "engine/dsl/graph_file.hpp"
+#include "engine/graph/printing.hpp"
+#include "engine/rewrite/errors.hpp"
+#include "engine/rewrite/mode.hpp"
+#include "tools/rwcheck/cli.hpp"
+#include "tools/rwcheck/dot.hpp"
+#include "tools/rwcheck/json.hpp"
+#include "tools/rwcheck/lint.hpp"
+#include "tools/rwcheck/profile_report.hpp"
+#include "tools/rwcheck/provenance.hpp"
+#include "tools/rwcheck/rule_sources.hpp"
+#include "tools/rwcheck/verify.hpp"
+#include "tools/rwcheck/why_not.hpp"
+
+namespace rw::check {
+
+namespace {
+
+std::string describe_sources(const RuleSet& set) {
+  std::size_t n = 0;
+  for (const dsl::LoadedRules& l : set.loads) n += l.size();
+  if (set.sources.empty()) return "no rules";
+  return fmt::format("{} rule{} from {}", n, n == 1 ? "" : "s", fmt::join(set.sources, ", "));
+}
+
+std::vector<std::string> output_exprs(const FunctionGraph& fg) {
+  std::vector<std::string> out;
+  for (const Var& v : fg.outputs()) out.push_back(expr_of(*v));
+  return out;
+}
+
+std::string nodes_text(std::size_t n) {
+  return fmt::format("{} node{}", n, n == 1 ? "" : "s");
+}
+
+std::string node_ref(const std::optional<NodeId>& id) {
+  return id ? fmt::format("#{} ", *id) : std::string();
+}
+
+std::string ids(const std::vector<NodeId>& v) {
+  std::string out;
+  for (const NodeId id : v) out += fmt::format("{}#{}", out.empty() ? "" : " ", id);
+  return out;
+}
+
+std::string format_trace(const Provenance& p) {
+  std::string out = fmt::format("trace: {} replacement{}\n", p.firings().size(),
+                                p.firings().size() == 1 ? "" : "s");
+  std::size_t i = 0;
+  for (const Firing& f : p.firings()) {
+    out += fmt::format("  [{}] {} / {}\n", ++i, f.pass, f.rule);
+    out += fmt::format("        {}{}\n", node_ref(f.before_node), f.before);
+    out += fmt::format("     => {}{}\n", node_ref(f.after_node), f.after);
+    if (!f.created.empty() || !f.removed.empty()) {
+      out += "        ";
+      if (!f.created.empty()) out += "created " + ids(f.created);
+      if (!f.created.empty() && !f.removed.empty()) out += "; ";
+      if (!f.removed.empty()) out += "removed " + ids(f.removed);
+      out += '\n';
+    }
+  }
+  return out;
+}
+
+void write_ids(JsonWriter& json, const std::vector<NodeId>& v) {
+  json.begin_array();
+  for (const NodeId id : v) json.value(id);
+  json.end_array();
+}
+
+void write_why_not_json(JsonWriter& json, const WhyNotReport& r) {
+  static constexpr const char* kStatus[] = {"fired", "failed", "removed", "not_run"};
+  json.begin_object();
+  json.field("rule", r.rule);
+  json.field("op", r.op);
+  json.field("group", r.group);
+  json.field("selected", r.selected);
+  json.field("fired", r.fired);
+  json.key("nodes");
+  json.begin_array();
+  for (const WhyNotEntry& e : r.entries) {
+    json.begin_object();
+    json.field("node", e.node);
+    json.field("expr", e.expr);
+    json.field("status", kStatus[static_cast<int>(e.status)]);
+    json.field("reason", e.reason);
+    if (e.status == WhyNotStatus::RemovedBy) {
+      json.field("by", e.by);
+      json.field("replaced", e.replaced);
+    }
+    if (e.status == WhyNotStatus::RemovedBy || e.status == WhyNotStatus::Fired)
+      json.field("pass", e.pass);
+    json.end_object();
+  }
+  json.end_array();
+  json.end_object();
+}
+
+int bad_input(std::ostream& err, const std::string& message) {
+  err << "rwcheck: error: " << message << "\n";
+  return kExitBadInput;
+}
+
+int run_graph(const Options& o, std::ostream& out, std::ostream& err, const CheckEnvironment& env) {
+  RuleSetLoad load = load_rule_set(env, rule_files(o.rules), /*use_builtin=*/true);
+  if (!load.diagnostics.empty()) {
+    err << dsl::render(load.diagnostics);
+    return kExitBadInput;
+  }
+  RuleSet& rules = load.set;
+
+  const dsl::CompiledRule* why_rule = nullptr;
+  if (o.why_not) {
+    why_rule = rules.find(*o.why_not);
+    if (!why_rule) {
+      std::vector<std::string> names;
+      for (const RuleRef& r : rules.rules()) names.push_back(r.rule->rule->name);
+      std::string msg =
+          fmt::format("--why-not: no rule `{}` in {}", *o.why_not, describe_sources(rules));
+      if (const auto c = closest(*o.why_not, names)) msg += fmt::format("; did you mean `{}`?", *c);
+      return bad_input(err, msg);
+    }
+  }
+
+  std::optional<Mode> mode;
+  try {
+    mode = Mode::named(o.mode, rules.db).including(o.include).excluding(o.exclude);
+  } catch (const RewriteError& e) {
+    return bad_input(err, fmt::format("--mode: {}", e.what()));
+  }
+
+  dsl::LoadResult<dsl::GraphFile> graph = dsl::check_graph(o.graph, *env.ops);
+  if (!graph.ok()) {
+    err << dsl::render(graph.diagnostics);
+    return kExitBadInput;
+  }
+  FunctionGraph fg = graph.value->function_graph();
+
+  auto provenance = std::make_shared<Provenance>(why_rule ? why_rule->rule->name : "");
+  fg.attach_feature(provenance);
+  Trace trace;
+  trace.subscribe(provenance);
+  RewriteProfile profile;
+  RewriteContext ctx{.trace = &trace, .profile = o.profile ? &profile : nullptr};
+
+  const std::size_t nodes_before = fg.num_nodes();
+  const std::vector<std::string> before = output_exprs(fg);
+  const std::string dot_before =
+      o.dot ? dot_cluster(fg, *provenance, "before", "before: " + nodes_text(nodes_before))
+            : std::string();
+
+  PassReport report;
+  try {
+    report = mode->rewrite(fg, ctx);
+  } catch (const Error& e) {
+    // A rewriter error is recorded and skipped by the drivers; what reaches
+    // here is a pass that failed as a whole.
+    err << "rwcheck: error: rewriting failed: " << e.what() << "\n";
+    return kExitFindings;
+  }
+  fg.detach_feature(*provenance);
+  const std::size_t nodes_after = fg.num_nodes();
+  const std::vector<std::string> after = output_exprs(fg);
+
+  std::optional<WhyNotReport> why;
+  if (why_rule) why = explain_why_not(*why_rule, fg, *provenance, *mode);
+  std::optional<ProfileSummary> summary;
+  if (o.profile)
+    summary =
+        summarize_profile(profile, rules, rules.db->selected_names(mode->query()), *provenance);
+
+  if (o.dot) {
+    const std::string text = dot_file(
+        dot_before, dot_cluster(fg, *provenance, "after", "after: " + nodes_text(nodes_after)));
+    std::ofstream file(*o.dot, std::ios::binary);
+    if (!(file << text) || !file.flush())
+      return bad_input(err, fmt::format("--dot: cannot write `{}`", *o.dot));
+  }
+
+  if (o.json) {
+    JsonWriter json;
+    json.begin_object();
+    json.field("graph", o.graph);
+    json.field("mode", mode->name());
+    json.field("query", mode->query().to_string());
+    json.key("rule_files");
+    json.begin_array();
+    for (const std::string& s : rules.sources) json.value(s);
+    json.end_array();
+    json.field("nodes_before", nodes_before);
+    json.field("nodes_after", nodes_after);
+    json.key("before");
+    json.begin_array();
+    for (const std::string& s : before) json.value(s);
+    json.end_array();
+    json.key("after");
+    json.begin_array();
+    for (const std::string& s : after) json.value(s);
+    json.end_array();
+    json.field("complete", report.ok());
+    json.field("problems", report.problems());
+    json.key("events");
+    json.begin_array();
+    std::size_t i = 0;
+    for (const Firing& f : provenance->firings()) {
+      json.begin_object();
+      json.field("index", ++i);
+      json.field("pass", f.pass);
+      json.field("rule", f.rule);
+      json.key("before");
+      json.begin_object();
+      json.key("node");
+      json.value_or_null(f.before_node);
+      json.field("expr", f.before);
+      json.end_object();
+      json.key("after");
+      json.begin_object();
+      json.key("node");
+      json.value_or_null(f.after_node);
+      json.field("expr", f.after);
+      json.end_object();
+      json.key("created");
+      write_ids(json, f.created);
+      json.key("removed");
+      write_ids(json, f.removed);
+      json.end_object();
+    }
+    json.end_array();
+    if (why) {
+      json.key("why_not");
+      write_why_not_json(json, *why);
+    }
+    if (summary) {
+      json.key("profile");
+      write_profile_json(json, *summary, !o.no_times);
+    }
+    json.end_object();
+    out << json.str();
+  } else {
+    out << fmt::format("graph {}: mode {}, {}\n", o.graph, mode->name(), describe_sources(rules));
+    out << fmt::format("before: {}\n", nodes_text(nodes_before));
+    for (std::size_t k = 0; k < before.size(); ++k)
+      out << fmt::format("  output {}: {}\n", k, before[k]);
+    if (o.trace) out << format_trace(*provenance);
+    out << fmt::format("after: {}\n", nodes_text(nodes_after));
+    for (std::size_t k = 0; k < after.size(); ++k)
+      out << fmt::format("  output {}: {}\n", k, after[k]);
+    out << debugprint(fg);
+    if (why) out << format_why_not(*why);
+    if (summary) out << format_profile(*summary, !o.no_times);
+    if (!report.ok()) {
+      const std::string problems = report.problems();
+      out << "rewriting stopped early:\n" << problems << (problems.ends_with('\n') ? "" : "\n");
+    }
+  }
+  if (!report.ok()) return kExitFindings;
+  if (why && why->fired == 0) return kExitFindings;
+  return kExitOk;
+}
+
+// The rules lint and verify check: the files given, or the built-in rules.
+RuleSetLoad load_for_check(const Options& o, const CheckEnvironment& env) {
+  const std::string_view command = o.command == Command::Lint ? "lint" : "verify";
+  if (o.rules.empty() && !env.load_builtin)
+    throw CliError(fmt::format(
+        "`rwcheck {}` needs rule files or directories (there are no built-in rules)", command));
+  return load_rule_set(env, rule_files(o.rules), /*use_builtin=*/o.rules.empty());
+}
+
+int run_lint(const Options& o, std::ostream& out, std::ostream& err, const CheckEnvironment& env) {
+  RuleSetLoad load = load_for_check(o, env);
+  std::vector<dsl::Diagnostic> diags = lint_load_diagnostics(std::move(load.diagnostics));
+  const bool errors = dsl::count_errors(diags) > 0;
+  std::vector<dsl::Diagnostic> findings = lint_rules(load.set);
+  diags.insert(diags.end(), findings.begin(), findings.end());
+  std::size_t warnings = 0;
+  for (const dsl::Diagnostic& d : diags) warnings += d.severity == dsl::Severity::Warning;
+  (errors ? err : out) << dsl::render(diags);
+  std::size_t n = 0;
+  for (const dsl::LoadedRules& l : load.set.loads) n += l.size();
+  out << fmt::format("{} rule{} checked, {} finding{}\n", n, n == 1 ? "" : "s", warnings,
+                     warnings == 1 ? "" : "s");
+  if (errors) return kExitBadInput;
+  return warnings ? kExitFindings : kExitOk;
+}
+
+int run_verify(const Options& o, std::ostream& out, std::ostream& err,
+               const CheckEnvironment& env) {
+  RuleSetLoad load = load_for_check(o, env);
+  if (!load.diagnostics.empty()) {
+    err << dsl::render(load.diagnostics);
+    return kExitBadInput;
+  }
+  if (o.only_rule && !load.set.find(*o.only_rule)) {
+    std::vector<std::string> names;
+    for (const RuleRef& r : load.set.rules()) names.push_back(r.rule->rule->name);
+    std::string msg =
+        fmt::format("--rule: no rule `{}` in {}", *o.only_rule, describe_sources(load.set));
+    if (const auto c = closest(*o.only_rule, names)) msg += fmt::format("; did you mean `{}`?", *c);
+    return bad_input(err, msg);
+  }
+  const std::vector<RuleVerdict> verdicts =
+      verify_rules(load.set, env, {.trials = o.trials, .seed = o.seed}, o.only_rule.value_or(""));
+  out << format_verdicts(verdicts);
+  for (const RuleVerdict& v : verdicts)
+    if (v.kind == RuleVerdict::Kind::Counterexample) return kExitFindings;
+  return kExitOk;
+}
+
+}  // namespace
+
+int run_rwcheck(std::span<const std::string> args, std::ostream& out, std::ostream& err,
+                const CheckEnvironment& env) {
+  try {
+    const Options o = parse_args(args);
+    switch (o.command) {
+      case Command::Help:
+        out << help_text();
+        return kExitOk;
+      case Command::Run:
+        return run_graph(o, out, err, env);
+      case Command::Lint:
+        return run_lint(o, out, err, env);
+      case Command::Verify:
+        return run_verify(o, out, err, env);
+    }
+  } catch (const CliError& e) {
+    err << "rwcheck: error: " << e.what() << "\n";
+    err << "run `rwcheck --help` for usage\n";
+    return kExitBadInput;
+  }
+  return kExitBadInput;
+}
+
+}  // namespace rw::check
