@@ -16,6 +16,7 @@
 #include "engine/graph/errors.hpp"
 #include "engine/graph/printing.hpp"
 #include "engine/graph/traversal.hpp"
+#include "engine/rewrite/destroy_handler.hpp"
 
 namespace rw {
 
@@ -199,6 +200,13 @@ std::shared_ptr<const Program> make_program(std::vector<In> inputs, std::vector<
   for (std::size_t i = 0; i < fg.inputs().size(); ++i)
     if (i >= inputs.size() || !inputs[i].mutable_input) protect.push_back(fg.inputs()[i]);
   fg.attach_feature(std::make_shared<ProtectInputs>(protect));
+  // In-place rewrites attach a DestroyHandler that protects every input; one
+  // attached here first lets them overwrite the inputs declared mutable.
+  std::vector<Var> mutable_inputs;
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    if (inputs[i].mutable_input) mutable_inputs.push_back(fg.inputs()[i]);
+  if (!mutable_inputs.empty())
+    fg.attach_feature(std::make_shared<DestroyHandler>(std::move(mutable_inputs)));
 
   if (options.rewrite) {
     options.rewrite(fg);

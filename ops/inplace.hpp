@@ -1,0 +1,57 @@
+// In-place rewrites: GEMM formation (z + dot(x, y) -> gemm) and the pass that
+// turns elementwise Ops, inc/set_subtensor and gemm into their in-place forms
+// where the DestroyHandler allows it.
+#pragma once
+
+#include <string>
+
+#include "engine/rewrite/database.hpp"
+#include "engine/rewrite/graph_rewriter.hpp"
+#include "engine/rewrite/node_rewriter.hpp"
+
+namespace rw {
+
+/// `z + dot(x, y)`, `dot(x, y) + z`, `z - dot(x, y)` and the same with
+/// one-element constant factors (`a * dot(x, y) + b * z`) -> `gemm(z, a, x,
+/// y, b)`, for float matrices x, y, z of one dtype where z has the product's
+/// shape (no broadcasting) and the dot has no other use (Aesara's
+/// gemm_optimizer, for the two-term case). The gemm copies z; the in-place
+/// pass makes it write into z when nothing else needs z.
+class GemmFromDot final : public NodeRewriter {
+ public:
+  GemmFromDot();
+  RewriteResult transform(FunctionGraph& fgraph, Apply& node,
+                          const RewriteContext& ctx) const override;
+};
+
+/// One walk over the graph in order, giving each node the in-place form of
+/// its Op where the DestroyHandler (attached as a requirement) and any other
+/// feature (the compile layer's ProtectInputs) accept it (Aesara's
+/// insert_inplace_optimizer and its IncSubtensor and gemm counterparts):
+///   - Elemwise, Fill, Composite: each output, in turn, into the first input
+///     of its dtype and broadcast pattern that nothing else reads;
+///   - inc_subtensor, set_subtensor -> `inplace=true` (writes into x);
+///   - gemm -> `inplace=true` (writes into z).
+/// A refused replacement leaves the graph as it was and the next candidate
+/// input is tried.
+class InplacePass final : public GraphRewriter {
+ public:
+  explicit InplacePass(std::string name = "insert_inplace");
+  /// Attaches a DestroyHandler when the graph has none.
+  void add_requirements(FunctionGraph& fgraph) const override;
+  PassReport apply(FunctionGraph& fgraph, RewriteContext& ctx) const override;
+};
+
+/// Registers, in a standard database (make_standard_db):
+///   - `gemm_from_dot` (GemmFromDot, run as a walk) at position::kFusion - 1,
+///     before fusion would hide the additions inside Composites; tags
+///     `fast_run`, `gemm`;
+///   - `insert_inplace` (InplacePass) at position::kInplace; tags `fast_run`,
+///     `inplace`.
+void register_inplace_rewrites(SequenceDB& db);
+
+/// register_fusion_rewrites and register_inplace_rewrites: everything this
+/// issue adds to the standard pipeline.
+void register_fast_run_rewrites(SequenceDB& db);
+
+}  // namespace rw

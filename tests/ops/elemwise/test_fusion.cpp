@@ -1,0 +1,259 @@
+// ElemwiseFusion: which nodes fuse, which do not, and that results do not change.
+#include <algorithm>
+#include <cmath>
+
+#include <catch2/catch.hpp>
+
+#include "engine/compile/function.hpp"
+#include "engine/dsl/graph_file.hpp"
+#include "engine/dsl/predicates.hpp"
+#include "engine/graph/function_graph.hpp"
+#include "engine/graph/printing.hpp"
+#include "engine/rewrite/mode.hpp"
+#include "engine/rewrite/standard.hpp"
+#include "ops/api.hpp"
+#include "ops/elemwise/composite.hpp"
+#include "ops/elemwise/fusion.hpp"
+#include "ops/inplace.hpp"
+#include "rw/registry.hpp"
+#include "rw/standard_rules.hpp"
+#include "runtime/rng.hpp"
+
+namespace {
+
+using namespace rw;
+
+std::vector<std::string> op_strings(const FunctionGraph& fg) {
+  std::vector<std::string> out;
+  for (const Apply* n : fg.toposort()) out.push_back(n->op().to_string());
+  return out;
+}
+
+std::size_t count_ops(const FunctionGraph& fg, std::string_view name) {
+  std::size_t n = 0;
+  for (const Apply* a : fg.nodes()) n += a->op().name() == name ? 1 : 0;
+  return n;
+}
+
+/// Runs `outputs` on `args` compiled with and without `rewrite`.
+std::pair<std::vector<Tensor>, std::vector<Tensor>> both_ways(const std::vector<Var>& inputs,
+                                                              const std::vector<Var>& outputs,
+                                                              const std::vector<Tensor>& args,
+                                                              GraphRewrite rewrite) {
+  std::vector<In> ins(inputs.begin(), inputs.end());
+  auto plain = compile_function(ins, outputs);
+  auto fused = compile_function(ins, outputs, {.rewrite = std::move(rewrite)});
+  return {plain.call(args), fused.call(args)};
+}
+
+GraphRewrite fusion_only(FusionOptions options = {}) {
+  return [options](FunctionGraph& fg) { ElemwiseFusion(options).rewrite(fg); };
+}
+
+}  // namespace
+
+TEST_CASE("a chain of elementwise nodes becomes one Composite", "[ops][fusion]") {
+  const Var x = vector("x"), y = vector("y");
+  const Var out = exp(-x) * y + tanh(x) * (y - 1.5) / (1.0 + x * x) - sqrt(abs(y));
+  FunctionGraph fg({x, y}, {out});
+  const PassReport report = ElemwiseFusion().rewrite(fg);
+  CHECK(report.applications == 1);
+  REQUIRE(fg.num_nodes() == 1);
+  const Apply& node = *fg.outputs()[0]->owner();
+  CHECK(node.op().to_string() ==
+        "Composite{exp(-i0) * i1 + tanh(i0) * (i1 - 1.5) / (1.0 + i0 * i0) - sqrt(abs(i1))}");
+  CHECK(node.num_inputs() == 2);
+
+  Rng rng(1);
+  const std::vector<Tensor> args = {rng.uniform({1000}, -1.0, 1.0), rng.uniform({1000}, -1.0, 1.0)};
+  const auto [plain, fused] = both_ways({x, y}, {out}, args, fusion_only());
+  CHECK(fused[0].equal(plain[0]));
+}
+
+TEST_CASE("a value used twice inside a group is computed once", "[ops][fusion]") {
+  const Var x = vector("x"), y = vector("y");
+  const Var e = exp(x);
+  const Var out = e * y + e;
+  FunctionGraph fg({x, y}, {out});
+  ElemwiseFusion().rewrite(fg);
+  REQUIRE(fg.num_nodes() == 1);
+  const auto& comp = dynamic_cast<const Composite&>(fg.outputs()[0]->owner()->op());
+  const auto instrs = comp.scalar_program().instructions();
+  CHECK(std::count_if(instrs.begin(), instrs.end(),
+                      [](const ScalarInstr& i) { return i.op == ScalarOp::Exp; }) == 1);
+}
+
+TEST_CASE("a value used outside its group stays a node of its own, computed once",
+          "[ops][fusion]") {
+  const Var x = vector("x"), y = vector("y");
+  const Var e = exp(x) * 2.0;  // used by both outputs, and returned
+  const Var a = tanh(e) + y, b = e - y;
+  FunctionGraph fg({x, y}, {a, b, e});
+  ElemwiseFusion().rewrite(fg);
+  // e's group (exp, mul) is one Composite; each output's own group reads it.
+  CHECK(count_ops(fg, "composite") == 2);
+  CHECK(fg.num_nodes() == 3);
+  CHECK(fg.outputs()[2]->owner()->op().to_string() == "Composite{exp(i0) * 2.0}");
+  CHECK(fg.outputs()[1]->owner()->op().to_string() == "sub");
+  CHECK(fg.outputs()[1]->owner()->input(0) == fg.outputs()[2]);
+
+  Rng rng(2);
+  const std::vector<Tensor> args = {rng.uniform({50}, -1.0, 1.0), rng.uniform({50}, -1.0, 1.0)};
+  const auto [plain, fused] = both_ways({x, y}, {a, b, e}, args, fusion_only());
+  for (std::size_t k = 0; k < 3; ++k) CHECK(fused[k].equal(plain[k]));
+}
+
+TEST_CASE("nodes whose output broadcasts are read by the Composite, not fused into it",
+          "[ops][fusion]") {
+  const Var m = matrix("m"), v = vector("v");
+  const Var row = exp(v) + 1.0;  // a vector, broadcast over m's rows
+  const Var out = tanh(m * row) - m;
+  FunctionGraph fg({m, v}, {out});
+  ElemwiseFusion().rewrite(fg);
+  CHECK(count_ops(fg, "composite") == 2);
+  const Apply& top = *fg.outputs()[0]->owner();
+  CHECK(top.op().to_string() == "Composite{tanh(i0 * i1) - i0}");
+  CHECK(top.input(1)->owner()->op().to_string() == "Composite{exp(i0) + 1.0}");
+
+  Rng rng(4);
+  const std::vector<Tensor> args = {rng.uniform({3, 5}, -1.0, 1.0), rng.uniform({5}, -1.0, 1.0)};
+  const auto [plain, fused] = both_ways({m, v}, {out}, args, fusion_only());
+  CHECK(fused[0].equal(plain[0]));
+}
+
+TEST_CASE("fusion respects the maximum number of inputs and mixes dtypes", "[ops][fusion]") {
+  std::vector<Var> xs;
+  for (int k = 0; k < 6; ++k) xs.push_back(vector("x" + std::to_string(k), k % 2 ? f32 : f64));
+  Var acc = exp(xs[0]);
+  for (int k = 1; k < 6; ++k) acc = acc * xs[k] + 1.0;
+  FunctionGraph fg(xs, {acc});
+  ElemwiseFusion({.max_inputs = 3}).rewrite(fg);
+  CHECK(fg.num_nodes() > 1);
+  for (const Apply* n : fg.nodes()) CHECK(n->num_inputs() <= 3);
+
+  Rng rng(6);
+  std::vector<Tensor> args;
+  for (int k = 0; k < 6; ++k) args.push_back(rng.uniform({20}, -1.0, 1.0, k % 2 ? f32 : f64));
+  const auto [plain, fused] = both_ways(xs, {acc}, args, fusion_only({.max_inputs = 3}));
+  CHECK(fused[0].dtype() == f64);
+  CHECK(fused[0].equal(plain[0]));
+}
+
+TEST_CASE("fusion is deterministic and equal Composites merge", "[ops][fusion]") {
+  auto build = [] {
+    const Var x = vector("x"), y = vector("y");
+    return FunctionGraph({x, y}, {exp(x) * y + sin(y), exp(x) * y + sin(y) - x});
+  };
+  FunctionGraph a = build(), b = build();
+  ElemwiseFusion().rewrite(a);
+  ElemwiseFusion().rewrite(b);
+  CHECK(op_strings(a) == op_strings(b));
+
+  // Two equal expressions, each its own output: two equal Composites that
+  // the standard pipeline's merge2 (after fusion) joins.
+  const Var x = vector("x"), y = vector("y");
+  FunctionGraph fg({x, y}, {exp(x) * y + 1.0, exp(x) * y + 1.0});
+  auto db = make_standard_db();
+  register_fusion_rewrites(*db);
+  Mode::fast_run(db).excluding({"merge1", "merge1.1", "merge1.2", "canonicalize"}).rewrite(fg);
+  CHECK(fg.num_nodes() == 1);
+}
+
+TEST_CASE("a reduction of an elementwise result becomes one CompositeReduce", "[ops][fusion]") {
+  const Var x = matrix("x"), y = matrix("y");
+  const Var total = sum(exp(x) * y);
+  const Var cols = max(tanh(x) - y, Axes{0});
+  const Var shared = exp(x) + y;  // also returned: its reduction stays separate
+  FunctionGraph fg({x, y}, {total, cols, mean(shared), shared});
+  ElemwiseFusion().rewrite(fg);
+  CHECK(fg.outputs()[0]->owner()->op().to_string() == "sum[Composite{exp(i0) * i1}]");
+  CHECK(fg.outputs()[1]->owner()->op().to_string() == "max[Composite{tanh(i0) - i1}]{axis=(0)}");
+  CHECK(fg.outputs()[2]->owner()->op().name() == "mean");
+
+  Rng rng(7);
+  const std::vector<Tensor> args = {rng.uniform({30, 7}, -1.0, 1.0), rng.uniform({30, 7}, -1.0, 1.0)};
+  const auto [plain, fused] = both_ways({x, y}, {total, cols, mean(shared)}, args, fusion_only());
+  CHECK(fused[0].item<double>() == Approx(plain[0].item<double>()).epsilon(1e-12));
+  CHECK(fused[1].equal(plain[1]));
+  CHECK(fused[2].item<double>() == Approx(plain[2].item<double>()).epsilon(1e-12));
+}
+
+TEST_CASE("register_fusion_rewrites puts fusion in the standard pipeline's fast_run",
+          "[ops][fusion]") {
+  auto db = make_standard_db();
+  register_fast_run_rewrites(*db);
+  const auto names = db->selected_names(Mode::fast_run(db).query());
+  const auto at = [&](std::string_view n) {
+    return std::find(names.begin(), names.end(), n) - names.begin();
+  };
+  REQUIRE(at("elemwise_fusion") < static_cast<std::ptrdiff_t>(names.size()));
+  CHECK(at("gemm_from_dot") < at("elemwise_fusion"));
+  CHECK(at("elemwise_fusion") < at("merge2"));
+  CHECK(at("merge2") < at("insert_inplace"));
+  CHECK(at("insert_inplace") < at("merge3"));
+  const auto no_fusion = db->selected_names(Mode::fast_run(db).excluding({"fusion"}).query());
+  CHECK(std::find(no_fusion.begin(), no_fusion.end(), "elemwise_fusion") == no_fusion.end());
+  const auto compile = db->selected_names(Mode::named("fast_compile", db).query());
+  CHECK(std::find(compile.begin(), compile.end(), "elemwise_fusion") == compile.end());
+}
+
+TEST_CASE("zeros_like and ones_like fuse as constants of their input's shape", "[ops][fusion]") {
+  const Var x = vector("x"), y = vector("y");
+  const Var e = exp(x);
+  const Var out = e * ones_like(e) + zeros_like(y) - y;
+  FunctionGraph fg({x, y}, {out});
+  ElemwiseFusion().rewrite(fg);
+  REQUIRE(fg.num_nodes() == 1);
+  CHECK(fg.outputs()[0]->owner()->op().to_string() == "Composite{exp(i0) * 1.0 + 0.0 - i1}");
+
+  const std::vector<Tensor> args = {Tensor::from({0.0, 1.0}), Tensor::from({2.0, 3.0})};
+  const auto [plain, fused] = both_ways({x, y}, {out}, args, fusion_only());
+  CHECK(fused[0].equal(plain[0]));
+}
+
+TEST_CASE("the benchmark graphs chain-100, dag-100 and dag-1000 end as one Composite", "[ops][fusion]") {
+  // The standard pipeline with these passes, without and with the standard
+  // rule library (what rw::standard_db() gives once it registers them).
+  auto bare = make_standard_db();
+  register_fast_run_rewrites(*bare);
+  auto with_rules = make_standard_db();
+  load_standard_rules_into(*with_rules, standard_registry(), dsl::PredicateRegistry()).take();
+  register_fast_run_rewrites(*with_rules);
+  for (const auto& db : {bare, with_rules})
+    for (const char* name : {"chain-100", "dag-100", "dag-1000"}) {
+      INFO(name << (db == bare ? " without rules" : " with the standard rules"));
+      const dsl::GraphFile file = dsl::load_graph(
+          std::string(RW_SOURCE_DIR) + "/tests/ops/data/" + name + ".graph", standard_registry());
+      FunctionGraph fg = file.function_graph();
+      const PassReport report = Mode::fast_run(db).rewrite(fg);
+      CHECK(report.ok());
+      std::string nodes;
+      for (const Apply* n : fg.toposort()) nodes += to_infix(n->output(0), 200) + "\n";
+      INFO("the graph after rewriting:\n" << nodes);
+      CHECK(fg.num_nodes() == 1);
+      CHECK(fg.outputs()[0]->owner()->op().name() == "composite");
+
+      Rng rng(8);
+      std::vector<Tensor> args;
+      for (std::size_t k = 0; k < file.inputs.size(); ++k)
+        args.push_back(rng.uniform({64}, 0.5, 1.5));
+      const auto [plain, fused] = both_ways(
+          file.inputs, file.outputs, args, [db](FunctionGraph& g) { Mode::fast_run(db).rewrite(g); });
+      CHECK(allclose(fused[0], plain[0], 1e-12, 1e-12, /*equal_nan=*/true));
+    }
+}
+
+TEST_CASE("a group whose result is a constant of an input's shape computes it", "[ops][fusion]") {
+  const Var x = vector("x"), y = vector("y");
+  const Var ones = ones_like(exp(x) + y);  // the sum is read for its shape only
+  const Var total = sum(zeros_like(x * 2.0));
+  FunctionGraph fg({x, y}, {ones, total});
+  ElemwiseFusion().rewrite(fg);
+  CHECK(fg.outputs()[0]->owner()->op().to_string() == "Composite{1.0}");
+  CHECK(fg.outputs()[1]->owner()->op().to_string() == "sum[Composite{0.0}]");
+  const std::vector<Tensor> args = {Tensor::from({0.0, 1.0, 2.0}), Tensor::from({2.0, 3.0, 4.0})};
+  const auto [plain, fused] = both_ways({x, y}, {ones, total}, args, fusion_only());
+  CHECK(fused[0].equal(Tensor::from({1.0, 1.0, 1.0})));
+  CHECK(fused[0].equal(plain[0]));
+  CHECK(fused[1].equal(plain[1]));
+}

@@ -1,0 +1,171 @@
+// In-place rewrites through compiled functions: which nodes become in place,
+// which must not, GEMM formation, and what the VM then computes and holds.
+#include <algorithm>
+
+#include <catch2/catch.hpp>
+
+#include "engine/compile/function.hpp"
+#include "engine/compile/profile.hpp"
+#include "engine/rewrite/mode.hpp"
+#include "engine/rewrite/standard.hpp"
+#include "ops/api.hpp"
+#include "ops/inplace.hpp"
+#include "runtime/kernels/elemwise.hpp"
+#include "runtime/kernels/indexing.hpp"
+#include "runtime/kernels/linalg.hpp"
+#include "runtime/rng.hpp"
+
+namespace {
+
+using namespace rw;
+
+GraphRewrite fast_run() {
+  static const auto db = [] {
+    auto d = make_standard_db();
+    register_fast_run_rewrites(*d);
+    return d;
+  }();
+  return [](FunctionGraph& fg) { Mode::fast_run(db).rewrite(fg); };
+}
+
+std::vector<std::string> schedule_ops(const FunctionBase& f) {
+  std::vector<std::string> out;
+  for (const Apply* n : f.schedule()) out.push_back(n->op().to_string());
+  return out;
+}
+
+bool any_destroys(const FunctionBase& f) {
+  const auto s = f.schedule();
+  return std::any_of(s.begin(), s.end(),
+                     [](const Apply* n) { return !n->op().destroy_map().empty(); });
+}
+
+}  // namespace
+
+TEST_CASE("a fused elementwise node overwrites an intermediate nothing else reads",
+          "[ops][inplace]") {
+  const Var a = matrix("a"), b = matrix("b");
+  const Var out = tanh(dot(a, b)) + 1.0;
+  auto f = compile_function({a, b}, out, {.rewrite = fast_run(), .profile = true});
+  CHECK(schedule_ops(f) ==
+        std::vector<std::string>{"dot", "Composite{tanh(i0) + 1.0}{inplace=(0, 0)}"});
+  Rng rng(1);
+  const Tensor av = rng.uniform({16, 8}, -1.0, 1.0), bv = rng.uniform({8, 4}, -1.0, 1.0);
+  const Tensor expect = elemwise(ScalarOp::Add, elemwise(ScalarOp::Tanh, matmul(av, bv)),
+                                 Tensor::scalar(1.0));
+  CHECK(allclose(f(av, bv), expect, 1e-12, 1e-12));
+  CHECK(allclose(f(av, bv), expect, 1e-12, 1e-12));
+  // The dot's buffer becomes the output: no intermediate is held beside it.
+  CHECK(f.profile()->last_peak_buffers <= 1);
+}
+
+TEST_CASE("a value with another reader is not overwritten", "[ops][inplace]") {
+  const Var a = matrix("a"), b = matrix("b");
+  const Var s = dot(a, b);
+  auto f = compile_function({a, b}, {tanh(s) + 1.0, s * 2.0}, {.rewrite = fast_run()});
+  CHECK_FALSE(any_destroys(f));
+  Rng rng(2);
+  const Tensor av = rng.uniform({5, 3}, -1.0, 1.0), bv = rng.uniform({3, 5}, -1.0, 1.0);
+  const Tensor sv = matmul(av, bv);
+  const auto [t, d] = f(av, bv);
+  CHECK(allclose(t, elemwise(ScalarOp::Add, elemwise(ScalarOp::Tanh, sv), Tensor::scalar(1.0)),
+                 1e-12, 1e-12));
+  CHECK(allclose(d, elemwise(ScalarOp::Mul, sv, Tensor::scalar(2.0)), 1e-12, 1e-12));
+}
+
+TEST_CASE("function inputs are protected, mutable ones may be overwritten", "[ops][inplace]") {
+  const Var x = vector("x");
+  const Var out = exp(x) * 2.0 + x;
+  auto f = compile_function({x}, out, {.rewrite = fast_run()});
+  CHECK_FALSE(any_destroys(f));
+  const Tensor arg = Tensor::from({0.0, 1.0, 2.0});
+  const Tensor before = arg.copy();
+  const Tensor r = f(arg);
+  CHECK(arg.equal(before));
+
+  auto g = compile_function({In(x).with_mutable()}, out, {.rewrite = fast_run()});
+  CHECK(any_destroys(g));
+  const Tensor expect = elemwise(ScalarOp::Add, elemwise(ScalarOp::Mul, elemwise(ScalarOp::Exp, before),
+                                                         Tensor::scalar(2.0)),
+                                 before);
+  CHECK(allclose(r, expect, 1e-12, 1e-12));
+  const Tensor scratch = before.copy();
+  const Tensor r2 = g(scratch);
+  CHECK(allclose(r2, expect, 1e-12, 1e-12));
+  CHECK(allclose(scratch, expect, 1e-12, 1e-12));  // the argument was the buffer
+}
+
+TEST_CASE("inc_subtensor and set_subtensor write into a value nothing else reads",
+          "[ops][inplace]") {
+  const Var m = matrix("m"), v = vector("v");
+  const Var base = exp(m);
+  const Var out = inc_subtensor(base, {1}, v);
+  auto f = compile_function({m, v}, out, {.rewrite = fast_run()});
+  const auto ops = schedule_ops(f);
+  CHECK(std::count_if(ops.begin(), ops.end(), [](const std::string& s) {
+          return s.starts_with("inc_subtensor") && s.find("inplace=true") != std::string::npos;
+        }) == 1);
+  const Tensor mv = Tensor::from({{0.0, 1.0}, {2.0, 3.0}}), vv = Tensor::from({10.0, 20.0});
+  Tensor expect = elemwise(ScalarOp::Exp, mv);
+  Tensor row = expect.select(0, 1);
+  add_into(row, vv);
+  CHECK(allclose(f(mv, vv), expect, 1e-12, 1e-12));
+
+  // The same on the input itself: protected, so it is copied first.
+  auto g = compile_function({m, v}, inc_subtensor(m, {1}, v), {.rewrite = fast_run()});
+  CHECK_FALSE(any_destroys(g));
+  const Tensor mine = mv.copy();
+  g(mine, vv);
+  CHECK(mine.equal(mv));
+}
+
+TEST_CASE("z + dot(x, y) becomes gemm, in place where z may be overwritten", "[ops][inplace]") {
+  const Var x = matrix("x"), y = matrix("y"), w = matrix("w");
+  Rng rng(3);
+  const Tensor xv = rng.uniform({6, 4}, -1.0, 1.0), yv = rng.uniform({4, 5}, -1.0, 1.0),
+               wv = rng.uniform({6, 5}, -1.0, 1.0);
+  const Tensor xy = matmul(xv, yv), ew = elemwise(ScalarOp::Exp, wv);
+
+  auto f = compile_function({x, y, w}, exp(w) + dot(x, y), {.rewrite = fast_run()});
+  CHECK(schedule_ops(f) == std::vector<std::string>{"exp", "gemm{inplace=true}"});
+  CHECK(allclose(f(xv, yv, wv), elemwise(ScalarOp::Add, ew, xy), 1e-12, 1e-12));
+
+  // 2 * dot(x, y) - w: scaled, and w is an input, so gemm copies it.
+  auto g = compile_function({x, y, w}, 2.0 * dot(x, y) - w, {.rewrite = fast_run()});
+  CHECK(schedule_ops(g) == std::vector<std::string>{"gemm{inplace=false}"});
+  const Tensor expect = elemwise(ScalarOp::Sub, elemwise(ScalarOp::Mul, xy, Tensor::scalar(2.0)), wv);
+  const Tensor w_before = wv.copy();
+  CHECK(allclose(g(xv, yv, wv), expect, 1e-12, 1e-12));
+  CHECK(wv.equal(w_before));
+
+  // A dot read elsewhere is computed once: no gemm.
+  const Var d = dot(x, y);
+  auto h = compile_function({x, y, w}, {w + d, d}, {.rewrite = fast_run()});
+  const auto ops = schedule_ops(h);
+  CHECK(std::count(ops.begin(), ops.end(), "dot") == 1);
+  CHECK(std::find(ops.begin(), ops.end(), "gemm{inplace=false}") == ops.end());
+}
+
+TEST_CASE("the VM hands freed buffers on: a fused chain over non-elementwise steps holds two",
+          "[ops][inplace]") {
+  // Three dots, each followed by an elementwise step that fuses and runs in
+  // place: the intermediates are the dot results, one alive at a time (plus
+  // the next being computed).
+  const Var x = matrix("x"), w1 = matrix("w1"), w2 = matrix("w2"), w3 = matrix("w3");
+  const Var h1 = tanh(dot(x, w1) + 1.0);
+  const Var h2 = tanh(dot(h1, w2) + 1.0);
+  const Var h3 = tanh(dot(h2, w3) + 1.0);
+  auto f = compile_function({x, w1, w2, w3}, h3, {.rewrite = fast_run(), .profile = true});
+  Rng rng(4);
+  const Tensor xv = rng.uniform({32, 32}, -1.0, 1.0), w1v = rng.uniform({32, 32}, -1.0, 1.0),
+               w2v = rng.uniform({32, 32}, -1.0, 1.0), w3v = rng.uniform({32, 32}, -1.0, 1.0);
+  auto layer = [](const Tensor& h, const Tensor& w) {
+    return elemwise(ScalarOp::Tanh, elemwise(ScalarOp::Add, matmul(h, w), Tensor::scalar(1.0)));
+  };
+  CHECK(allclose(f(xv, w1v, w2v, w3v), layer(layer(layer(xv, w1v), w2v), w3v), 1e-12, 1e-12));
+  const FunctionProfile& p = *f.profile();
+  CHECK(p.last_peak_buffers <= 2);
+  CHECK(p.last_peak_bytes <= 2 * 32 * 32 * sizeof(double));
+  for (const Apply* n : f.schedule())
+    if (n->op().name() == "composite") CHECK_FALSE(n->op().destroy_map().empty());
+}
