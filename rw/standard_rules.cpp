@@ -8,6 +8,7 @@
 #include "engine/compile/op_from_graph.hpp"
 #include "engine/dsl/resolver.hpp"
 #include "engine/rewrite/standard.hpp"
+#include "ops/inplace.hpp"
 #include "rules/embedded.hpp"
 #include "rw/registry.hpp"
 
@@ -36,8 +37,9 @@ struct StandardRules {
 
 const StandardRules& standard() {
   static const StandardRules state = [] {
-    std::shared_ptr<RewriteDB> db = make_standard_db();
+    std::shared_ptr<SequenceDB> db = make_standard_db();
     register_op_from_graph_rewrites(*db);
+    register_fast_run_rewrites(*db);
     const dsl::PredicateRegistry predicates;
     dsl::LoadedRules rules =
         load_standard_rules_into(*db, standard_registry(), predicates).take();

@@ -25,8 +25,9 @@ dsl::LoadResult<dsl::LoadedRules> load_standard_rules_into(
     RewriteDB& db, const OpRegistry& ops, const dsl::PredicateRegistry& predicates);
 
 /// The standard rewrite database: make_standard_db() with the embedded rule
-/// library loaded over standard_registry(), and the inlining of OpFromGraph
-/// nodes marked `inline_graph` (canonicalize). Built once, on first use (safe
+/// library loaded over standard_registry(), the inlining of OpFromGraph
+/// nodes marked `inline_graph` (canonicalize), elementwise fusion, GEMM
+/// formation and the in-place pass (register_fast_run_rewrites). Built once, on first use (safe
 /// from any thread), and never changed afterwards; throws dsl::LoadError if
 /// the embedded library does not load, which its tests rule out.
 std::shared_ptr<const RewriteDB> standard_db();

@@ -43,8 +43,10 @@ TEST_CASE("rw::function rewrites log(1 + exp(x)) into softplus by default", "[rw
 TEST_CASE("rw::function takes a mode per call", "[rw]") {
   const rw::Var x = rw::vector("x");
   const rw::Var y = rw::log(1.0 + rw::exp(x * 1.0));
-  // Without stabilize, canonicalize still removes `* 1`.
-  auto no_stabilize = rw::function({x}, {y}, {}, rw::default_mode().excluding({"stabilize"}));
+  // Without stabilize, canonicalize still removes `* 1` (and without fusion
+  // the ops stay apart).
+  auto no_stabilize =
+      rw::function({x}, {y}, {}, rw::default_mode().excluding({"stabilize", "fusion"}));
   CHECK(rw::to_infix(no_stabilize.fgraph().outputs()[0]).find("softplus") == std::string::npos);
   CHECK(op_names(no_stabilize.fgraph()) == std::set<std::string>{"add", "exp", "log"});
 
@@ -78,4 +80,19 @@ TEST_CASE("standard_db is built once and default_mode runs fast_run over it", "[
   const auto names = rw::standard_db()->selected_names(rw::default_mode().query());
   CHECK(std::find(names.begin(), names.end(), "stabilize/softplus_from_log_left") != names.end());
   CHECK(std::find(names.begin(), names.end(), "canonicalize/mul_one_right") != names.end());
+  CHECK(std::find(names.begin(), names.end(), "elemwise_fusion") != names.end());
+  CHECK(std::find(names.begin(), names.end(), "insert_inplace") != names.end());
+}
+
+TEST_CASE("the default mode fuses elementwise chains and still computes the same", "[rw]") {
+  const rw::Var x = rw::vector("x");
+  const rw::Var y = rw::vector("y");
+  const rw::Var z = rw::tanh(x * y + 1.0) - rw::exp(-x) / (1.0 + y * y);
+  auto fused = rw::function({x, y}, {z});
+  auto plain = rw::function({x, y}, {z}, {}, rw::Mode::none(rw::standard_db()));
+  CHECK(op_names(fused.fgraph()) == std::set<std::string>{"composite"});
+  const std::int64_t four[] = {4};
+  const rw::Tensor a = rw::Tensor::from_vector(std::vector<double>{-1.5, 0, 0.25, 2}, four);
+  const rw::Tensor b = rw::Tensor::from_vector(std::vector<double>{3, -0.5, 1, 0}, four);
+  CHECK(rw::allclose(fused(a, b)[0], plain(a, b)[0], 1e-12, 1e-12));
 }
