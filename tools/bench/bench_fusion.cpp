@@ -6,9 +6,9 @@
 //   build/tools/bench_fusion elemwise13 sum mlp3 call graphs   # some groups
 //
 // Lines: `bench=NAME n=N median_s=X ref_s=Y ratio=X/Y …`. The function is
-// compiled with make_standard_db() + the standard rules +
-// register_fast_run_rewrites; `default_s` is rw::function's default mode
-// (rules, no fusion yet), `unfused_s` no rewrites at all. For the sums
+// compiled with rw::function's default mode (the standard rules, fusion,
+// GEMM formation, in-place); `rules_s` is that mode without fusion, GEMM
+// formation and in-place (the rules alone), `unfused_s` no rewrites at all. For the sums
 // `read_s` is a STREAM-style read of the same bytes on every thread (the
 // memory bandwidth bound), and `gbps` what the function reached. For mlp3
 // (forward, then forward + gradient with rw::grad), `gemm_s` is the same
@@ -44,22 +44,9 @@ using rw::bench::report;
 constexpr int kRuns = 7;
 volatile double g_sink = 0;
 
-// The standard pipeline with the standard rules and these passes: what
-// rw::standard_db() becomes once it calls register_fast_run_rewrites.
-std::shared_ptr<rw::SequenceDB> fast_db() {
-  static const auto db = [] {
-    auto d = rw::make_standard_db();
-    rw::register_op_from_graph_rewrites(*d);
-    rw::load_standard_rules_into(*d, rw::standard_registry(), rw::dsl::PredicateRegistry()).take();
-    rw::register_fast_run_rewrites(*d);
-    return d;
-  }();
-  return db;
-}
-
 rw::FunctionOptions fused_options(bool profile = false) {
   rw::FunctionOptions o;
-  o.rewrite = [](rw::FunctionGraph& fg) { rw::Mode::fast_run(fast_db()).rewrite(fg); };
+  o.rewrite = [](rw::FunctionGraph& fg) { rw::default_mode().rewrite(fg); };
   // Profiled functions measure peak memory, so they free buffers as they go.
   o.allow_gc = profile;
   o.profile = profile;
@@ -68,6 +55,9 @@ rw::FunctionOptions fused_options(bool profile = false) {
 
 rw::FunctionOptions default_options() {
   rw::FunctionOptions o;
+  o.rewrite = [](rw::FunctionGraph& fg) {
+    rw::default_mode().excluding({"fusion", "gemm", "inplace"}).rewrite(fg);
+  };
   o.allow_gc = false;
   return o;
 }
@@ -112,7 +102,7 @@ void bench_elemwise13() {
     rw::Function standard = rw::function({x, y}, out, default_options());
     const std::vector<rw::Tensor> args = {xs, ys};
     const double fused_s = time_calls(fused, args);
-    const double default_s = time_calls(standard, args);
+    const double rules_s = time_calls(standard, args);
     const double unfused_s = time_calls(unfused, args);
     rw::Tensor zs = rw::Tensor::empty(rw::f64, {n});
     const double* px = xs.data<double>();
@@ -131,8 +121,8 @@ void bench_elemwise13() {
         kRuns);
     g_sink = pz[n / 2];
     report("elemwise13", n, fused_s,
-           fmt::format(" ref_s={:.6g} ratio={:.3f} default_s={:.6g} unfused_s={:.6g} nodes={}",
-                       loop_s, fused_s / loop_s, default_s, unfused_s, fused.schedule().size()));
+           fmt::format(" ref_s={:.6g} ratio={:.3f} rules_s={:.6g} unfused_s={:.6g} nodes={}",
+                       loop_s, fused_s / loop_s, rules_s, unfused_s, fused.schedule().size()));
   }
 }
 
@@ -265,7 +255,7 @@ void bench_mlp3() {
     // The largest intermediates are (rows, width) activations and deltas.
     const double two_largest = 2.0 * static_cast<double>(rows * width * 8);
     report(with_grad ? "mlp3_forward_grad" : "mlp3_forward", rows, fn_s,
-           fmt::format(" gemm_s={:.6g} gemm_ratio={:.3f} default_s={:.6g} unfused_s={:.6g} nodes={} "
+           fmt::format(" gemm_s={:.6g} gemm_ratio={:.3f} rules_s={:.6g} unfused_s={:.6g} nodes={} "
                        "peak_intermediate_bytes={} peak_total_bytes={} bound_bytes={:.0f}",
                        gemm_s, fn_s / gemm_s, fnd_s, fn0_s, f.schedule().size(), prof.last_peak_bytes,
                        io_bytes + prof.last_peak_bytes,
@@ -312,7 +302,7 @@ void bench_graphs() {
         [&] {
           rw::FunctionGraph fg = file.function_graph();
           before = fg.num_nodes();
-          rw::Mode::fast_run(fast_db()).rewrite(fg);
+          rw::default_mode().rewrite(fg);
           after = fg.num_nodes();
           kinds.clear();
           for (const rw::Apply* n : fg.nodes()) ++kinds[std::string(n->op().name())];
