@@ -77,13 +77,13 @@ bool has_header(const RuleSetInfo& set) {
 
 std::vector<std::string> rule_groups(const RewriteDB& db) {
   std::vector<std::string> out;
-  std::vector<const RewriteDB*> todo{&db};
-  while (!todo.empty()) {
-    const RewriteDB* d = todo.back();
-    todo.pop_back();
+  std::vector<const RewriteDB*> pending{&db};
+  while (!pending.empty()) {
+    const RewriteDB* d = pending.back();
+    pending.pop_back();
     if (dynamic_cast<const EquilibriumDB*>(d)) out.push_back(d->name());
     for (const RewriteDB::Entry& e : d->entries())
-      if (const auto* sub = std::get_if<std::shared_ptr<RewriteDB>>(&e.item)) todo.push_back(sub->get());
+      if (const auto* sub = std::get_if<std::shared_ptr<RewriteDB>>(&e.item)) pending.push_back(sub->get());
   }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());

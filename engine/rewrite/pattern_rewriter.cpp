@@ -162,12 +162,12 @@ std::optional<std::string> PatternNodeRewriter::shared_intermediate(const Functi
     const Apply* parent;
     int level;
   };
-  std::vector<Item> todo;
+  std::vector<Item> pending;
   std::vector<const Variable*> seen;
-  for (const Var& in : node.inputs()) todo.push_back({in.get(), &node, 1});
-  while (!todo.empty()) {
-    const Item item = todo.back();
-    todo.pop_back();
+  for (const Var& in : node.inputs()) pending.push_back({in.get(), &node, 1});
+  while (!pending.empty()) {
+    const Item item = pending.back();
+    pending.pop_back();
     const Variable* v = item.var;
     const Apply* owner = v->owner();
     if (!owner || std::find(stop.begin(), stop.end(), v) != stop.end() ||
@@ -181,7 +181,7 @@ std::optional<std::string> PatternNodeRewriter::shared_intermediate(const Functi
     if (level > pattern_depth_) continue;
     seen.push_back(v);
     if (fgraph.num_clients(*v) > 1) return refuse(*v);
-    for (const Var& in : owner->inputs()) todo.push_back({in.get(), owner, level + 1});
+    for (const Var& in : owner->inputs()) pending.push_back({in.get(), owner, level + 1});
   }
   return std::nullopt;
 }

@@ -111,14 +111,14 @@ void Pattern::compile() {
     }
   };
   // Pre-order, so slots are numbered in order of first appearance.
-  struct Todo {
+  struct PendingTerm {
     const Term* term;
     std::uint32_t parent, position;
   };
-  std::vector<Todo> todo{{&term_, kNoParent, 0}};
-  while (!todo.empty()) {
-    const Todo item = todo.back();
-    todo.pop_back();
+  std::vector<PendingTerm> pending{{&term_, kNoParent, 0}};
+  while (!pending.empty()) {
+    const PendingTerm item = pending.back();
+    pending.pop_back();
     const auto index = static_cast<std::uint32_t>(nodes->size());
     nodes->emplace_back();
     Node& n = nodes->back();
@@ -170,7 +170,7 @@ void Pattern::compile() {
           has_choices_ = has_choices_ || n.commutative || n.associative;
         }
         for (std::size_t i = t.arity(); i-- > 0;)
-          todo.push_back({&t.args()[i], index, static_cast<std::uint32_t>(i)});
+          pending.push_back({&t.args()[i], index, static_cast<std::uint32_t>(i)});
         break;
       }
       default: n.kind = Node::Kind::Never; break;

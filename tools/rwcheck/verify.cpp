@@ -111,12 +111,12 @@ std::vector<bool> assumed_nonzero(const dsl::CheckedRule& rule) {
   std::vector<bool> out(rule.vars.size(), false);
   if (!rule.guard) return out;
   const auto& nodes = rule.guard->nodes();
-  std::vector<std::uint32_t> todo{static_cast<std::uint32_t>(nodes.size() - 1)};
-  while (!todo.empty()) {
-    const dsl::GuardNode& n = nodes[todo.back()];
-    todo.pop_back();
+  std::vector<std::uint32_t> pending{static_cast<std::uint32_t>(nodes.size() - 1)};
+  while (!pending.empty()) {
+    const dsl::GuardNode& n = nodes[pending.back()];
+    pending.pop_back();
     if (n.kind == dsl::GuardNode::Kind::And)
-      todo.insert(todo.end(), n.children.begin(), n.children.end());
+      pending.insert(pending.end(), n.children.begin(), n.children.end());
     else if (n.kind == dsl::GuardNode::Kind::Predicate && n.predicate->name == "nonzero")
       out[dsl::index_of(n.tensor_args[0])] = true;
   }

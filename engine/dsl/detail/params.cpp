@@ -13,7 +13,7 @@ namespace {
 
 // A value of the parameter's kind, standing in for a variable while the
 // other parameters are checked.
-PropValue placeholder(const ParamSpec& spec) {
+PropValue stand_in_value(const ParamSpec& spec) {
   if (spec.default_value) return *spec.default_value;
   switch (spec.kind) {
     case ParamKind::Bool:
@@ -169,7 +169,7 @@ std::optional<std::vector<ParamSlot>> check_params(const OpInfo& info, const ast
   // Now what only the whole call can tell: a required parameter missing.
   Props given;
   for (const ParamSlot& s : slots)
-    if (s.written) given.push_back({s.spec->name, s.value ? *s.value : placeholder(*s.spec)});
+    if (s.written) given.push_back({s.spec->name, s.value ? *s.value : stand_in_value(*s.spec)});
   try {
     const Props complete = OpRegistry::complete_params(info, given);
     for (std::size_t i = 0; i < slots.size(); ++i)
