@@ -19,6 +19,16 @@ bool dtype_is(const PredicateInput& in, bool (*test)(DType)) {
   return t && test(t->dtype());
 }
 
+// False only for a constant with an element outside `a` (NaN is outside
+// every assumption but the trivial one).
+bool constant_admits(const Var& v, const ValueAssumption& a) {
+  if (!v) return false;
+  if (!v->is_constant()) return true;
+  const Tensor values = v->as_constant()->value().astype(DType::Float64);
+  const double* p = values.data<double>();
+  return std::all_of(p, p + values.size(), [&](double x) { return a.admits(x); });
+}
+
 bool valid_name(std::string_view name) {
   if (name.empty()) return false;
   auto start = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
@@ -52,19 +62,24 @@ PredicateRegistry::PredicateRegistry() {
          return in.tensors[0] && in.tensors[0]->is_constant();
        },
        R::Types});
-  add({"nonzero",
-       {A::Tensor},
-       "assumed to hold no zero at run time: false only for a constant holding a zero "
-       "(rwcheck verify draws the variable without zeros)",
-       [](const PredicateInput& in) {
-         const Var& v = in.tensors[0];
-         if (!v) return false;
-         if (!v->is_constant()) return true;
-         const Tensor values = v->as_constant()->value().astype(DType::Float64);
-         const double* p = values.data<double>();
-         return std::none_of(p, p + values.size(), [](double x) { return x == 0; });
-       },
-       R::Types});
+  // Value assumptions: true of any non-constant; rwcheck verify reads
+  // `assumes` to draw values inside them.
+  auto assumption = [this](std::string name, std::string doc, ValueAssumption a) {
+    add({std::move(name), {PredicateArg::Tensor}, std::move(doc),
+         [](const PredicateInput& in) { return static_cast<bool>(in.tensors[0]); },
+         PredicateReads::Types, a});
+  };
+  assumption("nonzero",
+             "assumed to hold no zero at run time: false only for a constant holding a zero",
+             {.nonzero = true});
+  assumption("positive",
+             "assumed to hold only values > 0 at run time: false only for a constant holding "
+             "one that is not",
+             {.min = 0, .nonzero = true});
+  assumption("nonnegative",
+             "assumed to hold only values >= 0 at run time: false only for a constant holding "
+             "a negative value (or NaN)",
+             {.min = 0});
   add({"scalar",
        {A::Tensor},
        "the static shape holds one element (rank 0, or every extent 1)",
@@ -120,9 +135,27 @@ void PredicateRegistry::add(PredicateInfo info) {
     if (info.name == q)
       throw std::invalid_argument("PredicateRegistry::add: `" + info.name +
                                   "` is a query of the rules language");
+  if (info.assumes) {
+    if (std::find(info.args.begin(), info.args.end(), PredicateArg::Tensor) == info.args.end())
+      throw std::invalid_argument("PredicateRegistry::add: predicate `" + info.name +
+                                  "` states a value assumption but has no tensor argument");
+    const ValueAssumption& a = *info.assumes;
+    if (!(a.min <= a.max) || (a.min == 0 && a.max == 0 && a.nonzero))
+      throw std::invalid_argument("PredicateRegistry::add: the value assumption of `" +
+                                  info.name + "` admits no value");
+  }
   if (predicates_.contains(info.name))
     throw std::invalid_argument("PredicateRegistry::add: predicate `" + info.name +
                                 "` is already registered");
+  if (info.assumes) {
+    // A constant that breaks the assumption is known not to satisfy it,
+    // whatever the function says.
+    info.fn = [fn = std::move(info.fn), a = *info.assumes](const PredicateInput& in) {
+      for (const Var& v : in.tensors)
+        if (!constant_admits(v, a)) return false;
+      return fn(in);
+    };
+  }
   std::string name = info.name;
   predicates_.emplace(std::move(name), std::make_shared<const PredicateInfo>(std::move(info)));
 }

@@ -4,9 +4,12 @@
 #pragma once
 
 #include <cstdint>
+#include <algorithm>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -48,14 +51,38 @@ enum class PredicateReads : std::uint8_t {
   Anything,
 };
 
+/// What a predicate assumes about the run-time values of its tensor
+/// arguments, beyond what the graph shows (`nonzero(x)`: x holds no zero).
+/// The registry makes such a predicate false for a constant argument that
+/// breaks the assumption, whatever its function says; its real content is a
+/// promise by the rule's author, which `rwcheck verify` honours by drawing the
+/// arguments' values inside it.
+struct ValueAssumption {
+  /// Every element is at least `min` and at most `max`.
+  double min = -std::numeric_limits<double>::infinity();
+  double max = std::numeric_limits<double>::infinity();
+  /// No element is zero.
+  bool nonzero = false;
+
+  /// Whether `v` satisfies the assumption.
+  bool admits(double v) const { return v >= min && v <= max && !(nonzero && v == 0); }
+  /// The assumption of both (the intersection of the value sets).
+  ValueAssumption operator&(const ValueAssumption& o) const {
+    return {std::max(min, o.min), std::min(max, o.max), nonzero || o.nonzero};
+  }
+  bool operator==(const ValueAssumption&) const = default;
+};
+
 /// One predicate: its name, its arguments, one line of documentation, the
-/// function, and what it reads.
+/// function, what it reads, and the assumption it states about the values of
+/// its tensor arguments, if any.
 struct PredicateInfo {
   std::string name;
   std::vector<PredicateArg> args;
   std::string doc;
   PredicateFn fn;
   PredicateReads reads = PredicateReads::Anything;
+  std::optional<ValueAssumption> assumes = std::nullopt;
 };
 
 /// Names that guards use for values (`dtype(x) == float32`), which cannot be
@@ -72,7 +99,8 @@ class PredicateRegistry {
   PredicateRegistry();
 
   /// Adds a predicate. Throws std::invalid_argument when the name is empty,
-  /// not an identifier, taken, or a query name, or `fn` is empty.
+  /// not an identifier, taken, or a query name, `fn` is empty, or `assumes`
+  /// is given for a predicate without tensor arguments or admits no value.
   void add(PredicateInfo info);
   /// Adds a predicate whose arguments are `arity` tensors.
   void add(std::string name, std::size_t arity, std::string doc,

@@ -41,7 +41,7 @@ struct Candidate {
   std::vector<std::optional<PropValue>> params;  // by VarId
   std::vector<Var> inputs;                       // the non-constant tensor variables
   std::vector<std::string> input_names;
-  std::vector<bool> input_nonzero;  // by input: drawn without zeros (`nonzero` guard)
+  std::vector<dsl::ValueAssumption> input_assumed;  // by input: where its values are drawn
   std::vector<Var> literals;  // by left-side pattern node; null elsewhere
   Var lhs;
   Var rhs;
@@ -104,11 +104,12 @@ Var literal_var(Rng& rng, const dsl::NumberValue& value) {
   }
 }
 
-// The variables the rule assumes non-zero at run time: those named by a
-// `nonzero` guard that must hold for the whole guard to hold (reached from the root
-// through `and` only).
-std::vector<bool> assumed_nonzero(const dsl::CheckedRule& rule) {
-  std::vector<bool> out(rule.vars.size(), false);
+// What the rule assumes about each variable's run-time values: the value
+// assumptions of the predicates (`nonzero(x)`, `positive(x)`, user ones) that
+// must hold for the whole guard to hold (reached from the root through `and`
+// only), intersected per variable.
+std::vector<dsl::ValueAssumption> assumed_values(const dsl::CheckedRule& rule) {
+  std::vector<dsl::ValueAssumption> out(rule.vars.size());
   if (!rule.guard) return out;
   const auto& nodes = rule.guard->nodes();
   std::vector<std::uint32_t> pending{static_cast<std::uint32_t>(nodes.size() - 1)};
@@ -117,30 +118,46 @@ std::vector<bool> assumed_nonzero(const dsl::CheckedRule& rule) {
     pending.pop_back();
     if (n.kind == dsl::GuardNode::Kind::And)
       pending.insert(pending.end(), n.children.begin(), n.children.end());
-    else if (n.kind == dsl::GuardNode::Kind::Predicate && n.predicate->name == "nonzero")
-      out[dsl::index_of(n.tensor_args[0])] = true;
+    else if (n.kind == dsl::GuardNode::Kind::Predicate && n.predicate->assumes)
+      for (const dsl::VarId v : n.tensor_args)
+        out[dsl::index_of(v)] = out[dsl::index_of(v)] & *n.predicate->assumes;
   }
   return out;
 }
 
-// Whether `v` is 0 once stored as `dtype` (0.5 is, as an integer).
-bool zero_as(DType dtype, double v) {
-  return is_integer(dtype) || is_bool(dtype) ? std::trunc(v) == 0 : v == 0;
+// Whether `v`, once stored as `dtype` (0.5 is 0 as an integer), satisfies `a`.
+bool admits_as(const dsl::ValueAssumption& a, DType dtype, double v) {
+  if (is_bool(dtype)) return a.admits(v != 0 ? 1 : 0);
+  return a.admits(is_integer(dtype) ? std::trunc(v) : v);
 }
 
-// A random value for an input, never 0 when the rule assumes it non-zero.
-double input_value(Rng& rng, DType dtype, bool nonzero) {
-  for (;;) {
+// Values tried, in order, when random draws keep missing an assumption.
+constexpr double kFallbackValues[] = {1.0, 0.5, 2.0, -1.0, -0.5, -2.0, 0.0, 3.0, -3.0};
+
+// A value inside `a` for `dtype` from the fallback list, if there is one.
+std::optional<double> fallback_value(const dsl::ValueAssumption& a, DType dtype) {
+  for (const double v : kFallbackValues)
+    if (admits_as(a, dtype, v)) return v;
+  for (const double v : {a.min, a.max, (a.min + a.max) / 2})
+    if (std::isfinite(v) && admits_as(a, dtype, v)) return v;
+  return std::nullopt;
+}
+
+// A random value for an input, inside what the rule assumes of it (the
+// candidate was refused by `choose` when nothing is).
+double input_value(Rng& rng, DType dtype, const dsl::ValueAssumption& a) {
+  for (int tries = 0; tries < 64; ++tries) {
     const double v = random_value(rng, dtype);
-    if (!nonzero || !zero_as(dtype, v)) return v;
+    if (admits_as(a, dtype, v)) return v;
   }
+  return *fallback_value(a, dtype);
 }
 
 // Random types, constants and parameter values for the rule's variables and
 // literals; nothing built yet.
 Candidate choose(Rng& rng, const dsl::CheckedRule& rule) {
   Candidate c;
-  const std::vector<bool> nonzero = assumed_nonzero(rule);
+  const std::vector<dsl::ValueAssumption> assumed = assumed_values(rule);
   c.vars.resize(rule.vars.size());
   c.params.resize(rule.vars.size());
   for (std::size_t i = 0; i < rule.vars.size(); ++i) {
@@ -152,7 +169,12 @@ Candidate choose(Rng& rng, const dsl::CheckedRule& rule) {
             fmt::format("cannot choose values for the string parameter `{}`", v.name)};
       continue;
     }
-    const DType dtype = random_dtype(rng);
+    DType dtype = random_dtype(rng);
+    // An integer type may hold no value the guard assumes (`0 < x < 1`).
+    if (!fallback_value(assumed[i], dtype)) dtype = DType::Float64;
+    if (!fallback_value(assumed[i], dtype))
+      throw Unverifiable{
+          fmt::format("no value satisfies what the guard assumes of `{}`", v.name)};
     StaticShape shape(static_cast<std::size_t>(rng.next_integer(0, 3)));
     const bool constant = rng.next_double() < 0.25;
     for (std::int64_t& d : shape)
@@ -167,7 +189,7 @@ Candidate choose(Rng& rng, const dsl::CheckedRule& rule) {
       c.vars[i] = Variable::make(TensorType::make(dtype, shape), v.anonymous ? "_" : v.name);
       c.inputs.push_back(c.vars[i]);
       c.input_names.push_back(v.anonymous ? "_" : v.name);
-      c.input_nonzero.push_back(nonzero[i]);
+      c.input_assumed.push_back(assumed[i]);
     }
   }
   c.literals.resize(rule.lhs.nodes.size());
@@ -351,7 +373,7 @@ std::vector<RuleVerdict> verify_rules(const RuleSet& rules, const CheckEnvironme
             const TensorType& t = *c->inputs[a]->tensor_type();
             const auto shape = shape_for(t, ext);
             args.push_back(filled(t.dtype(), shape, [&](std::size_t) {
-              return input_value(rng, t.dtype(), c->input_nonzero[a]);
+              return input_value(rng, t.dtype(), c->input_assumed[a]);
             }));
           }
           std::optional<Evaluation> ev = run(args);
@@ -405,7 +427,7 @@ std::vector<RuleVerdict> verify_rules(const RuleSet& rules, const CheckEnvironme
               flat.assign(cur.data<double>(), cur.data<double>() + cur.size());
               for (const double simple : kSpecialValues) {
                 if (flat[static_cast<std::size_t>(i)] == simple) break;
-                if (c->input_nonzero[a] && zero_as(args[a].dtype(), simple)) continue;
+                if (!admits_as(c->input_assumed[a], args[a].dtype(), simple)) continue;
                 std::vector<double> v = flat;
                 v[static_cast<std::size_t>(i)] = simple;
                 std::vector<Tensor> cand = args;

@@ -67,9 +67,7 @@ std::vector<Block> blocks_of(const fs::path& doc) {
 
 void check_doc(const fs::path& doc, std::size_t min_examples) {
   const std::vector<Block> blocks = blocks_of(doc);
-  PredicateRegistry predicates;
-  predicates.add("positive", 1, "every element is positive",
-                 [](std::span<const Var>, const FunctionGraph*) { return true; });
+  const PredicateRegistry predicates;
   auto files = std::make_shared<MemoryResolver>();
   for (const Block& b : blocks)
     if (!b.file.empty()) files->add(b.file, b.text);

@@ -58,14 +58,14 @@ TEST_CASE("a module's declarations are the matching theory", "[dsl]") {
 TEST_CASE("a compiled rule tracks its root op and reads as deep as its pattern and guard",
           "[dsl]") {
   PredicateRegistry predicates;
-  predicates.add("positive", 1, "every element is positive",
+  predicates.add("analysed", 1, "an analysis of the whole graph says yes",
                  [](std::span<const Var>, const FunctionGraph*) { return true; });
   predicates.add("typed", 1, "reads types only",
                  [](std::span<const Var>, const FunctionGraph*) { return true; },
                  PredicateReads::Types);
   const RuleModule m = module_of(R"(
 rule a priority 3: (x * y) / y => x
-rule b: exp(log(x)) => x where positive(x)
+rule b: exp(log(x)) => x where analysed(x)
 rule c: exp(log(x)) => x where typed(x) and rank(x) == 1
 rule d multiple_clients: exp(log(x)) => x
 )", predicates);

@@ -59,19 +59,51 @@ TEST_CASE("verify runs the rules on the standard Op library", "[rwcheck]") {
   CHECK(r.out.ends_with("4 rules verified, 2 failed, 0 skipped\n"));
 }
 
-TEST_CASE("verify draws a variable a `nonzero` guard names without zeros", "[rwcheck]") {
-  // Without the assumption the cancellation is wrong at y = 0, and verify
-  // finds it; with it, y = 0 is outside what the rule claims.
-  const std::string file = "tests/tools/rwcheck/golden/verify_nonzero.rules";
-  const auto assumed = rwcheck({"verify", "--trials", "60", "--rule", "cancel_assumed", file},
-                               rw::test::standard_environment());
-  CHECK(assumed.status == 0);
-  CHECK(assumed.out.starts_with("ok        cancel_assumed (60 trials)"));
-  const auto plain = rwcheck({"verify", "--trials", "60", "--rule", "cancel_plain", file},
-                             rw::test::standard_environment());
-  CHECK(plain.status == 1);
-  CHECK(plain.out.starts_with("FAILED    cancel_plain"));
-  CHECK(plain.out.find("y: ") != std::string::npos);
+TEST_CASE("verify draws values inside what the guard assumes", "[rwcheck]") {
+  // Each `_assumed` rule is right only inside its guard's value assumption,
+  // and verify finds the `_plain` twin wrong outside it.
+  const std::string file = "tests/tools/rwcheck/golden/verify_assume.rules";
+  auto env = rw::test::standard_environment();
+  env.predicates.add({"at_least_two",
+                      {rw::dsl::PredicateArg::Tensor},
+                      "a user assumption: every value is >= 2",
+                      [](const rw::dsl::PredicateInput&) { return true; },
+                      rw::dsl::PredicateReads::Types,
+                      rw::dsl::ValueAssumption{.min = 2}});
+  for (const char* rule : {"cancel", "abs", "log_mul"}) {
+    const std::string assumed_rule = std::string(rule) + "_assumed";
+    const auto assumed = rwcheck({"verify", "--trials", "60", "--rule", assumed_rule, file}, env);
+    INFO(assumed.out);
+    CHECK(assumed.status == 0);
+    CHECK(assumed.out.starts_with("ok        " + assumed_rule + " (60 trials)"));
+    const std::string plain_rule = std::string(rule) + "_plain";
+    const auto plain = rwcheck({"verify", "--trials", "60", "--rule", plain_rule, file}, env);
+    INFO(plain.out);
+    CHECK(plain.status == 1);
+    CHECK(plain.out.starts_with("FAILED    " + plain_rule));
+    CHECK(plain.out.find("x: ") != std::string::npos);
+  }
+  // A predicate registered in C++ states its assumption the same way.
+  const auto user = rwcheck({"verify", "--trials", "60", "--rule", "abs_user", file}, env);
+  INFO(user.out);
+  CHECK(user.status == 0);
+  CHECK(user.out.starts_with("ok        abs_user (60 trials)"));
+}
+
+TEST_CASE("verify skips a rule whose assumption no value satisfies", "[rwcheck]") {
+  auto env = rw::test::standard_environment();
+  env.predicates.add({"in_gap",
+                      {rw::dsl::PredicateArg::Tensor},
+                      "a contradiction with `nonzero`",
+                      [](const rw::dsl::PredicateInput&) { return true; },
+                      rw::dsl::PredicateReads::Types,
+                      rw::dsl::ValueAssumption{.min = 0, .max = 0}});
+  const std::string file = "tests/tools/rwcheck/golden/verify_contradiction.rules";
+  const auto r = rwcheck({"verify", "--trials", "5", file}, env);
+  CHECK(r.status == 0);
+  CHECK(r.out ==
+        "skipped   never: no value satisfies what the guard assumes of `x`\n"
+        "0 rules verified, 0 failed, 1 skipped\n");
 }
 
 TEST_CASE("every rule of the standard library passes verify", "[rwcheck]") {
