@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # Installs what rwgraph needs from Debian 12's packages, if anything is missing.
+#   scripts/deps.sh           what building and testing needs
+#   scripts/deps.sh --fuzz    also clang and libFuzzer (scripts/fuzz.sh)
 set -euo pipefail
 pkgs=(g++ cmake ninja-build ccache libboost-dev libboost-graph-dev libeigen3-dev libfmt-dev
       catch2)
+if [ "${1:-}" = "--fuzz" ]; then
+  pkgs+=(clang-14 libclang-rt-14-dev)
+fi
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -11,7 +11,8 @@ seconds=${1:-60}
 cxx=$(command -v clang++-14 || command -v clang++)
 
 cmake -S . -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER="$cxx" \
-      -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRW_FUZZ=ON -DRW_BUILD_TOOLS=OFF > /dev/null
+      -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
+      -DRW_FUZZ=ON -DRW_BUILD_TOOLS=OFF > /dev/null
 cmake --build build-fuzz --target fuzz_dsl -j2
 
 seeds=build-fuzz/fuzz-seeds
