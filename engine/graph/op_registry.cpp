@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "engine/graph/errors.hpp"
+#include "engine/graph/suggest.hpp"
 
 namespace rw {
 
@@ -147,35 +148,13 @@ std::vector<const OpInfo*> OpRegistry::all() const {
   return out;
 }
 
-namespace {
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diag = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
-}  // namespace
 
 std::vector<std::string> OpRegistry::suggest(std::string_view name) const {
-  std::vector<std::pair<std::size_t, std::string>> scored;
-  auto consider = [&](const std::string& known) {
-    const std::size_t d = edit_distance(name, known);
-    if (d <= std::max<std::size_t>(1, name.size() / 3)) scored.emplace_back(d, known);
-  };
-  for (const auto& [known, info] : ops_) consider(known);
-  for (const auto& [known, target] : aliases_) consider(known);
-  std::sort(scored.begin(), scored.end());
-  std::vector<std::string> out;
-  for (auto& [d, s] : scored) out.push_back(std::move(s));
-  return out;
+  std::vector<std::string> known;
+  for (const auto& [op_name, info] : ops_) known.push_back(op_name);
+  for (const auto& [alias, target] : aliases_) known.push_back(alias);
+  std::sort(known.begin(), known.end());  // ties alphabetical
+  return near_names(name, known);
 }
 
 }  // namespace rw

@@ -109,6 +109,27 @@ Var vector_element(const Var& v, std::int64_t k) {
   return e->tensor_type()->dtype() == DType::Int64 ? e : cast(e, DType::Int64);
 }
 
+void check_written_value(const Op& op, std::span<const Var> inputs,
+                         std::span<const std::int64_t> part) {
+  const TensorType& x = *inputs[0]->tensor_type();
+  const TensorType& y = tensor_input(op, inputs, 1);
+  if (promote(x.dtype(), y.dtype()) != x.dtype())
+    throw TypeError(fmt::format("`{}`: {} is {}, which does not convert to {} ({}) without loss",
+                                op.to_string(), input_label(1, inputs[1]), dtype_name(y.dtype()),
+                                dtype_name(x.dtype()), input_label(0, inputs[0])));
+  if (y.ndim() > part.size())
+    throw TypeError(fmt::format("`{}`: {} has rank {}, more than the {} of the indexed part",
+                                op.to_string(), input_label(1, inputs[1]), y.ndim(), part.size()));
+  const std::size_t lead = part.size() - y.ndim();
+  for (std::size_t j = 0; j < y.ndim(); ++j) {
+    const std::int64_t e = y.shape()[j], p = part[lead + j];
+    if (e != 1 && e != kUnknownDim && p != kUnknownDim && e != p)
+      throw TypeError(fmt::format(
+          "`{}`: {} of shape {} does not broadcast to the indexed part of shape {}",
+          op.to_string(), input_label(1, inputs[1]), shape_str(y.shape()), shape_str(part)));
+  }
+}
+
 void check_value_broadcast(const Op& op, std::size_t index, const Var& var, const Tensor& value,
                            std::span<const std::int64_t> target) {
   const Shape& s = value.shape();

@@ -55,6 +55,13 @@ Var vector_element(const Var& v, std::int64_t k);
 void check_value_broadcast(const Op& op, std::size_t index, const Var& var, const Tensor& value,
                            std::span<const std::int64_t> target);
 
+/// Checks the value an increment or assignment Op writes (input 1) against
+/// the tensor it writes into (input 0) and the static shape of the indexed
+/// `part`: the dtype converts without loss and the value broadcasts to the
+/// part. Throws TypeError naming op and input.
+void check_written_value(const Op& op, std::span<const Var> inputs,
+                         std::span<const std::int64_t> part);
+
 /// Runs `f`, turning the runtime's std::invalid_argument into ValueError and
 /// std::out_of_range into IndexError, prefixed with "`op`: ".
 template <class F> decltype(auto) run_kernel(const Op& op, F&& f);

@@ -78,22 +78,7 @@ ApplyRef AdvancedIncSubtensor::make_node(std::span<const Var> inputs) const {
   ops_detail::check_arity(*this, inputs, 3, 3);
   auto [k, part] = gather_shape(*this, inputs, 0, 2, axis_);
   const TensorType& x = *inputs[0]->tensor_type();
-  const TensorType& y = ops_detail::tensor_input(*this, inputs, 1);
-  if (promote(x.dtype(), y.dtype()) != x.dtype())
-    throw TypeError(fmt::format("`{}`: {} is {}, which does not convert to {} ({}) without loss",
-                                to_string(), input_label(1, inputs[1]), dtype_name(y.dtype()),
-                                dtype_name(x.dtype()), input_label(0, inputs[0])));
-  if (y.ndim() > part.size())
-    throw TypeError(fmt::format("`{}`: {} has rank {}, more than the {} of the indexed part",
-                                to_string(), input_label(1, inputs[1]), y.ndim(), part.size()));
-  const std::size_t lead = part.size() - y.ndim();
-  for (std::size_t j = 0; j < y.ndim(); ++j) {
-    const std::int64_t e = y.shape()[j], p = part[lead + j];
-    if (e != 1 && e != kUnknownDim && p != kUnknownDim && e != p)
-      throw TypeError(fmt::format(
-          "`{}`: {} of shape {} does not broadcast to the indexed part of shape {}", to_string(),
-          input_label(1, inputs[1]), ops_detail::shape_str(y.shape()), ops_detail::shape_str(part)));
-  }
+  ops_detail::check_written_value(*this, inputs, part);
   return ops_detail::make_apply(*this, inputs, x.dtype(), x.shape());
 }
 

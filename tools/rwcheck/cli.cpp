@@ -7,24 +7,11 @@
 
 #include <fmt/format.h>
 
+#include "engine/graph/suggest.hpp"
+
 namespace rw::check {
 
 namespace {
-
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diag = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
 
 const std::vector<std::string>& known_options() {
   static const std::vector<std::string> names = {
@@ -42,17 +29,6 @@ std::uint64_t parse_number(std::string_view option, const std::string& text) {
 }
 
 }  // namespace
-
-std::optional<std::string> closest(std::string_view name, std::span<const std::string> candidates) {
-  std::optional<std::string> best;
-  std::size_t best_d = 0;
-  for (const std::string& c : candidates) {
-    const std::size_t d = edit_distance(name, c);
-    if (!best || d < best_d) best = c, best_d = d;
-  }
-  if (!best || best_d * 3 > std::max(name.size(), best->size())) return std::nullopt;
-  return best;
-}
 
 Options parse_args(std::span<const std::string> args) {
   Options o;
@@ -139,7 +115,7 @@ Options parse_args(std::span<const std::string> args) {
       o.only_rule = value();
     } else {
       std::string msg = fmt::format("unknown option `{}`", name);
-      if (const auto c = closest(name, known_options()))
+      if (const auto c = closest_name(name, known_options()))
         msg += fmt::format("; did you mean `{}`?", *c);
       throw CliError(msg);
     }

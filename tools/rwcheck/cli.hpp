@@ -63,8 +63,4 @@ Options parse_args(std::span<const std::string> args);
 /// The `--help` text: usage, every option, exit codes, examples.
 std::string help_text();
 
-/// The candidate closest to `name` by edit distance, when it is close enough
-/// to be a likely typo (at most a third of the longer name's length).
-std::optional<std::string> closest(std::string_view name, std::span<const std::string> candidates);
-
 }  // namespace rw::check

@@ -10,6 +10,7 @@
 
 #include "engine/dsl/graph_file.hpp"
 #include "engine/graph/printing.hpp"
+#include "engine/graph/suggest.hpp"
 #include "engine/rewrite/errors.hpp"
 #include "engine/rewrite/mode.hpp"
 #include "tools/rwcheck/cli.hpp"
@@ -127,7 +128,7 @@ int run_graph(const Options& o, std::ostream& out, std::ostream& err, const Chec
       for (const RuleRef& r : rules.rules()) names.push_back(r.rule->rule->name);
       std::string msg =
           fmt::format("--why-not: no rule `{}` in {}", *o.why_not, describe_sources(rules));
-      if (const auto c = closest(*o.why_not, names)) msg += fmt::format("; did you mean `{}`?", *c);
+      if (const auto c = closest_name(*o.why_not, names)) msg += fmt::format("; did you mean `{}`?", *c);
       return bad_input(err, msg);
     }
   }
@@ -306,7 +307,7 @@ int run_verify(const Options& o, std::ostream& out, std::ostream& err,
     for (const RuleRef& r : load.set.rules()) names.push_back(r.rule->rule->name);
     std::string msg =
         fmt::format("--rule: no rule `{}` in {}", *o.only_rule, describe_sources(load.set));
-    if (const auto c = closest(*o.only_rule, names)) msg += fmt::format("; did you mean `{}`?", *c);
+    if (const auto c = closest_name(*o.only_rule, names)) msg += fmt::format("; did you mean `{}`?", *c);
     return bad_input(err, msg);
   }
   const std::vector<RuleVerdict> verdicts =

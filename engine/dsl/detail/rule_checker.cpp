@@ -11,6 +11,7 @@
 #include "engine/dsl/literals.hpp"
 #include "engine/dsl/operators.hpp"
 #include "engine/graph/errors.hpp"
+#include "engine/graph/suggest.hpp"
 
 namespace rw::dsl::detail {
 
@@ -111,7 +112,7 @@ class RuleBuilder {
       std::string msg = fmt::format("`{}` is not bound on the left side", name);
       const auto names = bound_names();
       msg += did_you_mean(name, names);
-      if (want == VarKind::Tensor && ops_.find(name) && closest(name, names).empty())
+      if (want == VarKind::Tensor && ops_.find(name) && !closest_name(name, names))
         msg += fmt::format(" (`{}` is an op: call it, `{}(…)`)", name, name);
       error(span, std::move(msg));
       return std::nullopt;

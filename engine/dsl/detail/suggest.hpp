@@ -1,4 +1,4 @@
-// "Did you mean" suggestions: the closest known name by edit distance.
+// "Did you mean" clauses for the DSL's diagnostics (rw::closest_name).
 #pragma once
 
 #include <span>
@@ -10,13 +10,6 @@
 
 namespace rw::dsl::detail {
 
-/// Edit distance where a swap of two neighbours counts one (optimal string
-/// alignment), so that `lgo` is one edit from `log`.
-std::size_t edit_distance(std::string_view a, std::string_view b);
-/// The candidate closest to `name`, or an empty string when none is close:
-/// within a third of the name's length (at least 1) and not entirely different.
-/// Ties go to the earliest.
-std::string closest(std::string_view name, std::span<const std::string> candidates);
 /// "; did you mean `x`?" when there is a close candidate, else "".
 std::string did_you_mean(std::string_view name, std::span<const std::string> candidates);
 /// The same among the names and aliases an OpRegistry knows.

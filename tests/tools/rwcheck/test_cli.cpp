@@ -64,13 +64,6 @@ TEST_CASE("bad command lines are refused with the argument named", "[rwcheck]") 
   CHECK(message({"--seed", "1", "g.graph"}) == "`--seed` is an option of `rwcheck verify`");
 }
 
-TEST_CASE("closest suggests likely typos only", "[rwcheck]") {
-  const std::vector<std::string> names = {"softplus", "log1p_of_add", "mul_by_one"};
-  CHECK(rw::check::closest("sofplus", names) == "softplus");
-  CHECK(rw::check::closest("mul_by_on", names) == "mul_by_one");
-  CHECK_FALSE(rw::check::closest("zzz", names));
-}
-
 TEST_CASE("--help prints every option and exits 0", "[rwcheck]") {
   const auto r = rwcheck({"--help"}, pt_environment());
   CHECK(r.status == 0);
