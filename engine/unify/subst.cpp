@@ -13,92 +13,109 @@ namespace detail {
 
 namespace {
 
-std::size_t node_bytes(unsigned data_cap, unsigned node_cap) {
-  return sizeof(HamtNode) + data_cap * sizeof(HamtEntry) + node_cap * sizeof(HamtNode*);
+constexpr unsigned kBits = 5;
+constexpr unsigned kFanout = 1u << kBits;
+
+std::size_t node_bytes(bool leaf, unsigned cap) {
+  return sizeof(SubstNode) + cap * (leaf ? sizeof(Term) + sizeof(std::uint16_t) : sizeof(SubstNode*));
 }
 
-HamtNode* alloc_node(unsigned data_cap, unsigned node_cap) {
-  auto* n = static_cast<HamtNode*>(pool_alloc(node_bytes(data_cap, node_cap)));
+SubstNode* alloc_node(unsigned shift, std::uint64_t prefix, unsigned cap) {
+  auto* n = static_cast<SubstNode*>(pool_alloc(node_bytes(shift == 0, cap)));
   n->rc = 1;
-  n->datamap = 0;
-  n->nodemap = 0;
-  n->data_cap = static_cast<std::uint8_t>(data_cap);
-  n->node_cap = static_cast<std::uint8_t>(node_cap);
-  n->pad = 0;
+  n->bitmap = 0;
+  n->shift = static_cast<std::uint8_t>(shift);
+  n->cap = static_cast<std::uint8_t>(cap);
+  n->pad0 = 0;
+  n->pad1 = 0;
+  n->prefix = prefix;
   return n;
 }
 
-void free_node_memory(HamtNode* n) noexcept {
-  pool_free(n, node_bytes(n->data_cap, n->node_cap));
-}
+void free_node_memory(SubstNode* n) noexcept { pool_free(n, node_bytes(n->leaf(), n->cap)); }
 
-unsigned grown(unsigned count) { return std::min(32u, std::max(2u, count * 2)); }
+unsigned grown(unsigned count) { return std::min(kFanout, std::max(2u, count * 2)); }
 
-// A copy of `n` (sharing its children) with room for `extra_data` more
-// bindings and `extra_nodes` more children.
-HamtNode* copy_node(const HamtNode* n, unsigned extra_data, unsigned extra_nodes) {
-  const unsigned nd = popcount32(n->datamap), nn = popcount32(n->nodemap);
-  HamtNode* c = alloc_node(std::min(32u, nd + extra_data), std::min(32u, nn + extra_nodes));
-  c->datamap = n->datamap;
-  c->nodemap = n->nodemap;
-  for (unsigned i = 0; i < nd; ++i) new (&c->data()[i]) HamtEntry{n->data()[i].key, n->data()[i].value};
-  for (unsigned i = 0; i < nn; ++i) {
-    HamtNode* child = n->nodes()[i];
-    ++child->rc;
-    c->nodes()[i] = child;
+// A copy of `n` (sharing its children and values) with room for `extra` more slots.
+SubstNode* copy_node(const SubstNode* n, unsigned extra) {
+  const unsigned count = popcount32(n->bitmap);
+  SubstNode* c = alloc_node(n->shift, n->prefix, std::min(kFanout, count + extra));
+  c->bitmap = n->bitmap;
+  if (n->leaf()) {
+    for (unsigned i = 0; i < count; ++i) {
+      new (&c->values()[i]) Term(n->values()[i]);
+      c->lows()[i] = n->lows()[i];
+    }
+  } else {
+    for (unsigned i = 0; i < count; ++i) {
+      SubstNode* child = n->children()[i];
+      ++child->rc;
+      c->children()[i] = child;
+    }
   }
   return c;
 }
 
-// Moves the contents of a uniquely owned node into a larger one.
-HamtNode* regrow(HamtNode* n, unsigned data_cap, unsigned node_cap) {
-  const unsigned nd = popcount32(n->datamap), nn = popcount32(n->nodemap);
-  HamtNode* c = alloc_node(data_cap, node_cap);
-  c->datamap = n->datamap;
-  c->nodemap = n->nodemap;
-  for (unsigned i = 0; i < nd; ++i) {
-    new (&c->data()[i]) HamtEntry{n->data()[i].key, std::move(n->data()[i].value)};
-    n->data()[i].~HamtEntry();
+// Moves the contents of a uniquely owned node into one with `cap` slots.
+SubstNode* regrow(SubstNode* n, unsigned cap) {
+  const unsigned count = popcount32(n->bitmap);
+  SubstNode* c = alloc_node(n->shift, n->prefix, cap);
+  c->bitmap = n->bitmap;
+  if (n->leaf()) {
+    for (unsigned i = 0; i < count; ++i) {
+      // Terms are one word with no self reference: moving the word is moving the term.
+      new (&c->values()[i]) Term(Term::adopt_bits(n->values()[i].release()));
+      c->lows()[i] = n->lows()[i];
+    }
+  } else {
+    for (unsigned i = 0; i < count; ++i) c->children()[i] = n->children()[i];
   }
-  for (unsigned i = 0; i < nn; ++i) c->nodes()[i] = n->nodes()[i];
   free_node_memory(n);
   return c;
 }
 
-// A node holding two bindings whose keys agree below `shift`.
-HamtNode* pair_node(std::uint64_t k1, Term v1, std::uint64_t k2, Term v2, unsigned shift) {
-  const unsigned c1 = hamt_chunk(k1, shift), c2 = hamt_chunk(k2, shift);
-  if (c1 != c2) {
-    HamtNode* n = alloc_node(2, 0);
-    n->datamap = (1u << c1) | (1u << c2);
-    if (c1 > c2) {
-      std::swap(k1, k2);
-      std::swap(v1, v2);
-    }
-    new (&n->data()[0]) HamtEntry{k1, std::move(v1)};
-    new (&n->data()[1]) HamtEntry{k2, std::move(v2)};
-    return n;
+// `*slot`, made uniquely owned (copied when shared) with room for `extra` more slots.
+SubstNode* own(SubstNode** slot, unsigned extra) {
+  SubstNode* n = *slot;
+  if (n->rc != 1) {
+    SubstNode* c = copy_node(n, extra);
+    subst_release(n);
+    return *slot = c;
   }
-  HamtNode* n = alloc_node(0, 1);
-  n->nodemap = 1u << c1;
-  n->nodes()[0] = pair_node(k1, std::move(v1), k2, std::move(v2), shift + 5);
+  if (extra) {
+    const unsigned count = popcount32(n->bitmap);
+    if (count + extra > n->cap) return *slot = regrow(n, grown(count + extra));
+  }
+  return n;
+}
+
+// A leaf holding one binding.
+SubstNode* leaf_of(std::uint64_t id, std::uint64_t key, Term value) {
+  SubstNode* n = alloc_node(0, id >> kBits, 2);
+  n->bitmap = std::uint32_t{1} << (id & (kFanout - 1));
+  new (&n->values()[0]) Term(std::move(value));
+  n->lows()[0] = static_cast<std::uint16_t>(key);
   return n;
 }
 
 }  // namespace
 
-void hamt_release(HamtNode* n) noexcept {
+void subst_release(SubstNode* n) noexcept {
   if (--n->rc != 0) return;
-  const unsigned nd = popcount32(n->datamap), nn = popcount32(n->nodemap);
-  for (unsigned i = 0; i < nd; ++i) n->data()[i].~HamtEntry();
-  for (unsigned i = 0; i < nn; ++i) hamt_release(n->nodes()[i]);  // depth <= 10
+  const unsigned count = popcount32(n->bitmap);
+  if (n->leaf()) {
+    for (unsigned i = 0; i < count; ++i) n->values()[i].~Term();
+  } else {
+    for (unsigned i = 0; i < count; ++i) subst_release(n->children()[i]);  // depth <= 10
+  }
   free_node_memory(n);
 }
 
 }  // namespace detail
 
-using detail::HamtEntry;
-using detail::HamtNode;
+using detail::SubstNode;
+using detail::kBits;
+using detail::kFanout;
 
 void Substitution::bind(const Term& var, Term value) {
   if (!var.is_var()) throw TermError("bind() of a " + std::string(term_kind_name(var.kind())));
@@ -107,83 +124,62 @@ void Substitution::bind(const Term& var, Term value) {
 }
 
 bool Substitution::bind_bits(std::uint64_t key, Term value) {
+  const std::uint64_t id = key >> 16;
   if (!root_) {
-    root_ = detail::alloc_node(2, 0);
-    root_->datamap = 1u << detail::hamt_chunk(key, 0);
-    new (&root_->data()[0]) HamtEntry{key, std::move(value)};
+    root_ = detail::leaf_of(id, key, std::move(value));
     size_ = 1;
     return true;
   }
-  HamtNode** slot = &root_;
-  unsigned shift = 0;
+  SubstNode** slot = &root_;
   for (;;) {
-    HamtNode* n = *slot;
-    const std::uint32_t bit = std::uint32_t{1} << detail::hamt_chunk(key, shift);
-    const bool shared = n->rc != 1;
-    if (n->datamap & bit) {
-      const unsigned i = detail::popcount32(n->datamap & (bit - 1));
-      if (n->data()[i].key == key) {
-        if (shared) {
-          HamtNode* c = detail::copy_node(n, 0, 0);
-          detail::hamt_release(n);
-          *slot = n = c;
-        }
-        n->data()[i].value = std::move(value);
-        return false;
-      }
-      // Two keys share this slot: push both one level down.
-      const unsigned nd = detail::popcount32(n->datamap), nn = detail::popcount32(n->nodemap);
-      if (shared) {
-        HamtNode* c = detail::copy_node(n, 0, 1);
-        detail::hamt_release(n);
-        *slot = n = c;
-      } else if (nn + 1 > n->node_cap) {
-        *slot = n = detail::regrow(n, n->data_cap, detail::grown(nn + 1));
-      }
-      HamtEntry old = std::move(n->data()[i]);
-      for (unsigned j = i; j + 1 < nd; ++j) {
-        n->data()[j].key = n->data()[j + 1].key;
-        n->data()[j].value = std::move(n->data()[j + 1].value);
-      }
-      n->data()[nd - 1].~HamtEntry();
-      n->datamap &= ~bit;
-      HamtNode* child = detail::pair_node(old.key, std::move(old.value), key, std::move(value),
-                                          shift + 5);
-      const unsigned k = detail::popcount32(n->nodemap & (bit - 1));
-      for (unsigned j = nn; j > k; --j) n->nodes()[j] = n->nodes()[j - 1];
-      n->nodes()[k] = child;
-      n->nodemap |= bit;
+    SubstNode* n = *slot;
+    const std::uint64_t above = id >> n->shift >> kBits;
+    if (above != n->prefix) {
+      // The id is outside the node's range: a new inner node at the highest
+      // level where they differ takes both the node and a leaf for the id.
+      const unsigned top = n->shift + kBits + 63 - static_cast<unsigned>(std::countl_zero(above ^ n->prefix));
+      const unsigned shift = top / kBits * kBits;
+      SubstNode* leaf = detail::leaf_of(id, key, std::move(value));
+      SubstNode* inner = detail::alloc_node(shift, id >> shift >> kBits, 2);
+      const unsigned c_id = (id >> shift) & (kFanout - 1);
+      const unsigned c_node = (n->prefix << n->shift << kBits >> shift) & (kFanout - 1);
+      inner->bitmap = (std::uint32_t{1} << c_id) | (std::uint32_t{1} << c_node);
+      inner->children()[0] = c_id < c_node ? leaf : n;
+      inner->children()[1] = c_id < c_node ? n : leaf;
+      *slot = inner;  // takes over the slot's reference to n
       ++size_;
       return true;
     }
-    if (n->nodemap & bit) {
-      if (shared) {
-        HamtNode* c = detail::copy_node(n, 0, 0);
-        detail::hamt_release(n);
-        *slot = n = c;
+    const std::uint32_t bit = std::uint32_t{1} << ((id >> n->shift) & (kFanout - 1));
+    const unsigned i = detail::popcount32(n->bitmap & (bit - 1));
+    if (n->bitmap & bit) {
+      n = detail::own(slot, 0);
+      if (n->leaf()) {
+        n->values()[i] = std::move(value);
+        n->lows()[i] = static_cast<std::uint16_t>(key);
+        return false;
       }
-      slot = &n->nodes()[detail::popcount32(n->nodemap & (bit - 1))];
-      shift += 5;
+      slot = &n->children()[i];
       continue;
     }
-    // An empty slot: the binding goes here.
-    const unsigned nd = detail::popcount32(n->datamap);
-    if (shared) {
-      HamtNode* c = detail::copy_node(n, 1, 0);
-      detail::hamt_release(n);
-      *slot = n = c;
-    } else if (nd + 1 > n->data_cap) {
-      *slot = n = detail::regrow(n, detail::grown(nd + 1), n->node_cap);
+    // An empty slot: the binding (or a leaf holding it) goes here.
+    n = detail::own(slot, 1);
+    const unsigned count = detail::popcount32(n->bitmap);
+    if (n->leaf()) {
+      Term* values = n->values();
+      std::uint16_t* lows = n->lows();
+      for (unsigned j = count; j > i; --j) {
+        new (&values[j]) Term(Term::adopt_bits(values[j - 1].release()));
+        lows[j] = lows[j - 1];
+      }
+      new (&values[i]) Term(std::move(value));
+      lows[i] = static_cast<std::uint16_t>(key);
+    } else {
+      SubstNode** children = n->children();
+      for (unsigned j = count; j > i; --j) children[j] = children[j - 1];
+      children[i] = detail::leaf_of(id, key, std::move(value));
     }
-    const unsigned i = detail::popcount32(n->datamap & (bit - 1));
-    new (&n->data()[nd]) HamtEntry{0, Term()};
-    for (unsigned j = nd; j > i; --j) {
-      n->data()[j].key = n->data()[j - 1].key;
-      n->data()[j].value = std::move(n->data()[j - 1].value);
-    }
-    n->data()[i].key = key;
-    n->data()[i].value = std::move(value);
-    n->datamap |= bit;
+    n->bitmap |= bit;
     ++size_;
     return true;
   }
@@ -193,8 +189,6 @@ std::vector<std::pair<Term, Term>> Substitution::bindings() const {
   std::vector<std::pair<Term, Term>> out;
   out.reserve(size_);
   for_each([&](const Term& var, const Term& value) { out.emplace_back(var, value); });
-  std::sort(out.begin(), out.end(),
-            [](const auto& a, const auto& b) { return a.first.var_id() < b.first.var_id(); });
   return out;
 }
 
