@@ -13,41 +13,38 @@ namespace detail {
 
 namespace {
 
-constexpr unsigned kBits = 5;
-constexpr unsigned kFanout = 1u << kBits;
+constexpr unsigned kBits = SubstNode::kBits;
+constexpr unsigned kSlots = SubstNode::kSlots;
 
-std::size_t node_bytes(bool leaf, unsigned cap) {
-  return sizeof(SubstNode) + cap * (leaf ? sizeof(Term) + sizeof(std::uint16_t) : sizeof(SubstNode*));
+std::size_t node_bytes(bool leaf) {
+  return sizeof(SubstNode) + kSlots * (leaf ? sizeof(Term) + sizeof(std::uint16_t) : sizeof(SubstNode*));
 }
 
-SubstNode* alloc_node(unsigned shift, std::uint64_t prefix, unsigned cap) {
-  auto* n = static_cast<SubstNode*>(pool_alloc(node_bytes(shift == 0, cap)));
+// A node with no slot in use (the slots are left uninitialised).
+SubstNode* alloc_node(unsigned shift, std::uint64_t prefix) {
+  auto* n = static_cast<SubstNode*>(pool_alloc(node_bytes(shift == 0)));
   n->rc = 1;
   n->bitmap = 0;
   n->shift = static_cast<std::uint8_t>(shift);
-  n->cap = static_cast<std::uint8_t>(cap);
   n->pad0 = 0;
   n->pad1 = 0;
+  n->pad2 = 0;
   n->prefix = prefix;
   return n;
 }
 
-void free_node_memory(SubstNode* n) noexcept { pool_free(n, node_bytes(n->leaf(), n->cap)); }
+void free_node_memory(SubstNode* n) noexcept { pool_free(n, node_bytes(n->leaf())); }
 
-unsigned grown(unsigned count) { return std::min(kFanout, std::max(2u, count * 2)); }
-
-// A copy of `n` (sharing its children and values) with room for `extra` more slots.
-SubstNode* copy_node(const SubstNode* n, unsigned extra) {
-  const unsigned count = popcount32(n->bitmap);
-  SubstNode* c = alloc_node(n->shift, n->prefix, std::min(kFanout, count + extra));
+// A copy of `n`, sharing its children and values: only the slots in use are copied.
+SubstNode* copy_node(const SubstNode* n) {
+  SubstNode* c = alloc_node(n->shift, n->prefix);
   c->bitmap = n->bitmap;
-  if (n->leaf()) {
-    for (unsigned i = 0; i < count; ++i) {
+  for (std::uint32_t map = n->bitmap; map; map &= map - 1) {
+    const unsigned i = static_cast<unsigned>(std::countr_zero(map));
+    if (n->leaf()) {
       new (&c->values()[i]) Term(n->values()[i]);
       c->lows()[i] = n->lows()[i];
-    }
-  } else {
-    for (unsigned i = 0; i < count; ++i) {
+    } else {
       SubstNode* child = n->children()[i];
       ++child->rc;
       c->children()[i] = child;
@@ -56,45 +53,22 @@ SubstNode* copy_node(const SubstNode* n, unsigned extra) {
   return c;
 }
 
-// Moves the contents of a uniquely owned node into one with `cap` slots.
-SubstNode* regrow(SubstNode* n, unsigned cap) {
-  const unsigned count = popcount32(n->bitmap);
-  SubstNode* c = alloc_node(n->shift, n->prefix, cap);
-  c->bitmap = n->bitmap;
-  if (n->leaf()) {
-    for (unsigned i = 0; i < count; ++i) {
-      // Terms are one word with no self reference: moving the word is moving the term.
-      new (&c->values()[i]) Term(Term::adopt_bits(n->values()[i].release()));
-      c->lows()[i] = n->lows()[i];
-    }
-  } else {
-    for (unsigned i = 0; i < count; ++i) c->children()[i] = n->children()[i];
-  }
-  free_node_memory(n);
-  return c;
-}
-
-// `*slot`, made uniquely owned (copied when shared) with room for `extra` more slots.
-SubstNode* own(SubstNode** slot, unsigned extra) {
+// `*slot`, made uniquely owned (copied when shared).
+SubstNode* own(SubstNode** slot) {
   SubstNode* n = *slot;
-  if (n->rc != 1) {
-    SubstNode* c = copy_node(n, extra);
-    subst_release(n);
-    return *slot = c;
-  }
-  if (extra) {
-    const unsigned count = popcount32(n->bitmap);
-    if (count + extra > n->cap) return *slot = regrow(n, grown(count + extra));
-  }
-  return n;
+  if (n->rc == 1) return n;
+  SubstNode* c = copy_node(n);
+  subst_release(n);
+  return *slot = c;
 }
 
 // A leaf holding one binding.
 SubstNode* leaf_of(std::uint64_t id, std::uint64_t key, Term value) {
-  SubstNode* n = alloc_node(0, id >> kBits, 2);
-  n->bitmap = std::uint32_t{1} << (id & (kFanout - 1));
-  new (&n->values()[0]) Term(std::move(value));
-  n->lows()[0] = static_cast<std::uint16_t>(key);
+  SubstNode* n = alloc_node(0, id >> kBits);
+  const unsigned i = static_cast<unsigned>(id) & (kSlots - 1);
+  n->bitmap = std::uint32_t{1} << i;
+  new (&n->values()[i]) Term(std::move(value));
+  n->lows()[i] = static_cast<std::uint16_t>(key);
   return n;
 }
 
@@ -102,11 +76,10 @@ SubstNode* leaf_of(std::uint64_t id, std::uint64_t key, Term value) {
 
 void subst_release(SubstNode* n) noexcept {
   if (--n->rc != 0) return;
-  const unsigned count = popcount32(n->bitmap);
-  if (n->leaf()) {
-    for (unsigned i = 0; i < count; ++i) n->values()[i].~Term();
-  } else {
-    for (unsigned i = 0; i < count; ++i) subst_release(n->children()[i]);  // depth <= 10
+  for (std::uint32_t map = n->bitmap; map; map &= map - 1) {
+    const unsigned i = static_cast<unsigned>(std::countr_zero(map));
+    if (n->leaf()) n->values()[i].~Term();
+    else subst_release(n->children()[i]);  // depth <= 10
   }
   free_node_memory(n);
 }
@@ -115,7 +88,7 @@ void subst_release(SubstNode* n) noexcept {
 
 using detail::SubstNode;
 using detail::kBits;
-using detail::kFanout;
+using detail::kSlots;
 
 void Substitution::bind(const Term& var, Term value) {
   if (!var.is_var()) throw TermError("bind() of a " + std::string(term_kind_name(var.kind())));
@@ -139,21 +112,20 @@ bool Substitution::bind_bits(std::uint64_t key, Term value) {
       // level where they differ takes both the node and a leaf for the id.
       const unsigned top = n->shift + kBits + 63 - static_cast<unsigned>(std::countl_zero(above ^ n->prefix));
       const unsigned shift = top / kBits * kBits;
-      SubstNode* leaf = detail::leaf_of(id, key, std::move(value));
-      SubstNode* inner = detail::alloc_node(shift, id >> shift >> kBits, 2);
-      const unsigned c_id = (id >> shift) & (kFanout - 1);
-      const unsigned c_node = (n->prefix << n->shift << kBits >> shift) & (kFanout - 1);
+      SubstNode* inner = detail::alloc_node(shift, id >> shift >> kBits);
+      const unsigned c_id = static_cast<unsigned>(id >> shift) & (kSlots - 1);
+      const unsigned c_node = static_cast<unsigned>(n->prefix << n->shift << kBits >> shift) & (kSlots - 1);
       inner->bitmap = (std::uint32_t{1} << c_id) | (std::uint32_t{1} << c_node);
-      inner->children()[0] = c_id < c_node ? leaf : n;
-      inner->children()[1] = c_id < c_node ? n : leaf;
-      *slot = inner;  // takes over the slot's reference to n
+      inner->children()[c_node] = n;  // takes over the slot's reference to n
+      inner->children()[c_id] = detail::leaf_of(id, key, std::move(value));
+      *slot = inner;
       ++size_;
       return true;
     }
-    const std::uint32_t bit = std::uint32_t{1} << ((id >> n->shift) & (kFanout - 1));
-    const unsigned i = detail::popcount32(n->bitmap & (bit - 1));
+    const unsigned i = static_cast<unsigned>(id >> n->shift) & (kSlots - 1);
+    const std::uint32_t bit = std::uint32_t{1} << i;
+    n = detail::own(slot);
     if (n->bitmap & bit) {
-      n = detail::own(slot, 0);
       if (n->leaf()) {
         n->values()[i] = std::move(value);
         n->lows()[i] = static_cast<std::uint16_t>(key);
@@ -163,21 +135,11 @@ bool Substitution::bind_bits(std::uint64_t key, Term value) {
       continue;
     }
     // An empty slot: the binding (or a leaf holding it) goes here.
-    n = detail::own(slot, 1);
-    const unsigned count = detail::popcount32(n->bitmap);
     if (n->leaf()) {
-      Term* values = n->values();
-      std::uint16_t* lows = n->lows();
-      for (unsigned j = count; j > i; --j) {
-        new (&values[j]) Term(Term::adopt_bits(values[j - 1].release()));
-        lows[j] = lows[j - 1];
-      }
-      new (&values[i]) Term(std::move(value));
-      lows[i] = static_cast<std::uint16_t>(key);
+      new (&n->values()[i]) Term(std::move(value));
+      n->lows()[i] = static_cast<std::uint16_t>(key);
     } else {
-      SubstNode** children = n->children();
-      for (unsigned j = count; j > i; --j) children[j] = children[j - 1];
-      children[i] = detail::leaf_of(id, key, std::move(value));
+      n->children()[i] = detail::leaf_of(id, key, std::move(value));
     }
     n->bitmap |= bit;
     ++size_;

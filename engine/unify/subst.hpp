@@ -14,26 +14,31 @@ namespace rw {
 namespace detail {
 
 /// A node of the substitution's trie. It covers the ids whose bits above
-/// `shift + 5` equal `prefix`, and has up to 32 slots, one per value of id
-/// bits [shift, shift + 5), stored compactly in the order of `bitmap`. A
-/// leaf (`shift` 0) holds values, then the low 16 bits of each variable's
-/// word (its name); an inner node holds children, which may skip levels
-/// (path compression), so a trie over few ids stays shallow. The count is
-/// not atomic: a substitution and its copies belong to one thread at a time.
+/// `shift + 5` equal `prefix`, and has 32 slots, one per value of id bits
+/// [shift, shift + 5), of which `bitmap` says which are in use; only those
+/// are initialised. Slots are addressed directly (no population count on
+/// the way down: without the POPCNT instruction, which the baseline x86-64
+/// target lacks, that count was half the cost of a lookup). A leaf (`shift`
+/// 0) holds values, then the low 16 bits of each variable's word (its
+/// name); an inner node holds children, which may skip levels (path
+/// compression), so a trie over few ids stays shallow. The count is not
+/// atomic: a substitution and its copies belong to one thread at a time.
 struct SubstNode {
+  static constexpr unsigned kBits = 5;
+  static constexpr unsigned kSlots = 1u << kBits;
   std::uint32_t rc;
   std::uint32_t bitmap;
   std::uint8_t shift;
-  std::uint8_t cap;
-  std::uint16_t pad0;
-  std::uint32_t pad1;
+  std::uint8_t pad0;
+  std::uint16_t pad1;
+  std::uint32_t pad2;
   std::uint64_t prefix;
   bool leaf() const noexcept { return shift == 0; }
   Term* values() noexcept { return reinterpret_cast<Term*>(this + 1); }
   const Term* values() const noexcept { return reinterpret_cast<const Term*>(this + 1); }
-  std::uint16_t* lows() noexcept { return reinterpret_cast<std::uint16_t*>(values() + cap); }
+  std::uint16_t* lows() noexcept { return reinterpret_cast<std::uint16_t*>(values() + kSlots); }
   const std::uint16_t* lows() const noexcept {
-    return reinterpret_cast<const std::uint16_t*>(values() + cap);
+    return reinterpret_cast<const std::uint16_t*>(values() + kSlots);
   }
   SubstNode** children() noexcept { return reinterpret_cast<SubstNode**>(this + 1); }
   SubstNode* const* children() const noexcept {
@@ -42,19 +47,6 @@ struct SubstNode {
 };
 static_assert(sizeof(SubstNode) == 24);
 static_assert(sizeof(Term) == sizeof(SubstNode*));
-
-/// Population count of a 32-bit map: the hardware instruction when the
-/// target has it, else a few shifts (cheaper than libgcc's out-of-line call).
-inline unsigned popcount32(std::uint32_t x) noexcept {
-#if defined(__POPCNT__)
-  return static_cast<unsigned>(__builtin_popcount(x));
-#else
-  x = x - ((x >> 1) & 0x55555555u);
-  x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
-  x = (x + (x >> 4)) & 0x0f0f0f0fu;
-  return (x * 0x01010101u) >> 24;
-#endif
-}
 
 void subst_release(SubstNode* n) noexcept;
 
@@ -142,14 +134,13 @@ class Substitution {
 
  private:
   template <class F> static void for_each_node(const detail::SubstNode* n, F& f) {
-    const unsigned count = detail::popcount32(n->bitmap);
-    if (!n->leaf()) {
-      for (unsigned i = 0; i < count; ++i) for_each_node(n->children()[i], f);  // depth <= 10
-      return;
-    }
-    std::uint32_t map = n->bitmap;
-    for (unsigned i = 0; i < count; ++i, map &= map - 1) {
-      const std::uint64_t id = n->prefix << 5 | static_cast<unsigned>(std::countr_zero(map));
+    for (std::uint32_t map = n->bitmap; map; map &= map - 1) {
+      const unsigned i = static_cast<unsigned>(std::countr_zero(map));
+      if (!n->leaf()) {
+        for_each_node(n->children()[i], f);  // depth <= 10
+        continue;
+      }
+      const std::uint64_t id = n->prefix << detail::SubstNode::kBits | i;
       const detail::BorrowedTerm var(id << 16 | n->lows()[i]);  // variables have no count
       f(var.get(), n->values()[i]);
     }
@@ -162,10 +153,9 @@ class Substitution {
 inline const Term* Substitution::find_bits(std::uint64_t key) const noexcept {
   const std::uint64_t id = key >> 16;
   for (const detail::SubstNode* n = root_; n;) {
-    if ((id >> n->shift >> 5) != n->prefix) return nullptr;
-    const std::uint32_t bit = std::uint32_t{1} << ((id >> n->shift) & 31);
-    if (!(n->bitmap & bit)) return nullptr;
-    const unsigned i = detail::popcount32(n->bitmap & (bit - 1));
+    if ((id >> n->shift >> detail::SubstNode::kBits) != n->prefix) return nullptr;
+    const unsigned i = static_cast<unsigned>(id >> n->shift) & (detail::SubstNode::kSlots - 1);
+    if (!(n->bitmap >> i & 1)) return nullptr;
     if (n->leaf()) return &n->values()[i];
     n = n->children()[i];
   }
