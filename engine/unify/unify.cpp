@@ -346,7 +346,7 @@ class Unifier {
             prefetch_node(cb->args()[i].bits());
             push(ca->args()[i].bits(), cb->args()[i].bits());
           }
-          push(ca->head.bits(), cb->head.bits());
+          if (ca->head.bits() != cb->head.bits()) push(ca->head.bits(), cb->head.bits());
           return true;
         }
         case TermKind::Int: return static_cast<const IntNode*>(na)->value == static_cast<const IntNode*>(nb)->value;
