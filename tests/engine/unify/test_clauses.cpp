@@ -254,3 +254,27 @@ TEST_CASE("a clause table agrees with eq on terms of every shape", "[unify]") {
   REQUIRE(strings(run_all(q, shape(list({"f", 1, 2}), q))) == std::vector<std::string>{"(1 2)"});
   REQUIRE(strings(run_all(q, pairs(compound("g", 1, 2), q))) == std::vector<std::string>{"g"});
 }
+
+TEST_CASE("a clause table with more than eight arguments and fresh variables", "[unify]") {
+  // 3 parameters and 7 fresh variables: the environment no longer fits the
+  // call's inline buffer. The clause takes a 7-element list apart and
+  // returns it reversed, with the two other arguments around it.
+  const Term l = lvar("l"), pre = lvar("pre"), out = lvar("out");
+  std::vector<Term> f;
+  for (int i = 0; i < 7; ++i) f.push_back(lvar("f" + std::to_string(i)));
+  std::vector<Term> reversed(f.rbegin(), f.rend());
+  const ClauseTable rev({l, pre, out}, {{f, {{l, list(f)}, {out, cons(pre, list(reversed))}}, {}}});
+  const ClauseTable rev_then({l, pre, out},
+                             {{f, {{l, list(f)}},
+                               [](ClauseEnv v) {
+                                 REQUIRE(v.size() == 10);
+                                 std::vector<Term> r(v.rbegin(), v.rend() - 3);
+                                 return eq(v[2], cons(v[1], list(r)));
+                               }}});
+  const Term q = lvar("q");
+  const Term items = list({1, 2, 3, 4, 5, 6, 7});
+  for (const ClauseTable* t : {&rev, &rev_then}) {
+    REQUIRE(strings(run_all(q, (*t)(items, "x", q))) == std::vector<std::string>{"(x 7 6 5 4 3 2 1)"});
+    REQUIRE(run_all(q, (*t)(list({1, 2}), "x", q)).empty());
+  }
+}
