@@ -18,6 +18,8 @@ namespace rw::kanren {
 
 namespace detail {
 
+using rw::detail::CompoundNode;
+using rw::detail::PairNode;
 using rw::detail::pool_alloc;
 using rw::detail::pool_free;
 
@@ -270,6 +272,13 @@ struct Frame {
 };
 static_assert(std::is_trivially_copyable_v<Frame>);
 
+/// The machine's work on this thread: the frames waiting for values, and the
+/// states of Clauses frames, in the order of those frames.
+struct Stacks {
+  std::vector<Frame> frames;
+  std::vector<State> states;
+};
+
 class Machine {
  public:
   /// Forces `t` (consumed) to its stream value.
@@ -286,28 +295,29 @@ class Machine {
   // conde and fresh goals run hot.
   // Starts clause `k` of call `c`, the later ones waiting in a frame (as
   // start_clause does for a conde); same results as run_clause.
-  [[gnu::noinline]] static bool start_call_clause(CallNode* c, std::uint32_t k, State& st,
-                                                  Goal& goal, Value& v);
+  [[gnu::noinline]] static bool start_call_clause(Stacks& stacks, CallNode* c, std::uint32_t k,
+                                                  State& st, Goal& goal, Value& v);
   [[gnu::noinline]] static bool run_clause(CallNode* c, std::uint32_t k, State& st, Goal& goal,
                                            Value& v);
 };
 
-thread_local std::vector<Frame> t_frames;
-// The states of Clauses frames, in the order of those frames.
-thread_local std::vector<State> t_frame_states;
+// Reached once per force and handed down: each use of a thread_local with a
+// constructor goes through its initialisation check.
+thread_local Stacks t_stacks;
 
 // On unwinding, drops the frames a force pushed.
 struct FrameGuard {
+  Stacks& stacks;
   std::size_t base, state_base;
   ~FrameGuard() {
-    while (t_frames.size() > base) {
-      Frame& f = t_frames.back();
+    while (stacks.frames.size() > base) {
+      Frame& f = stacks.frames.back();
       if (f.f2) drop_thunks(f.f2);
       if (f.goal) goal_release(f.goal);
       free_spare(f.spare);
-      t_frames.pop_back();
+      stacks.frames.pop_back();
     }
-    t_frame_states.resize(state_base);
+    stacks.states.resize(state_base);
   }
 };
 
@@ -410,17 +420,29 @@ class TemplateUnifier {
     if (t1.is_var()) return var_vs_template(slot(t1), t2);
     if (t2.is_var()) return var_vs_template(slot(t2), t1);
     if (t1.is_ground() && t2.is_ground()) return plain(t1, t2);
-    if (t1.is_compound() && t2.is_compound() && t1.arity() == t2.arity()) {
-      if (!unify(t1.head(), t2.head())) return false;
-      for (std::size_t i = 0; i < t1.arity(); ++i)
-        if (!unify(t1.arg(i), t2.arg(i))) return false;
-      return true;
+    if (t1.is_compound() && t2.is_compound()) {
+      const CompoundNode& c1 = compound_of(t1);
+      const CompoundNode& c2 = compound_of(t2);
+      if (c1.arity == c2.arity) {
+        if (!unify(c1.head, c2.head)) return false;
+        for (std::uint32_t i = 0; i < c1.arity; ++i)
+          if (!unify(c1.args()[i], c2.args()[i])) return false;
+        return true;
+      }
     }
-    if (t1.is_pair() && t2.is_pair()) return unify(t1.car(), t2.car()) && unify(t1.cdr(), t2.cdr());
+    if (t1.is_pair() && t2.is_pair())
+      return unify(pair_of(t1).car, pair_of(t2).car) && unify(pair_of(t1).cdr, pair_of(t2).cdr);
     return plain(instantiate(t1), instantiate(t2));
   }
 
  private:
+  // The checked accessors of Term (head(), arg(i), …) are calls GCC does not
+  // inline here; the kinds are tested first, so the nodes are read directly.
+  static const CompoundNode& compound_of(const Term& t) {
+    return *static_cast<const CompoundNode*>(t.node());
+  }
+  static const PairNode& pair_of(const Term& t) { return *static_cast<const PairNode*>(t.node()); }
+
   bool var_vs_template(Term& v, const Term& t) {
     if (!v) {
       Term inst = instantiate(t);
@@ -450,24 +472,67 @@ class TemplateUnifier {
     }
     if (t.is_ground()) return plain(t, u);
     if (t.is_compound() || t.is_pair()) {
-      const Term w = s_.walk(u);  // a copy: the substitution changes below
-      if (t.is_compound() && w.is_compound() && w.arity() == t.arity()) {
-        if (!unify_value(t.head(), w.head())) return false;
-        for (std::size_t i = 0; i < t.arity(); ++i)
-          if (!unify_value(t.arg(i), w.arg(i))) return false;
-        return true;
+      // The walked term's word, borrowed rather than counted: it is `u` or a
+      // value bound in the substitution, and a unification only adds
+      // bindings, so it stays alive while the substitution changes below.
+      const rw::detail::BorrowedTerm walked(s_.walk(u).bits());
+      const Term& w = walked;
+      if (t.is_compound() && w.is_compound()) {
+        const CompoundNode& ct = compound_of(t);
+        const CompoundNode& cw = compound_of(w);
+        if (ct.arity == cw.arity) {
+          if (!unify_value(ct.head, cw.head)) return false;
+          for (std::uint32_t i = 0; i < ct.arity; ++i)
+            if (!unify_value(ct.args()[i], cw.args()[i])) return false;
+          return true;
+        }
       }
       if (t.is_pair() && w.is_pair())
-        return unify_value(t.car(), w.car()) && unify_value(t.cdr(), w.cdr());
+        return unify_value(pair_of(t).car, pair_of(w).car) &&
+               unify_value(pair_of(t).cdr, pair_of(w).cdr);
+      // Only a variable, a graph variable (read as op(inputs…)) or the
+      // other of pair and compound (the cons view) can still unify with
+      // this shape: anything else fails without building the template —
+      // a clause tried on a leaf, most often.
+      if (!w.is_var() && !w.is_graph() && !(t.is_compound() ? w.is_pair() : w.is_compound()))
+        return false;
       return plain(instantiate(t), w);
     }
     return plain(instantiate(t), u);
   }
 
+  // The unifier on two terms of the search. A variable against a ground term
+  // or another variable is bound here, as the unifier would bind it (the
+  // younger of two variables to the older; no occurs check against a ground
+  // term), without setting the unifier up.
   bool plain(const Term& a, const Term& b) {
-    return rw::detail::unify_into(a, b, s_, true, added_);
+    const std::uint64_t x = s_.walk(a).bits(), y = s_.walk(b).bits();
+    if (x == y) return true;
+    const bool vx = var_bits(x), vy = var_bits(y);
+    std::uint64_t var = 0, value = 0;
+    if (vx && vy) {
+      var = (x >> 16) > (y >> 16) ? x : y;
+      value = var == x ? y : x;
+    } else if (vx && ground(y)) {
+      var = x;
+      value = y;
+    } else if (vy && ground(x)) {
+      var = y;
+      value = x;
+    } else {
+      return rw::detail::unify_into(a, b, s_, true, added_);
+    }
+    rw::detail::retain_bits(value);
+    s_.bind_bits(var, Term::adopt_bits(value));
+    if (added_) added_->push_back(var);
+    return true;
   }
 
+  static bool var_bits(std::uint64_t b) { return (b & rw::detail::kTagMask) == rw::detail::kTagVar; }
+  static bool ground(std::uint64_t b) {
+    const rw::detail::BorrowedTerm t(b);
+    return t.get().is_ground();
+  }
   // Integers, short symbols and specials: not a node, a variable or a graph variable.
   static bool word_atom_bits(std::uint64_t b) {
     const std::uint64_t tag = b & rw::detail::kTagMask;
@@ -496,21 +561,22 @@ class TemplateUnifier {
     }
     if (t.is_ground()) return t;
     if (t.is_compound()) {
-      const std::size_t n = t.arity();
-      Term head = instantiate(t.head());
+      const CompoundNode& c = compound_of(t);
+      const std::size_t n = c.arity;
+      Term head = instantiate(c.head);
       if (n <= 4) {
         Term args[4];
-        for (std::size_t i = 0; i < n; ++i) args[i] = instantiate(t.arg(i));
+        for (std::size_t i = 0; i < n; ++i) args[i] = instantiate(c.args()[i]);
         return rw::detail::make_compound(std::move(head), args, n);
       }
       std::vector<Term> args;
       args.reserve(n);
-      for (const Term& a : t.args()) args.push_back(instantiate(a));
+      for (std::size_t i = 0; i < n; ++i) args.push_back(instantiate(c.args()[i]));
       return rw::detail::make_compound(std::move(head), args.data(), n);
     }
     if (t.is_pair()) {
-      Term car = instantiate(t.car());
-      return cons(std::move(car), instantiate(t.cdr()));
+      Term car = instantiate(pair_of(t).car);
+      return cons(std::move(car), instantiate(pair_of(t).cdr));
     }
     // Op patterns and whatever else: through a substitution of the template variables.
     for (Term& v : env_)
@@ -549,13 +615,14 @@ bool Machine::apply_clause(State& st, const ClauseTableData& table, const Clause
   return true;
 }
 
-bool Machine::start_call_clause(CallNode* c, std::uint32_t k, State& st, Goal& goal, Value& v) {
+bool Machine::start_call_clause(Stacks& stacks, CallNode* c, std::uint32_t k, State& st,
+                                Goal& goal, Value& v) {
   if (k + 1 < c->table->clauses.size()) {
     ++c->rc;
     // insert, not push_back: a second caller of force's push_back makes GCC
     // stop inlining it there (+6% instructions on zebra).
-    t_frames.insert(t_frames.end(), Frame{FrameKind::Clauses, k + 1, nullptr, c});
-    t_frame_states.insert(t_frame_states.end(), st);
+    stacks.frames.insert(stacks.frames.end(), Frame{FrameKind::Clauses, k + 1, nullptr, c});
+    stacks.states.insert(stacks.states.end(), st);
   }
   if (c->table->clauses[k].fresh.empty()) return run_clause(c, k, st, goal, v);
   // Suspend, as the fresh goal of a conde clause does.
@@ -567,25 +634,49 @@ bool Machine::start_call_clause(CallNode* c, std::uint32_t k, State& st, Goal& g
   return false;
 }
 
+namespace {
+// The environment of a clause run: the call's arguments, borrowed (the call
+// is held by the goal being run, and a borrowed word costs no atomic count),
+// then the clause's fresh variables, owned.
+class ClauseEnvBuffer {
+ public:
+  ClauseEnvBuffer(CallNode& c, std::size_t n_fresh) : n_args_(c.n), n_(c.n + n_fresh) {
+    if (n_ > kInline) heap_ = std::make_unique<Term[]>(n_);
+    env_ = heap_ ? heap_.get() : reinterpret_cast<Term*>(inline_);
+    if (!heap_)
+      for (std::size_t i = 0; i < n_; ++i) new (&env_[i]) Term();
+    for (std::size_t i = 0; i < n_args_; ++i) env_[i] = Term::adopt_bits(c.args()[i].bits());
+  }
+  ClauseEnvBuffer(const ClauseEnvBuffer&) = delete;
+  ClauseEnvBuffer& operator=(const ClauseEnvBuffer&) = delete;
+  ~ClauseEnvBuffer() {
+    for (std::size_t i = 0; i < n_args_; ++i) (void)env_[i].release();
+    if (!heap_)
+      for (std::size_t i = 0; i < n_; ++i) env_[i].~Term();
+  }
+  std::span<Term> span() { return {env_, n_}; }
+
+ private:
+  static constexpr std::size_t kInline = 8;
+  std::size_t n_args_, n_;
+  Term* env_;
+  std::unique_ptr<Term[]> heap_;
+  alignas(Term) unsigned char inline_[kInline * sizeof(Term)];
+};
+}  // namespace
+
 bool Machine::run_clause(CallNode* c, std::uint32_t k, State& st, Goal& goal, Value& v) {
   const ClauseTableData& table = *c->table;
   const Clause& clause = table.clauses[k];
-  Term small[8];
-  std::vector<Term> many;
-  const std::size_t n_env = c->n + clause.fresh.size();
-  Term* env = small;
-  if (n_env > 8) {
-    many.resize(n_env);
-    env = many.data();
-  }
-  for (std::uint32_t i = 0; i < c->n; ++i) env[i] = c->args()[i];
-  if (!apply_clause(st, table, clause, std::span<Term>(env, n_env))) {
+  ClauseEnvBuffer env(*c, clause.fresh.size());
+  if (!apply_clause(st, table, clause, env.span())) {
     v = Value{};
     st = State();
     return false;
   }
   if (clause.then) {
-    goal = clause.then(std::span<const Term>(env, n_env));
+    Goal next = clause.then(env.span());
+    goal = std::move(next);  // may free the call, whose arguments env borrows: env is not read after
     return true;
   }
   v = Value{ValueKind::Unit, std::move(st), nullptr};
@@ -595,9 +686,10 @@ bool Machine::run_clause(CallNode* c, std::uint32_t k, State& st, Goal& goal, Va
 
 Value Machine::force(Thunk* t) {
   enum class Mode { Force, Apply, Return };
-  std::vector<Frame>& frames = t_frames;
-  std::vector<State>& states = t_frame_states;
-  FrameGuard guard{frames.size(), states.size()};
+  Stacks& stacks = t_stacks;
+  std::vector<Frame>& frames = stacks.frames;
+  std::vector<State>& states = stacks.states;
+  FrameGuard guard{stacks, frames.size(), states.size()};
   const std::size_t base = guard.base;
   Mode mode = Mode::Force;
   Thunk* th = t;
@@ -613,7 +705,7 @@ Value Machine::force(Thunk* t) {
   };
   auto start_clause = [&](GoalNode* owner, std::uint32_t k) {
     if (owner->kind == GoalKind::Call) {
-      mode = start_call_clause(static_cast<CallNode*>(owner), k, st, goal, v) ? Mode::Apply
+      mode = start_call_clause(stacks, static_cast<CallNode*>(owner), k, st, goal, v) ? Mode::Apply
                                                                                 : Mode::Return;
       return;
     }

@@ -13,92 +13,82 @@ namespace detail {
 
 namespace {
 
-std::size_t node_bytes(unsigned data_cap, unsigned node_cap) {
-  return sizeof(HamtNode) + data_cap * sizeof(HamtEntry) + node_cap * sizeof(HamtNode*);
+constexpr unsigned kBits = SubstNode::kBits;
+constexpr unsigned kSlots = SubstNode::kSlots;
+
+std::size_t node_bytes(bool leaf) {
+  return sizeof(SubstNode) + kSlots * (leaf ? sizeof(Term) + sizeof(std::uint16_t) : sizeof(SubstNode*));
 }
 
-HamtNode* alloc_node(unsigned data_cap, unsigned node_cap) {
-  auto* n = static_cast<HamtNode*>(pool_alloc(node_bytes(data_cap, node_cap)));
+// A node with no slot in use (the slots are left uninitialised).
+SubstNode* alloc_node(unsigned shift, std::uint64_t prefix) {
+  auto* n = static_cast<SubstNode*>(pool_alloc(node_bytes(shift == 0)));
   n->rc = 1;
-  n->datamap = 0;
-  n->nodemap = 0;
-  n->data_cap = static_cast<std::uint8_t>(data_cap);
-  n->node_cap = static_cast<std::uint8_t>(node_cap);
-  n->pad = 0;
+  n->bitmap = 0;
+  n->shift = static_cast<std::uint8_t>(shift);
+  n->pad0 = 0;
+  n->pad1 = 0;
+  n->pad2 = 0;
+  n->prefix = prefix;
   return n;
 }
 
-void free_node_memory(HamtNode* n) noexcept {
-  pool_free(n, node_bytes(n->data_cap, n->node_cap));
-}
+void free_node_memory(SubstNode* n) noexcept { pool_free(n, node_bytes(n->leaf())); }
 
-unsigned grown(unsigned count) { return std::min(32u, std::max(2u, count * 2)); }
-
-// A copy of `n` (sharing its children) with room for `extra_data` more
-// bindings and `extra_nodes` more children.
-HamtNode* copy_node(const HamtNode* n, unsigned extra_data, unsigned extra_nodes) {
-  const unsigned nd = popcount32(n->datamap), nn = popcount32(n->nodemap);
-  HamtNode* c = alloc_node(std::min(32u, nd + extra_data), std::min(32u, nn + extra_nodes));
-  c->datamap = n->datamap;
-  c->nodemap = n->nodemap;
-  for (unsigned i = 0; i < nd; ++i) new (&c->data()[i]) HamtEntry{n->data()[i].key, n->data()[i].value};
-  for (unsigned i = 0; i < nn; ++i) {
-    HamtNode* child = n->nodes()[i];
-    ++child->rc;
-    c->nodes()[i] = child;
-  }
-  return c;
-}
-
-// Moves the contents of a uniquely owned node into a larger one.
-HamtNode* regrow(HamtNode* n, unsigned data_cap, unsigned node_cap) {
-  const unsigned nd = popcount32(n->datamap), nn = popcount32(n->nodemap);
-  HamtNode* c = alloc_node(data_cap, node_cap);
-  c->datamap = n->datamap;
-  c->nodemap = n->nodemap;
-  for (unsigned i = 0; i < nd; ++i) {
-    new (&c->data()[i]) HamtEntry{n->data()[i].key, std::move(n->data()[i].value)};
-    n->data()[i].~HamtEntry();
-  }
-  for (unsigned i = 0; i < nn; ++i) c->nodes()[i] = n->nodes()[i];
-  free_node_memory(n);
-  return c;
-}
-
-// A node holding two bindings whose keys agree below `shift`.
-HamtNode* pair_node(std::uint64_t k1, Term v1, std::uint64_t k2, Term v2, unsigned shift) {
-  const unsigned c1 = hamt_chunk(k1, shift), c2 = hamt_chunk(k2, shift);
-  if (c1 != c2) {
-    HamtNode* n = alloc_node(2, 0);
-    n->datamap = (1u << c1) | (1u << c2);
-    if (c1 > c2) {
-      std::swap(k1, k2);
-      std::swap(v1, v2);
+// A copy of `n`, sharing its children and values: only the slots in use are copied.
+SubstNode* copy_node(const SubstNode* n) {
+  SubstNode* c = alloc_node(n->shift, n->prefix);
+  c->bitmap = n->bitmap;
+  for (std::uint32_t map = n->bitmap; map; map &= map - 1) {
+    const unsigned i = static_cast<unsigned>(std::countr_zero(map));
+    if (n->leaf()) {
+      new (&c->values()[i]) Term(n->values()[i]);
+      c->lows()[i] = n->lows()[i];
+    } else {
+      SubstNode* child = n->children()[i];
+      ++child->rc;
+      c->children()[i] = child;
     }
-    new (&n->data()[0]) HamtEntry{k1, std::move(v1)};
-    new (&n->data()[1]) HamtEntry{k2, std::move(v2)};
-    return n;
   }
-  HamtNode* n = alloc_node(0, 1);
-  n->nodemap = 1u << c1;
-  n->nodes()[0] = pair_node(k1, std::move(v1), k2, std::move(v2), shift + 5);
+  return c;
+}
+
+// `*slot`, made uniquely owned (copied when shared).
+SubstNode* own(SubstNode** slot) {
+  SubstNode* n = *slot;
+  if (n->rc == 1) return n;
+  SubstNode* c = copy_node(n);
+  subst_release(n);
+  return *slot = c;
+}
+
+// A leaf holding one binding.
+SubstNode* leaf_of(std::uint64_t id, std::uint64_t key, Term value) {
+  SubstNode* n = alloc_node(0, id >> kBits);
+  const unsigned i = static_cast<unsigned>(id) & (kSlots - 1);
+  n->bitmap = std::uint32_t{1} << i;
+  new (&n->values()[i]) Term(std::move(value));
+  n->lows()[i] = static_cast<std::uint16_t>(key);
   return n;
 }
 
 }  // namespace
 
-void hamt_release(HamtNode* n) noexcept {
+void subst_release(SubstNode* n) noexcept {
   if (--n->rc != 0) return;
-  const unsigned nd = popcount32(n->datamap), nn = popcount32(n->nodemap);
-  for (unsigned i = 0; i < nd; ++i) n->data()[i].~HamtEntry();
-  for (unsigned i = 0; i < nn; ++i) hamt_release(n->nodes()[i]);  // depth <= 10
+  for (std::uint32_t map = n->bitmap; map; map &= map - 1) {
+    const unsigned i = static_cast<unsigned>(std::countr_zero(map));
+    if (n->leaf()) n->values()[i].~Term();
+    else subst_release(n->children()[i]);  // depth <= 10
+  }
   free_node_memory(n);
 }
 
 }  // namespace detail
 
-using detail::HamtEntry;
-using detail::HamtNode;
+using detail::SubstNode;
+using detail::kBits;
+using detail::kSlots;
 
 void Substitution::bind(const Term& var, Term value) {
   if (!var.is_var()) throw TermError("bind() of a " + std::string(term_kind_name(var.kind())));
@@ -107,83 +97,51 @@ void Substitution::bind(const Term& var, Term value) {
 }
 
 bool Substitution::bind_bits(std::uint64_t key, Term value) {
+  const std::uint64_t id = key >> 16;
   if (!root_) {
-    root_ = detail::alloc_node(2, 0);
-    root_->datamap = 1u << detail::hamt_chunk(key, 0);
-    new (&root_->data()[0]) HamtEntry{key, std::move(value)};
+    root_ = detail::leaf_of(id, key, std::move(value));
     size_ = 1;
     return true;
   }
-  HamtNode** slot = &root_;
-  unsigned shift = 0;
+  SubstNode** slot = &root_;
   for (;;) {
-    HamtNode* n = *slot;
-    const std::uint32_t bit = std::uint32_t{1} << detail::hamt_chunk(key, shift);
-    const bool shared = n->rc != 1;
-    if (n->datamap & bit) {
-      const unsigned i = detail::popcount32(n->datamap & (bit - 1));
-      if (n->data()[i].key == key) {
-        if (shared) {
-          HamtNode* c = detail::copy_node(n, 0, 0);
-          detail::hamt_release(n);
-          *slot = n = c;
-        }
-        n->data()[i].value = std::move(value);
-        return false;
-      }
-      // Two keys share this slot: push both one level down.
-      const unsigned nd = detail::popcount32(n->datamap), nn = detail::popcount32(n->nodemap);
-      if (shared) {
-        HamtNode* c = detail::copy_node(n, 0, 1);
-        detail::hamt_release(n);
-        *slot = n = c;
-      } else if (nn + 1 > n->node_cap) {
-        *slot = n = detail::regrow(n, n->data_cap, detail::grown(nn + 1));
-      }
-      HamtEntry old = std::move(n->data()[i]);
-      for (unsigned j = i; j + 1 < nd; ++j) {
-        n->data()[j].key = n->data()[j + 1].key;
-        n->data()[j].value = std::move(n->data()[j + 1].value);
-      }
-      n->data()[nd - 1].~HamtEntry();
-      n->datamap &= ~bit;
-      HamtNode* child = detail::pair_node(old.key, std::move(old.value), key, std::move(value),
-                                          shift + 5);
-      const unsigned k = detail::popcount32(n->nodemap & (bit - 1));
-      for (unsigned j = nn; j > k; --j) n->nodes()[j] = n->nodes()[j - 1];
-      n->nodes()[k] = child;
-      n->nodemap |= bit;
+    SubstNode* n = *slot;
+    const std::uint64_t above = id >> n->shift >> kBits;
+    if (above != n->prefix) {
+      // The id is outside the node's range: a new inner node at the highest
+      // level where they differ takes both the node and a leaf for the id.
+      const unsigned top = n->shift + kBits + 63 - static_cast<unsigned>(std::countl_zero(above ^ n->prefix));
+      const unsigned shift = top / kBits * kBits;
+      SubstNode* inner = detail::alloc_node(shift, id >> shift >> kBits);
+      const unsigned c_id = static_cast<unsigned>(id >> shift) & (kSlots - 1);
+      const unsigned c_node = static_cast<unsigned>(n->prefix << n->shift << kBits >> shift) & (kSlots - 1);
+      inner->bitmap = (std::uint32_t{1} << c_id) | (std::uint32_t{1} << c_node);
+      inner->children()[c_node] = n;  // takes over the slot's reference to n
+      inner->children()[c_id] = detail::leaf_of(id, key, std::move(value));
+      *slot = inner;
       ++size_;
       return true;
     }
-    if (n->nodemap & bit) {
-      if (shared) {
-        HamtNode* c = detail::copy_node(n, 0, 0);
-        detail::hamt_release(n);
-        *slot = n = c;
+    const unsigned i = static_cast<unsigned>(id >> n->shift) & (kSlots - 1);
+    const std::uint32_t bit = std::uint32_t{1} << i;
+    n = detail::own(slot);
+    if (n->bitmap & bit) {
+      if (n->leaf()) {
+        n->values()[i] = std::move(value);
+        n->lows()[i] = static_cast<std::uint16_t>(key);
+        return false;
       }
-      slot = &n->nodes()[detail::popcount32(n->nodemap & (bit - 1))];
-      shift += 5;
+      slot = &n->children()[i];
       continue;
     }
-    // An empty slot: the binding goes here.
-    const unsigned nd = detail::popcount32(n->datamap);
-    if (shared) {
-      HamtNode* c = detail::copy_node(n, 1, 0);
-      detail::hamt_release(n);
-      *slot = n = c;
-    } else if (nd + 1 > n->data_cap) {
-      *slot = n = detail::regrow(n, detail::grown(nd + 1), n->node_cap);
+    // An empty slot: the binding (or a leaf holding it) goes here.
+    if (n->leaf()) {
+      new (&n->values()[i]) Term(std::move(value));
+      n->lows()[i] = static_cast<std::uint16_t>(key);
+    } else {
+      n->children()[i] = detail::leaf_of(id, key, std::move(value));
     }
-    const unsigned i = detail::popcount32(n->datamap & (bit - 1));
-    new (&n->data()[nd]) HamtEntry{0, Term()};
-    for (unsigned j = nd; j > i; --j) {
-      n->data()[j].key = n->data()[j - 1].key;
-      n->data()[j].value = std::move(n->data()[j - 1].value);
-    }
-    n->data()[i].key = key;
-    n->data()[i].value = std::move(value);
-    n->datamap |= bit;
+    n->bitmap |= bit;
     ++size_;
     return true;
   }
@@ -193,8 +151,6 @@ std::vector<std::pair<Term, Term>> Substitution::bindings() const {
   std::vector<std::pair<Term, Term>> out;
   out.reserve(size_);
   for_each([&](const Term& var, const Term& value) { out.emplace_back(var, value); });
-  std::sort(out.begin(), out.end(),
-            [](const auto& a, const auto& b) { return a.first.var_id() < b.first.var_id(); });
   return out;
 }
 

@@ -1,5 +1,5 @@
-// Substitution: a persistent map from logic variables to terms (a hash array
-// mapped trie on variable ids), shared between the branches of a search.
+// Substitution: a persistent map from logic variables to terms (a radix trie
+// in variable-id order), shared between the branches of a search.
 #pragma once
 
 #include <bit>
@@ -13,49 +13,42 @@ namespace rw {
 
 namespace detail {
 
-/// One binding: the variable's word and its value.
-struct HamtEntry {
-  std::uint64_t key;
-  Term value;
-};
-
-/// A trie node: up to 32 slots, each empty, a binding, or a child node,
-/// stored compactly (CHAMP layout): bindings, then children. The count is not
+/// A node of the substitution's trie. It covers the ids whose bits above
+/// `shift + 5` equal `prefix`, and has 32 slots, one per value of id bits
+/// [shift, shift + 5), of which `bitmap` says which are in use; only those
+/// are initialised. Slots are addressed directly (no population count on
+/// the way down: without the POPCNT instruction, which the baseline x86-64
+/// target lacks, that count was half the cost of a lookup). A leaf (`shift`
+/// 0) holds values, then the low 16 bits of each variable's word (its
+/// name); an inner node holds children, which may skip levels (path
+/// compression), so a trie over few ids stays shallow. The count is not
 /// atomic: a substitution and its copies belong to one thread at a time.
-struct HamtNode {
+struct SubstNode {
+  static constexpr unsigned kBits = 5;
+  static constexpr unsigned kSlots = 1u << kBits;
   std::uint32_t rc;
-  std::uint32_t datamap;
-  std::uint32_t nodemap;
-  std::uint8_t data_cap;
-  std::uint8_t node_cap;
-  std::uint16_t pad;
-  HamtEntry* data() noexcept { return reinterpret_cast<HamtEntry*>(this + 1); }
-  const HamtEntry* data() const noexcept { return reinterpret_cast<const HamtEntry*>(this + 1); }
-  HamtNode** nodes() noexcept { return reinterpret_cast<HamtNode**>(data() + data_cap); }
-  HamtNode* const* nodes() const noexcept {
-    return reinterpret_cast<HamtNode* const*>(data() + data_cap);
+  std::uint32_t bitmap;
+  std::uint8_t shift;
+  std::uint8_t pad0;
+  std::uint16_t pad1;
+  std::uint32_t pad2;
+  std::uint64_t prefix;
+  bool leaf() const noexcept { return shift == 0; }
+  Term* values() noexcept { return reinterpret_cast<Term*>(this + 1); }
+  const Term* values() const noexcept { return reinterpret_cast<const Term*>(this + 1); }
+  std::uint16_t* lows() noexcept { return reinterpret_cast<std::uint16_t*>(values() + kSlots); }
+  const std::uint16_t* lows() const noexcept {
+    return reinterpret_cast<const std::uint16_t*>(values() + kSlots);
+  }
+  SubstNode** children() noexcept { return reinterpret_cast<SubstNode**>(this + 1); }
+  SubstNode* const* children() const noexcept {
+    return reinterpret_cast<SubstNode* const*>(this + 1);
   }
 };
-static_assert(sizeof(HamtNode) == 16);
+static_assert(sizeof(SubstNode) == 24);
+static_assert(sizeof(Term) == sizeof(SubstNode*));
 
-/// Population count of a 32-bit map: the hardware instruction when the
-/// target has it, else a few shifts (cheaper than libgcc's out-of-line call).
-inline unsigned popcount32(std::uint32_t x) noexcept {
-#if defined(__POPCNT__)
-  return static_cast<unsigned>(__builtin_popcount(x));
-#else
-  x = x - ((x >> 1) & 0x55555555u);
-  x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
-  x = (x + (x >> 4)) & 0x0f0f0f0fu;
-  return (x * 0x01010101u) >> 24;
-#endif
-}
-
-constexpr unsigned hamt_chunk(std::uint64_t key, unsigned shift) {
-  return static_cast<unsigned>((key >> 16 >> shift) & 31);
-}
-
-void hamt_release(HamtNode* n) noexcept;
+void subst_release(SubstNode* n) noexcept;
 
 }  // namespace detail
 
@@ -63,7 +56,9 @@ void hamt_release(HamtNode* n) noexcept;
 /// copies only the path to the changed slot, and not even that where the
 /// path is owned by this substitution alone — so a substitution passed along
 /// a search by moving is extended in place, and branches pay one path copy
-/// when they first diverge.
+/// when they first diverge. Bindings are kept in variable-id order, so the
+/// variables made together (a term's leaves, a clause's fresh variables)
+/// share trie nodes.
 ///
 /// Thread safety: a substitution and the copies made from it share nodes
 /// with plain counts; keep them on one thread at a time (terms themselves
@@ -86,7 +81,7 @@ class Substitution {
     return *this;
   }
   ~Substitution() {
-    if (root_) detail::hamt_release(root_);
+    if (root_) detail::subst_release(root_);
   }
   void swap(Substitution& o) noexcept {
     std::swap(root_, o.root_);
@@ -126,7 +121,7 @@ class Substitution {
     return out;
   }
 
-  /// Calls f(var, value) for every binding, in no particular order.
+  /// Calls f(var, value) for every binding, in variable-id order.
   template <class F> void for_each(F&& f) const {
     if (root_) for_each_node(root_, f);
   }
@@ -138,32 +133,31 @@ class Substitution {
   bool bind_bits(std::uint64_t key, Term value);
 
  private:
-  template <class F> static void for_each_node(const detail::HamtNode* n, F& f) {
-    const unsigned nd = detail::popcount32(n->datamap);
-    for (unsigned i = 0; i < nd; ++i) {
-      const detail::HamtEntry& e = n->data()[i];
-      if (e.value) f(Term::adopt_bits(e.key), e.value);  // vars have no count to adopt
+  template <class F> static void for_each_node(const detail::SubstNode* n, F& f) {
+    for (std::uint32_t map = n->bitmap; map; map &= map - 1) {
+      const unsigned i = static_cast<unsigned>(std::countr_zero(map));
+      if (!n->leaf()) {
+        for_each_node(n->children()[i], f);  // depth <= 10
+        continue;
+      }
+      const std::uint64_t id = n->prefix << detail::SubstNode::kBits | i;
+      const detail::BorrowedTerm var(id << 16 | n->lows()[i]);  // variables have no count
+      f(var.get(), n->values()[i]);
     }
-    const unsigned nn = detail::popcount32(n->nodemap);
-    for (unsigned i = 0; i < nn; ++i) for_each_node(n->nodes()[i], f);
   }
 
-  detail::HamtNode* root_ = nullptr;
+  detail::SubstNode* root_ = nullptr;
   std::size_t size_ = 0;
 };
 
 inline const Term* Substitution::find_bits(std::uint64_t key) const noexcept {
-  const detail::HamtNode* n = root_;
-  unsigned shift = 0;
-  while (n) {
-    const std::uint32_t bit = std::uint32_t{1} << detail::hamt_chunk(key, shift);
-    if (n->datamap & bit) {
-      const detail::HamtEntry& e = n->data()[detail::popcount32(n->datamap & (bit - 1))];
-      return e.key == key && e.value ? &e.value : nullptr;
-    }
-    if (!(n->nodemap & bit)) return nullptr;
-    n = n->nodes()[detail::popcount32(n->nodemap & (bit - 1))];
-    shift += 5;
+  const std::uint64_t id = key >> 16;
+  for (const detail::SubstNode* n = root_; n;) {
+    if ((id >> n->shift >> detail::SubstNode::kBits) != n->prefix) return nullptr;
+    const unsigned i = static_cast<unsigned>(id >> n->shift) & (detail::SubstNode::kSlots - 1);
+    if (!(n->bitmap >> i & 1)) return nullptr;
+    if (n->leaf()) return &n->values()[i];
+    n = n->children()[i];
   }
   return nullptr;
 }

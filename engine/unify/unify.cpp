@@ -40,6 +40,13 @@ bool shared_node(std::uint64_t bits) {
          as_node(bits)->rc.load(std::memory_order_relaxed) > 1;
 }
 
+// Asks for a child node's cache line ahead of its visit: a traversal reaches
+// a node's later children only after the earlier ones' subterms, and terms
+// beyond the caches otherwise cost one memory wait per level.
+inline void prefetch_node(std::uint64_t bits) {
+  if (tag(bits) == kTagHeap && bits) __builtin_prefetch(reinterpret_cast<const void*>(bits));
+}
+
 struct PairHash {
   std::size_t operator()(const std::pair<std::uint64_t, std::uint64_t>& p) const noexcept {
     return mix(p.first * 31 + p.second);
@@ -91,7 +98,10 @@ bool occurs_bits(std::uint64_t x, std::uint64_t t, const Substitution& s,
       }
       case TermKind::Compound: {
         const auto* c = static_cast<const CompoundNode*>(n);
-        for (std::uint32_t i = c->arity; i-- > 0;) stack.push_back(c->args()[i].bits());
+        for (std::uint32_t i = c->arity; i-- > 0;) {
+          prefetch_node(c->args()[i].bits());
+          stack.push_back(c->args()[i].bits());
+        }
         stack.push_back(c->head.bits());
         break;
       }
@@ -331,8 +341,12 @@ class Unifier {
           const auto* ca = static_cast<const CompoundNode*>(na);
           const auto* cb = static_cast<const CompoundNode*>(nb);
           if (ca->arity != cb->arity) return false;
-          for (std::uint32_t i = ca->arity; i-- > 0;) push(ca->args()[i].bits(), cb->args()[i].bits());
-          push(ca->head.bits(), cb->head.bits());
+          for (std::uint32_t i = ca->arity; i-- > 0;) {
+            prefetch_node(ca->args()[i].bits());
+            prefetch_node(cb->args()[i].bits());
+            push(ca->args()[i].bits(), cb->args()[i].bits());
+          }
+          if (ca->head.bits() != cb->head.bits()) push(ca->head.bits(), cb->head.bits());
           return true;
         }
         case TermKind::Int: return static_cast<const IntNode*>(na)->value == static_cast<const IntNode*>(nb)->value;
@@ -512,6 +526,7 @@ class Rebuilder {
         const auto* c = static_cast<const CompoundNode*>(n);
         f.kids = reinterpret_cast<const char*>(&c->head);  // the arguments follow the head
         f.count = 1 + c->arity;
+        for (std::uint32_t i = 0; i < c->arity; ++i) prefetch_node(c->args()[i].bits());
         break;
       }
       case TermKind::OpPattern: {

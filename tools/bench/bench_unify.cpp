@@ -6,7 +6,8 @@
 //   build/tools/bench_unify zebra                # rows whose name contains "zebra"
 //   build/tools/bench_unify all path/to/expr200.sexp
 //
-// Beyond the README's rows: match_fail_root / match_fail_deep / match_ok (one
+// Beyond the README's rows: unify_reify_phases (the unify+reify problem timed
+// phase by phase, thread CPU time), match_fail_root / match_fail_deep / match_ok (one
 // pattern against one node, a million times) and match_sweep (six rules at
 // every node of a 1000-node graph), for the rewrite engine's hot path.
 #include <rw/rw.hpp>
@@ -14,6 +15,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <random>
@@ -142,6 +144,63 @@ void bench_unify_reify(std::size_t n) {
   const bool ok = answers.size() == 1 && answers[0] == b;  // checked outside the timing
   report("unify_reify", static_cast<long long>(n), t.wall,
          std::string(" ok=") + (ok ? "1" : "0") + cpu_key(t));
+}
+
+// The same problem by phase, through the unifier's API rather than run (the
+// substitution is built by unify_in, the answer by reify): where the time
+// goes and how each phase grows. Medians of thread CPU time per phase.
+void bench_unify_reify_phases(std::size_t n) {
+  const std::size_t leaves = (n + 1) / 2;
+  const Term b = tree(0, leaves, false);
+  constexpr int kPhases = 7;
+  const char* names[kPhases] = {"build", "occurs", "unify", "reify", "free_answer", "free_subst", "free_a"};
+  std::vector<std::vector<double>> phase(kPhases);
+  std::vector<double> wall, cpu;
+  bool ok = true;
+  const int runs = n >= 100000 ? 11 : 31;
+  for (int r = 0; r < runs + 2; ++r) {
+    double t[kPhases + 1];
+    const auto w0 = std::chrono::steady_clock::now();
+    t[0] = thread_cpu_seconds();
+    Term a = tree(0, leaves, true);
+    t[1] = thread_cpu_seconds();
+    const Term q = lvar("q");
+    Substitution s;
+    ok = unify_in(q, a, s) && ok;  // binding q to A: the occurs check walks A
+    t[2] = thread_cpu_seconds();
+    ok = unify_in(a, b, s) && ok;
+    t[3] = thread_cpu_seconds();
+    Term answer = reify(q, s);
+    t[4] = thread_cpu_seconds();
+    ok = ok && answer == b;
+    const double check_end = thread_cpu_seconds();  // the comparison is not timed
+    answer = Term();
+    t[5] = thread_cpu_seconds();
+    s = Substitution();
+    t[6] = thread_cpu_seconds();
+    a = Term();
+    t[7] = thread_cpu_seconds();
+    const std::chrono::duration<double> w = std::chrono::steady_clock::now() - w0;
+    if (r < 2) continue;  // warm-up
+    for (int i = 0; i < kPhases; ++i)
+      phase[i].push_back(i == 4 ? t[5] - check_end : t[i + 1] - t[i]);
+    cpu.push_back(t[7] - t[0] - (check_end - t[4]));
+    wall.push_back(w.count() - (check_end - t[4]));
+  }
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  std::string extra = std::string(" ok=") + (ok ? "1" : "0");
+  char total[48];
+  std::snprintf(total, sizeof total, " cpu_s=%.6g", median(cpu));
+  extra += total;
+  for (int i = 0; i < kPhases; ++i) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, " %s_cpu_s=%.6g", names[i], median(phase[i]));
+    extra += buf;
+  }
+  report("unify_reify_phases", static_cast<long long>(n), median(wall), extra);
 }
 
 // --- rewriting -----------------------------------------------------------------
@@ -329,6 +388,8 @@ int main(int argc, char** argv) {
   if (wanted("zebra")) bench_zebra();
   if (wanted("unify_reify"))
     for (std::size_t n : {10000, 100000}) bench_unify_reify(n);
+  if (wanted("unify_reify_phases"))
+    for (std::size_t n : {10000, 100000}) bench_unify_reify_phases(n);
   if (wanted("rewrite")) bench_rewrite(expr_path);
   if (wanted("match")) bench_match();
   return 0;

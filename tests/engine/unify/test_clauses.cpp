@@ -219,3 +219,62 @@ TEST_CASE("a clause table reads graph nodes through the unifier's views", "[unif
   REQUIRE(run_all(q, by_op(compound("mul", 5, 1), q)) == std::vector<Term>{Term(5)});
   REQUIRE(run_all(q, by_name(compound("mul", 5, 2), q)).empty());
 }
+
+TEST_CASE("a clause table agrees with eq on terms of every shape", "[unify]") {
+  // A compound or pair template meets atoms (in the word and on the heap),
+  // compounds of another arity, and the cons view both ways; each answer
+  // set must be the one the eq goals give.
+  const Term x = lvar("x"), out = lvar("out"), a = lvar("a"), b = lvar("b"), d = lvar("d");
+  const ClauseTable shape({x, out}, {{{a, b}, {{x, compound("f", a, b)}, {out, list({a, b})}}, {}}});
+  const ClauseTable pairs({x, out}, {{{a, d}, {{x, cons(a, d)}, {out, a}}, {}}});
+  auto shape_eq = [](Term t, Term q) {
+    return fresh([=](Term a2, Term b2) { return conj(eq(t, compound("f", a2, b2)), eq(q, list({a2, b2}))); });
+  };
+  auto pairs_eq = [](Term t, Term q) {
+    return fresh([=](Term a2, Term d2) { return conj(eq(t, cons(a2, d2)), eq(q, a2)); });
+  };
+  const Term q = lvar("q");
+  const std::vector<Term> subjects{7, "leaf", "a symbol longer than seven bytes", 2.5,
+                                   Term::integer(std::int64_t{1} << 61), Term::nil(),
+                                   compound("f", 1), compound("f", 1, 2), compound("g", 1, 2),
+                                   list({"f", 1, 2}), list({1, 2}), tuple({1, 2})};
+  std::size_t shape_answers = 0, pair_answers = 0;
+  for (const Term& s : subjects) {
+    INFO(to_string(s));
+    const std::vector<Term> got_shape = run_all(q, shape(s, q));
+    REQUIRE(got_shape == run_all(q, shape_eq(s, q)));
+    const std::vector<Term> got_pairs = run_all(q, pairs(s, q));
+    REQUIRE(got_pairs == run_all(q, pairs_eq(s, q)));
+    shape_answers += got_shape.size();
+    pair_answers += got_pairs.size();
+  }
+  // f(1, 2) and (f 1 2) match f(?a, ?b); every compound and non-empty list is a pair.
+  REQUIRE(shape_answers == 2);
+  REQUIRE(pair_answers == 6);
+  REQUIRE(strings(run_all(q, shape(list({"f", 1, 2}), q))) == std::vector<std::string>{"(1 2)"});
+  REQUIRE(strings(run_all(q, pairs(compound("g", 1, 2), q))) == std::vector<std::string>{"g"});
+}
+
+TEST_CASE("a clause table with more than eight arguments and fresh variables", "[unify]") {
+  // 3 parameters and 7 fresh variables: the environment no longer fits the
+  // call's inline buffer. The clause takes a 7-element list apart and
+  // returns it reversed, with the two other arguments around it.
+  const Term l = lvar("l"), pre = lvar("pre"), out = lvar("out");
+  std::vector<Term> f;
+  for (int i = 0; i < 7; ++i) f.push_back(lvar("f" + std::to_string(i)));
+  std::vector<Term> reversed(f.rbegin(), f.rend());
+  const ClauseTable rev({l, pre, out}, {{f, {{l, list(f)}, {out, cons(pre, list(reversed))}}, {}}});
+  const ClauseTable rev_then({l, pre, out},
+                             {{f, {{l, list(f)}},
+                               [](ClauseEnv v) {
+                                 REQUIRE(v.size() == 10);
+                                 std::vector<Term> r(v.rbegin(), v.rend() - 3);
+                                 return eq(v[2], cons(v[1], list(r)));
+                               }}});
+  const Term q = lvar("q");
+  const Term items = list({1, 2, 3, 4, 5, 6, 7});
+  for (const ClauseTable* t : {&rev, &rev_then}) {
+    REQUIRE(strings(run_all(q, (*t)(items, "x", q))) == std::vector<std::string>{"(x 7 6 5 4 3 2 1)"});
+    REQUIRE(run_all(q, (*t)(list({1, 2}), "x", q)).empty());
+  }
+}

@@ -2,8 +2,10 @@
 // agreement with a plain map over random operations on many versions.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <map>
 #include <random>
+#include <thread>
 
 #include "engine/unify/subst.hpp"
 
@@ -96,4 +98,43 @@ TEST_CASE("many versions agree with a map model under random operations", "[unif
       }
     }
   }
+}
+
+TEST_CASE("ids far apart share a trie with consecutive ones", "[unify]") {
+  // Consecutive ids, ids from another thread's block (4096 or more away),
+  // reified variables (bit 47 set) and a named variable, bound in a mixed
+  // order: each must be found, and the listing is in id order.
+  std::vector<Term> vars = lvars(300);
+  std::vector<Term> other;
+  std::thread([&] { other = lvars(40); }).join();
+  vars.insert(vars.end(), other.begin(), other.end());
+  for (std::uint64_t i : {0u, 1u, 31u, 32u, 1000u, 123456u}) vars.push_back(Term::reified(i));
+  vars.push_back(lvar("named"));
+  std::mt19937 rng(7);
+  std::vector<std::size_t> order(vars.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::shuffle(order.begin(), order.end(), rng);
+  Substitution s;
+  std::vector<Substitution> versions;
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    s.bind(vars[order[k]], static_cast<std::int64_t>(order[k]));
+    if (k % 50 == 0) versions.push_back(s);  // earlier versions must not change
+  }
+  REQUIRE(s.size() == vars.size());
+  for (std::size_t i = 0; i < vars.size(); ++i) REQUIRE(s.find(vars[i])->as_int() == static_cast<std::int64_t>(i));
+  for (std::size_t v = 0; v < versions.size(); ++v) {
+    const std::size_t bound = v * 50 + 1;
+    REQUIRE(versions[v].size() == bound);
+    for (std::size_t k = 0; k < order.size(); ++k)
+      REQUIRE((versions[v].find(vars[order[k]]) != nullptr) == (k < bound));
+  }
+  const auto all = s.bindings();
+  REQUIRE(all.size() == vars.size());
+  for (std::size_t i = 1; i < all.size(); ++i) REQUIRE(all[i - 1].first.var_id() < all[i].first.var_id());
+  REQUIRE(all.back().first.is_reified_var());
+  bool named_kept = false;
+  for (const auto& [var, value] : all) named_kept |= var.var_name() == "named" && var == vars.back();
+  REQUIRE(named_kept);
+  REQUIRE(s.find(lvar()) == nullptr);
+  REQUIRE(s.find(Term::reified(2)) == nullptr);
 }
