@@ -99,7 +99,7 @@ class GraphBuilder {
     std::vector<Var> inputs;
     std::vector<Var> outputs;
     bool inline_graph = false;
-    std::size_t errors_at_open = 0;
+    std::size_t errors_at_open = 0;  // out_.size() before the header was checked
   };
 
   // A def that was built.
@@ -234,7 +234,10 @@ class GraphBuilder {
     block_.reset();
     const ast::DefDecl& decl = *b.decl;
     for (const std::string& n : b.scope.order) locals_.try_emplace(n, decl.name.text);
-    bool ok = count_errors(out_) == count_errors_before(b.errors_at_open);
+    // An error in the block (or its header) leaves the def unbuilt.
+    bool ok = true;
+    for (std::size_t k = b.errors_at_open; k < out_.size(); ++k)
+      ok = ok && out_[k].severity != Severity::Error;
     if (ok && b.outputs.empty()) {
       if (!syntax_errors_)
         error(decl.name.span,
@@ -261,12 +264,6 @@ class GraphBuilder {
     }
     def_order_.push_back(decl.name.text);
     defs_.emplace(decl.name.text, std::move(def));
-  }
-
-  std::size_t count_errors_before(std::size_t n) const {
-    std::size_t c = 0;
-    for (std::size_t k = 0; k < n; ++k) c += out_[k].severity == Severity::Error;
-    return c;
   }
 
   void handle(const ast::Binding& s) {
