@@ -473,8 +473,12 @@ class GraphBuilder {
   Var call_op(const ast::Call& c, const std::vector<Var>& inputs, std::vector<Var>* all) {
     const OpInfo* info = ops_.find(c.callee.text);
     if (!info) {
-      error(c.callee.span, fmt::format("unknown op `{}`{}", c.callee.text,
-                                       detail::did_you_mean_op(c.callee.text, ops_)));
+      // A misspelt def is likelier than an op when the file has defs.
+      if (std::string hint = detail::did_you_mean(c.callee.text, def_order_); !hint.empty())
+        error(c.callee.span, fmt::format("unknown op or def `{}`{}", c.callee.text, hint));
+      else
+        error(c.callee.span, fmt::format("unknown op `{}`{}", c.callee.text,
+                                         detail::did_you_mean_op(c.callee.text, ops_)));
       return nullptr;
     }
     auto slots = detail::check_params(*info, c, false, src_, out_);

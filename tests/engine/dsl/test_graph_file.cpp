@@ -369,6 +369,14 @@ y = t + 1.0
 )");
 }
 
+TEST_CASE("a misspelt def is suggested", "[dsl]") {
+  CHECK(def_errors("def axpy(x f64) {\n  output x\n}\ninput x f64\noutput axpz(x)\n") ==
+        R"(t.graph:5:8: error: unknown op or def `axpz`; did you mean `axpy`?
+output axpz(x)
+       ^~~~
+)");
+}
+
 TEST_CASE("def blocks that are malformed", "[dsl]") {
   CHECK(def_errors(R"(def f(x f64) {
   y = exp(x)
