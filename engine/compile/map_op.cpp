@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "engine/compile/shared.hpp"
+#include "engine/grad/grad.hpp"
 #include "engine/graph/apply.hpp"
 #include "engine/graph/errors.hpp"
 #include "engine/graph/printing.hpp"
@@ -131,11 +132,73 @@ std::vector<ShapeVars> MapOp::infer_shape(const Apply& node, std::span<const Sha
   return out;
 }
 
-std::vector<Var> MapOp::L_op(const Apply&, std::span<const Var>) const {
-  throw NotImplementedError(fmt::format(
-      "`{}`: the gradient of a map (a loop over an inner graph) is not implemented; "
-      "differentiate the rows before mapping them",
-      name_));
+void MapOp::build_lop() const {
+  // Fresh inner inputs: the step, the body's inputs after it, and one
+  // gradient per output with an unknown number of rows.
+  const std::size_t m = num_rows();
+  const std::span<const Var> inner = body_->inner_inputs();
+  Var k = Variable::make(TensorType::make(DType::Int64, {}), "k");
+  std::vector<Var> args{k};
+  for (std::size_t i = 1; i < inner.size(); ++i)
+    args.push_back(Variable::make(inner[i]->type(), inner[i]->name()));
+  std::vector<Var> grads;
+  for (std::size_t j = 0; j < m; ++j) {
+    const TensorType& rt = *body_->inner_outputs()[j]->tensor_type();
+    StaticShape shape{kUnknownDim};
+    for (std::int64_t e : rt.shape()) shape.push_back(e);
+    grads.push_back(Variable::make(TensorType::make(rt.dtype(), std::move(shape)),
+                                   fmt::format("g{}", j)));
+  }
+  const ApplyRef step = body_->make_node(args);
+  std::vector<Var> row_grads;
+  for (const Var& g : grads) row_grads.push_back(subtensor(g, {k}));
+  const std::vector<Var> per_input = body_->L_op(*step, row_grads);
+
+  std::vector<Var> rows, row_shapes;
+  lop_index_.assign(inner.size(), -1);
+  lop_marker_.assign(inner.size(), Var());
+  for (std::size_t i = 1; i < inner.size(); ++i) {
+    const Var& g = per_input[i];
+    if (!g || is_disconnected_grad(g) || is_null_grad(g)) {
+      lop_marker_[i] = g ? g : Variable::make(DisconnectedType::make());
+      continue;
+    }
+    lop_index_[i] = static_cast<int>(rows.size());
+    rows.push_back(g);
+  }
+  if (rows.empty()) return;
+  std::vector<Var> body_inputs = args;
+  body_inputs.insert(body_inputs.end(), grads.begin(), grads.end());
+  OpFromGraphOptions o;
+  o.name = "grad_of_" + name_ + "_step";
+  o.rewrite = body_->options().rewrite;
+  lop_map_ = std::make_shared<MapOp>(op_from_graph(std::move(body_inputs), rows, std::move(o)));
+}
+
+std::vector<Var> MapOp::L_op(const Apply& node, std::span<const Var> output_grads) const {
+  std::call_once(lop_once_, [&] { build_lop(); });
+  const std::size_t m = num_rows();
+  std::vector<Var> result(node.num_inputs());
+  for (std::size_t i = 0; i < 1 + m; ++i) result[i] = Variable::make(DisconnectedType::make());
+  std::vector<Var> summed;
+  if (lop_map_) {
+    // n, the shape of each gradient's row (that of the input it is for),
+    // the body's inputs, then the output gradients (zeros where there is none).
+    std::vector<Var> in{node.input(0)};
+    for (std::size_t i = 1; i < lop_index_.size(); ++i)
+      if (lop_index_[i] >= 0) in.push_back(shape(node.input(m + i)));
+    for (std::size_t i = 1 + m; i < node.num_inputs(); ++i) in.push_back(node.input(i));
+    for (std::size_t j = 0; j < m; ++j) {
+      const Var& g = output_grads[j];
+      in.push_back(g && !is_disconnected_grad(g) && !is_null_grad(g) ? g
+                                                                     : zeros_like(node.output(j)));
+    }
+    for (const Var& rows : lop_map_->make_node(in)->outputs()) summed.push_back(sum(rows, {0}));
+  }
+  for (std::size_t i = 1; i < lop_index_.size(); ++i)
+    result[m + i] =
+        lop_index_[i] >= 0 ? summed[static_cast<std::size_t>(lop_index_[i])] : lop_marker_[i];
+  return result;
 }
 
 std::vector<Var> MapOp::R_op(const Apply&, std::span<const Var>) const {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <vector>
@@ -42,18 +43,31 @@ class MapOp final : public Op {
   /// (n,) + the row shape inputs: the body is not looked into.
   std::vector<ShapeVars> infer_shape(const Apply& node,
                                      std::span<const ShapeVars> input_shapes) const override;
-  /// Throws NotImplementedError: a map has no gradient yet (hessian does not
-  /// need one: it maps a gradient, it does not differentiate a map).
+  /// Another map, `grad_of_<name>`, whose step k is the body's L_op at step
+  /// k (through OpFromGraph's gradient Op) with row k of each output
+  /// gradient; each input's gradient is its rows summed. n and the row
+  /// shapes are not connected. Built once, on the first call.
   std::vector<Var> L_op(const Apply& node, std::span<const Var> output_grads) const override;
-  /// Throws NotImplementedError, as L_op.
+  /// Throws NotImplementedError naming the map: forward mode through a map
+  /// is not built.
   std::vector<Var> R_op(const Apply& node, std::span<const Var> eval_points) const override;
   /// n and the row shapes are not connected to the outputs; the body's inputs are.
   std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
 
  private:
+  void build_lop() const;
+
   std::shared_ptr<const OpFromGraph> body_;
   std::string name_;
   ApplyRef body_node_;  // the body applied to its own inputs, for perform
+
+  // Gradient: the map of the body's L_op, and for each body input after k
+  // the index of its gradient among that map's outputs, or a marker
+  // (DisconnectedType / NullType) when it has none.
+  mutable std::once_flag lop_once_;
+  mutable std::shared_ptr<const MapOp> lop_map_;
+  mutable std::vector<int> lop_index_;
+  mutable std::vector<Var> lop_marker_;
 };
 
 /// Builds a map: `rows` are computed from the step index `k` (a fresh int64

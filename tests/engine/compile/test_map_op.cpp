@@ -1,5 +1,7 @@
 // MapOp: rows computed by an inner graph per step, shapes inferred from the
-// inputs without running it, and its errors.
+// inputs without running it, its gradient, and its errors.
+#include <cmath>
+
 #include <catch2/catch.hpp>
 #include <rw/rw.hpp>
 
@@ -98,18 +100,59 @@ TEST_CASE("map errors: building and differentiating", "[grad]") {
   CHECK_THROWS_WITH(rw::map_steps(n, k, rows, matrix_shape),
                     "`map`: the shape of row 0 must be an i64 vector of 1 entry, not "
                     "`shape(m)` of type `i64[2]`");
-  // A map has no gradient: hessian needs none, differentiating a jacobian does.
+  // Forward mode through a map is not built.
   Var j = rw::jacobian(rw::exp(x), x);
   const rw::Apply& node = *j->owner();
-  const Var g[] = {rw::ones_like(j)};
-  CHECK_THROWS_AS(node.op().L_op(node, g), rw::NotImplementedError);
+  CHECK_THROWS_AS(node.op().R_op(node, {}), rw::NotImplementedError);
   CHECK_THROWS_WITH(node.op().R_op(node, {}),
                     "`jacobian`: the R_op of a map (a loop over an inner graph) is not "
                     "implemented");
-  // grad reports it as an undefined gradient, naming the Op.
-  CHECK_THROWS_AS(rw::grad(rw::sum(j), x), rw::NullGradientError);
-  CHECK_THROWS_WITH(rw::grad(rw::sum(j), x),
-                    "`grad`: the gradient with respect to `x` (wrt 0) is undefined: `jacobian` "
-                    "input 2: `jacobian`: the gradient of a map (a loop over an inner graph) is "
-                    "not implemented; differentiate the rows before mapping them");
+}
+
+TEST_CASE("the gradient of a map sums the body's gradient over the steps", "[grad]") {
+  // sum(J) for J = jacobian(exp(x) * sum(x), x) is S E + n E (S = sum(x),
+  // E = sum(exp(x))), so d/dx_k = exp(x_k) (S + n) + E: a third-order
+  // derivative of the cost, through a map's L_op.
+  Var x = rw::vector("x");
+  Var j = rw::jacobian(rw::exp(x) * rw::sum(x), x);
+  REQUIRE(map_of(j));
+  Var g = rw::grad(rw::sum(j), x);
+  const std::vector<double> xs = {0.3, -1.2, 0.7};
+  const auto out = values(run({x}, {g}, {Tensor::from({0.3, -1.2, 0.7})})[0]);
+  double s = 0, e = 0;
+  for (double v : xs) {
+    s += v;
+    e += std::exp(v);
+  }
+  REQUIRE(out.size() == 3);
+  for (std::size_t k = 0; k < 3; ++k)
+    CHECK(out[k] == Approx(std::exp(xs[k]) * (s + 3) + e).epsilon(1e-12));
+
+  // The same through the static-length construction.
+  Var x3 = rw::vector("x3", DType::Float64, 3);
+  Var g3 = rw::grad(rw::sum(rw::jacobian(rw::exp(x3) * rw::sum(x3), x3)), x3);
+  const auto fixed = values(run({x3}, {g3}, {Tensor::from({0.3, -1.2, 0.7})})[0]);
+  for (std::size_t k = 0; k < 3; ++k) CHECK(fixed[k] == Approx(out[k]).epsilon(1e-12));
+
+  // A weighted cost reaches every row: d/da sum(w * map(k -> a * x * k)).
+  Var a = rw::scalar("a"), n = rw::scalar("n", DType::Int64), k = rw::scalar("k", DType::Int64);
+  const Var rows[] = {a * x * rw::cast(k, DType::Float64)};
+  const Var shapes[] = {rw::shape(x)};
+  Var m = rw::map_steps(n, k, rows, shapes, "scaled")[0];
+  Var w = rw::matrix("w");
+  const std::vector<Var> wrt = {a, x};
+  const std::vector<Var> d = rw::grad(rw::sum(w * m), wrt);
+  auto fn = rw::function({n, a, x, w}, {d[0], d[1]});
+  const auto r = fn.call(std::vector<Tensor>{Tensor::scalar(std::int64_t{2}), Tensor::scalar(3.0),
+                                             Tensor::from({1.0, 2.0}),
+                                             Tensor::from({{1.0, 10.0}, {100.0, 1000.0}})});
+  // m[k][i] = a x_i k: d/da = sum_k,i w[k][i] x_i k = 100*1 + 1000*2; d/dx_i = sum_k w[k][i] a k.
+  CHECK(r[0].item<double>() == Approx(2100.0));
+  CHECK(values(r[1]) == std::vector<double>{300.0, 3000.0});
+  // n and the row shapes are not connected.
+  const rw::Apply& node = *m->owner();
+  const auto pattern = node.op().connection_pattern(node);
+  CHECK_FALSE(pattern[0][0]);
+  CHECK_FALSE(pattern[1][0]);
+  CHECK(pattern[2][0]);
 }
