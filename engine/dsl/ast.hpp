@@ -187,9 +187,37 @@ struct OutputDecl {
   Span span;
 };
 
+/// `(NAME, NAME, …) = EXPR` (graph files): one name per output of a call.
+struct TupleBinding {
+  std::vector<Name> names;
+  ExprId value{};
+  Span span;
+};
+
+/// One parameter of a `def`: `NAME TYPE`.
+struct DefParam {
+  Name name;
+  TypeSpec type;
+};
+
+/// `def NAME(PARAM, …) [option=value …] {` (graph files): opens the block of
+/// a named OpFromGraph. The statements up to the matching BlockEnd are its body.
+struct DefDecl {
+  Name name;
+  std::vector<DefParam> params;
+  /// `inline=true` and the like, between the parameters and `{`.
+  std::vector<Param> options;
+  Span span;
+};
+
+/// `}`: closes a `def` block.
+struct BlockEnd {
+  Span span;
+};
+
 /// One statement of a file.
-using Statement =
-    std::variant<Import, RulesetDecl, RuleDecl, Declare, InputDecl, Binding, OutputDecl>;
+using Statement = std::variant<Import, RulesetDecl, RuleDecl, Declare, InputDecl, Binding,
+                               OutputDecl, TupleBinding, DefDecl, BlockEnd>;
 
 /// The parse tree of one file. Expressions live in `exprs`; a node's
 /// children always have smaller indices than the node.

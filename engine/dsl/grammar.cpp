@@ -92,6 +92,7 @@ Blame blame_at(const char* where, const char* end) {
 bool starts_statement(const char* p, const char* end) {
   while (p != end && (*p == ' ' || *p == '\t')) ++p;
   if (p == end) return false;
+  if (*p == '}' || *p == '(') return true;  // the end of a def block; `(p, q) = …`
   const char* word = p;
   if (*p == '%') {
     ++p;
@@ -99,7 +100,7 @@ bool starts_statement(const char* p, const char* end) {
   } else if (is_ident_start(*p)) {
     while (p != end && is_ident_char(*p)) ++p;
     const std::string_view w(word, static_cast<std::size_t>(p - word));
-    for (std::string_view kw : {"import", "ruleset", "rule", "declare", "input", "output"})
+    for (std::string_view kw : {"import", "ruleset", "rule", "declare", "input", "output", "def"})
       if (w == kw) return true;
     if (grammar::is_keyword(w)) return false;
   } else {
@@ -110,9 +111,9 @@ bool starts_statement(const char* p, const char* end) {
   return p != end && *p == '=' && (p + 1 == end || (p[1] != '=' && p[1] != '>'));
 }
 
-// The name a statement starting at p defines (`NAME = …`, `input NAME …`),
-// or empty.
-std::string defined_name(const char* p, const char* end) {
+// The names a statement starting at p defines (`NAME = …`, `input NAME …`,
+// `def NAME(…`, `(NAME, …) = …`), if any.
+std::vector<std::string> defined_names(const char* p, const char* end) {
   auto word = [&](const char*& q) {
     const char* b = q;
     if (q != end && *q == '%') ++q;
@@ -123,15 +124,44 @@ std::string defined_name(const char* p, const char* end) {
     while (q != end && (*q == ' ' || *q == '\t')) ++q;
   };
   const char* q = p;
+  if (q != end && *q == '(') {
+    // `(a, b) = …`: the names up to `)` or the end of the line.
+    std::vector<std::string> names;
+    ++q;
+    while (true) {
+      blanks(q);
+      const std::string_view w = word(q);
+      if (w.empty()) break;
+      names.emplace_back(w);
+      blanks(q);
+      if (q == end || *q != ',') break;
+      ++q;
+    }
+    return names;
+  }
   std::string_view first = word(q);
-  if (first == "input") {
+  if (first == "input" || first == "def") {
     blanks(q);
-    return std::string(word(q));
+    return {std::string(word(q))};
   }
   blanks(q);
   if (!first.empty() && q != end && *q == '=' && (q + 1 == end || (q[1] != '=' && q[1] != '>')))
-    return std::string(first);
+    return {std::string(first)};
   return {};
+}
+
+// For a statement at p that is a `def` header, the start of the line after
+// the next line that begins with `}` (or the end); otherwise null.
+const char* failed_def_end(const char* p, const char* end) {
+  if (end - p < 4 || std::string_view(p, 3) != "def" || is_ident_char(p[3])) return nullptr;
+  const char* line = std::find(p, end, '\n');
+  while (line != end) {
+    const char* q = line + 1;
+    while (q != end && (*q == ' ' || *q == '\t')) ++q;
+    line = std::find(q, end, '\n');
+    if (q != end && *q == '}') return line == end ? end : line + 1;
+  }
+  return end;
 }
 
 // The start of the first line after `from` that begins a statement.
@@ -204,7 +234,19 @@ ParsedFile parse(SourcePtr source) {
     }
     out.ast.exprs.resize(expr_mark);
     out.ast.statements.resize(stmt_mark);
-    if (std::string n = defined_name(it, end); !n.empty()) out.failed_names.push_back(std::move(n));
+    for (std::string& n : defined_names(it, end))
+      if (!n.empty()) out.failed_names.push_back(std::move(n));
+    // A def whose header failed takes its body with it: parsed on their
+    // own, its statements would be reported again as misplaced.
+    if (const char* after = failed_def_end(it, end)) {
+      if (++errors >= kMaxErrorsPerFile) {
+        out.diagnostics.back().notes.push_back(
+            make_note(nullptr, {}, fmt::format("too many errors ({}); stopping here", errors)));
+        break;
+      }
+      it = after;
+      continue;
+    }
     if (++errors >= kMaxErrorsPerFile) {
       out.diagnostics.back().notes.push_back(
           make_note(nullptr, {}, fmt::format("too many errors ({}); stopping here", errors)));

@@ -42,7 +42,8 @@ constexpr bool is_ident_char(char c) {
 inline bool is_keyword(std::string_view w) {
   static constexpr std::string_view kKeywords[] = {"import", "ruleset", "rule",  "declare",
                                                    "input",  "output",  "where", "and",
-                                                   "or",     "not",     "inf",   "nan"};
+                                                   "or",     "not",     "inf",   "nan",
+                                                   "def"};
   // Most names are not keywords: rule them out without comparing strings.
   if (w.size() < 2 || w.size() > 7) return false;
   switch (w[0]) {
@@ -506,6 +507,12 @@ x3::rule<class dims_r, std::vector<ast::Dim>> const dims_rest = "an extent, `?` 
 x3::rule<class binding_r, ast::Binding> const binding_stmt = "a binding";
 x3::rule<class output_r, ast::OutputDecl> const output_stmt = "an output";
 x3::rule<class outputs_r, std::vector<ast::ExprId>> const output_list = "an expression";
+x3::rule<class tuple_binding_r, ast::TupleBinding> const tuple_binding_stmt = "a binding";
+x3::rule<class def_r, ast::DefDecl> const def_stmt = "a def";
+x3::rule<class def_params_r, std::vector<ast::DefParam>> const def_params_rest =
+    "a parameter `NAME TYPE` or `)`";
+x3::rule<class def_param_r, ast::DefParam> const def_param = "a parameter `NAME TYPE`";
+x3::rule<class block_end_r, ast::BlockEnd> const block_end_stmt = "`}`";
 statement_type const statement_rule = "a statement";
 
 // ---------------------------------------------------------------------------
@@ -709,6 +716,10 @@ auto const dim_extent = [](auto& ctx) {
 };
 auto const set_value = [](auto& ctx) { _val(ctx).value = _attr(ctx); };
 auto const set_values = [](auto& ctx) { _val(ctx).values = std::move(_attr(ctx)); };
+auto const add_name = [](auto& ctx) { _val(ctx).names.push_back(std::move(_attr(ctx))); };
+auto const set_params = [](auto& ctx) { _val(ctx).params = std::move(_attr(ctx)); };
+auto const add_option = [](auto& ctx) { _val(ctx).options.push_back(std::move(_attr(ctx))); };
+auto const end_block = [](auto&) {};
 auto const emit = [](auto& ctx) {
   state(ctx).file().statements.emplace_back(std::move(_attr(ctx)));
 };
@@ -796,8 +807,22 @@ auto const binding_stmt_def = spanned[(input_name >> tok("=", "=>"))[set_name] >
 auto const output_stmt_def = spanned[tok("output") > output_list[set_values]];
 auto const output_list_def = expr >> *(tok(",") > expr);
 
+// `(p, q) = f(x)`: a line that starts with `(` can only be this statement.
+auto const tuple_binding_stmt_def =
+    spanned[tok("(") > input_name[add_name] > *(tok(",") > input_name[add_name]) >
+            tok(")", {}, "`,` or `)`") > tok("=", "=>", "`=`") > expr[set_value]];
+// `def NAME(PARAM, …) [option=value …] {`: the body follows as statements, up to `}`.
+auto const def_stmt_def =
+    spanned[tok("def") > name[set_name] > tok("(") > def_params_rest[set_params] >
+            *named_arg[add_option] > tok("{", {}, "an option such as `inline=true`, or `{`")];
+auto const def_params_rest_def =
+    tok(")") | ((def_param >> *(tok(",") > def_param)) > tok(")", {}, "`,` or `)`"));
+auto const def_param_def = name[set_name] > type_spec[set_type];
+auto const block_end_stmt_def = spanned[tok("}")[end_block]];
+
 auto const statement_rule_def = import_stmt[emit] | ruleset_stmt[emit] | rule_stmt[emit] |
                                 declare_stmt[emit] | input_stmt[emit] | output_stmt[emit] |
+                                def_stmt[emit] | block_end_stmt[emit] | tuple_binding_stmt[emit] |
                                 binding_stmt[emit];
 
 BOOST_SPIRIT_DEFINE(call_args_rest, brace_params_rest, tuple_rest, tags_rest, dims_rest)
@@ -806,7 +831,8 @@ BOOST_SPIRIT_DEFINE(expr, or_expr, or_chain, and_expr, and_chain, not_expr, not_
                     primary, call_syntax, call_args, call_arg, named_arg, brace_params, brace_param,
                     param_value, tuple_items, tuple_item, signed_number, import_stmt, ruleset_stmt,
                     tags_clause, rule_stmt, declare_stmt, property_list, input_stmt, input_name,
-                    type_spec, dim, binding_stmt, output_stmt, output_list, statement_rule)
+                    type_spec, dim, binding_stmt, output_stmt, output_list, tuple_binding_stmt,
+                    def_stmt, def_params_rest, def_param, block_end_stmt, statement_rule)
 
 statement_type const& statement() {
   return statement_rule;

@@ -1,10 +1,12 @@
 // Graph files: evaluating statements into Variables and Apply nodes.
 #include "engine/dsl/graph_file.hpp"
 
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "engine/dsl/detail/params.hpp"
 #include "engine/dsl/detail/suggest.hpp"
@@ -23,6 +25,12 @@ Var GraphFile::find(std::string_view name) const {
   return nullptr;
 }
 
+const GraphDef* GraphFile::find_def(std::string_view name) const {
+  for (const GraphDef& d : defs)
+    if (d.name == name) return &d;
+  return nullptr;
+}
+
 FunctionGraph GraphFile::function_graph(bool clone) const {
   return FunctionGraph(inputs, outputs, clone);
 }
@@ -33,8 +41,14 @@ using ast::ExprId;
 
 class GraphBuilder {
  public:
-  GraphBuilder(const OpRegistry& ops, const ParsedFile& parsed, std::vector<Diagnostic>& out)
-      : ops_(ops), f_(parsed.ast), src_(parsed.source), out_(out) {}
+  GraphBuilder(const OpRegistry& ops, const GraphFileOptions& options, const ParsedFile& parsed,
+               std::vector<Diagnostic>& out)
+      : ops_(ops),
+        options_(options),
+        f_(parsed.ast),
+        src_(parsed.source),
+        out_(out),
+        syntax_errors_(count_errors(parsed.diagnostics) > 0) {}
 
   void statement(const ast::Statement& s) {
     std::visit([&](const auto& st) { handle(st); }, s);
@@ -45,13 +59,25 @@ class GraphBuilder {
     g.source = src_;
     g.inputs = std::move(inputs_);
     g.outputs = std::move(outputs_);
-    for (const std::string& n : order_) g.names.emplace_back(n, defined_[n].var);
+    for (const std::string& n : top_.order) g.names.emplace_back(n, top_.defined[n].var);
+    for (const std::string& n : def_order_) {
+      const Def& d = defs_[n];
+      g.defs.push_back({n, d.op, d.span});
+    }
     return g;
   }
 
   bool has_outputs() const { return !outputs_.empty(); }
 
-  /// A name whose statement had a syntax error: uses of it are not reported again.
+  /// At the end of the file: a def block still open is an error.
+  void finish_blocks() {
+    if (block_)
+      error(block_->decl->name.span,
+            fmt::format("`def {}` is not closed; expected `}}`", block_->decl->name.text));
+  }
+
+  /// A name whose statement had a syntax error: uses of it (or calls, for a
+  /// def) are not reported again.
   void mark_failed(const std::string& name) { failed_.insert(name); }
 
  private:
@@ -59,6 +85,33 @@ class GraphBuilder {
     Var var;  // null when the statement defining it failed
     Span span;
   };
+
+  // The names visible in one scope: the file, or one def block.
+  struct Scope {
+    std::unordered_map<std::string, Entry> defined;
+    std::vector<std::string> order;
+  };
+
+  // An open def block.
+  struct Block {
+    const ast::DefDecl* decl = nullptr;
+    Scope scope;
+    std::vector<Var> inputs;
+    std::vector<Var> outputs;
+    bool inline_graph = false;
+    std::size_t errors_at_open = 0;  // out_.size() before the header was checked
+  };
+
+  // A def that was built.
+  struct Def {
+    OpPtr op;
+    Span span;
+    std::vector<std::string> params;
+    std::vector<TypePtr> types;
+    std::size_t num_outputs = 0;
+  };
+
+  Scope& scope() { return block_ ? block_->scope : top_; }
 
   void error(Span span, std::string message) {
     out_.push_back(make_error(src_, span, std::move(message)));
@@ -74,21 +127,23 @@ class GraphBuilder {
   void handle(const ast::RuleDecl& s) { rule_only({s.span.begin, s.span.begin + 4}, "`rule`"); }
   void handle(const ast::Declare& s) { rule_only({s.span.begin, s.span.begin + 7}, "`declare`"); }
 
-  // Records a definition; false (with an error) for a redefinition.
+  // Records a definition in the current scope; false (with an error) for a redefinition.
   bool define(const ast::Name& name, Var var) {
-    if (auto it = defined_.find(name.text); it != defined_.end()) {
+    Scope& sc = scope();
+    if (auto it = sc.defined.find(name.text); it != sc.defined.end()) {
       Diagnostic d = make_error(src_, name.span, fmt::format("`{}` is defined twice", name.text));
       d.notes.push_back(make_note(src_, it->second.span, "first defined here"));
       out_.push_back(std::move(d));
       return false;
     }
-    defined_.emplace(name.text, Entry{std::move(var), name.span});
-    order_.push_back(name.text);
+    sc.defined.emplace(name.text, Entry{std::move(var), name.span});
+    sc.order.push_back(name.text);
     return true;
   }
 
-  void handle(const ast::InputDecl& s) {
-    const auto dtype = dtype_word(s.type.dtype.text);
+  // A variable of the type written, or null (with an error) for an unknown dtype.
+  Var typed_variable(const ast::Name& name, const ast::TypeSpec& type) {
+    const auto dtype = dtype_word(type.dtype.text);
     if (!dtype) {
       static const std::vector<std::string> kNames = [] {
         std::vector<std::string> v;
@@ -98,15 +153,117 @@ class GraphBuilder {
         }
         return v;
       }();
-      error(s.type.dtype.span, fmt::format("unknown dtype `{}`{}", s.type.dtype.text,
-                                           detail::did_you_mean(s.type.dtype.text, kNames)));
+      error(type.dtype.span, fmt::format("unknown dtype `{}`{}", type.dtype.text,
+                                         detail::did_you_mean(type.dtype.text, kNames)));
+      return nullptr;
+    }
+    StaticShape shape;
+    for (const ast::Dim& d : type.dims) shape.push_back(d.extent < 0 ? kUnknownDim : d.extent);
+    return Variable::make(TensorType::make(*dtype, std::move(shape)), name.text);
+  }
+
+  void handle(const ast::InputDecl& s) {
+    if (block_) {
+      error({s.span.begin, s.span.begin + 5},
+            fmt::format("`input` cannot appear inside `def {}`; a def's inputs are its parameters",
+                        block_->decl->name.text));
+      return;
+    }
+    Var v = typed_variable(s.name, s.type);
+    if (!v) {
       define(s.name, nullptr);
       return;
     }
-    StaticShape shape;
-    for (const ast::Dim& d : s.type.dims) shape.push_back(d.extent < 0 ? kUnknownDim : d.extent);
-    Var v = Variable::make(TensorType::make(*dtype, std::move(shape)), s.name.text);
     if (define(s.name, v)) inputs_.push_back(std::move(v));
+  }
+
+  void handle(const ast::DefDecl& s) {
+    const std::string& name = s.name.text;
+    if (block_) {
+      Diagnostic d = make_error(src_, {s.span.begin, s.span.begin + 3},
+                                fmt::format("`def {}` cannot be nested in `def {}`; define it "
+                                            "before, and call it",
+                                            name, block_->decl->name.text));
+      d.notes.push_back(make_note(src_, block_->decl->name.span,
+                                  fmt::format("`def {}` opens here", block_->decl->name.text)));
+      out_.push_back(std::move(d));
+      failed_.insert(name);
+      return;
+    }
+    const std::size_t errors_before = out_.size();
+    if (!options_.define) {
+      error({s.span.begin, s.span.begin + 3},
+            "this loader cannot build `def` blocks (no `GraphFileOptions::define`; "
+            "`rw::graph_file_options()` builds them as OpFromGraph)");
+    } else if (auto it = opened_.find(name); it != opened_.end()) {
+      Diagnostic d = make_error(src_, s.name.span, fmt::format("`def {}` is defined twice", name));
+      d.notes.push_back(make_note(src_, it->second, "first defined here"));
+      out_.push_back(std::move(d));
+    } else if (ops_.find(name)) {
+      error(s.name.span,
+            fmt::format("`{}` is an op; a def needs a name of its own", name));
+    }
+    opened_.try_emplace(name, s.name.span);
+    block_.emplace();
+    block_->decl = &s;
+    for (const ast::Param& o : s.options) {
+      if (o.name.text != "inline") {
+        static const std::vector<std::string> kOptions = {"inline"};
+        error(o.name.span, fmt::format("`def` has no option `{}`{}", o.name.text,
+                                       detail::did_you_mean(o.name.text, kOptions)));
+      } else if (o.value.kind != ast::ParamValue::Kind::Word ||
+                 (o.value.text != "true" && o.value.text != "false")) {
+        error(o.value.span, "`inline` takes `true` or `false`");
+      } else {
+        block_->inline_graph = o.value.text == "true";
+      }
+    }
+    for (const ast::DefParam& p : s.params) {
+      Var v = typed_variable(p.name, p.type);
+      if (define(p.name, v) && v) block_->inputs.push_back(std::move(v));
+    }
+    block_->errors_at_open = errors_before;
+  }
+
+  void handle(const ast::BlockEnd& s) {
+    if (!block_) {
+      error(s.span, "`}` without an open `def` block");
+      return;
+    }
+    Block b = std::move(*block_);
+    block_.reset();
+    const ast::DefDecl& decl = *b.decl;
+    for (const std::string& n : b.scope.order) locals_.try_emplace(n, decl.name.text);
+    // An error in the block (or its header) leaves the def unbuilt.
+    bool ok = true;
+    for (std::size_t k = b.errors_at_open; k < out_.size(); ++k)
+      ok = ok && out_[k].severity != Severity::Error;
+    if (ok && b.outputs.empty()) {
+      if (!syntax_errors_)
+        error(decl.name.span,
+              fmt::format("`def {}` has no `output`; its block must end with one",
+                          decl.name.text));
+      ok = false;
+    }
+    if (!ok) {
+      failed_.insert(decl.name.text);
+      return;
+    }
+    Def def;
+    def.span = decl.name.span;
+    for (const ast::DefParam& p : decl.params) def.params.push_back(p.name.text);
+    for (const Var& v : b.inputs) def.types.push_back(v->type());
+    def.num_outputs = b.outputs.size();
+    try {
+      def.op = options_.define(
+          DefSpec{decl.name.text, std::move(b.inputs), std::move(b.outputs), b.inline_graph});
+    } catch (const std::exception& e) {
+      error(decl.name.span, fmt::format("cannot define `{}`: {}", decl.name.text, e.what()));
+      failed_.insert(decl.name.text);
+      return;
+    }
+    def_order_.push_back(decl.name.text);
+    defs_.emplace(decl.name.text, std::move(def));
   }
 
   void handle(const ast::Binding& s) {
@@ -119,8 +276,39 @@ class GraphBuilder {
   }
 
   void handle(const ast::OutputDecl& s) {
+    std::vector<Var>& outs = block_ ? block_->outputs : outputs_;
     for (ExprId id : s.values)
-      if (Var v = eval(id)) outputs_.push_back(std::move(v));
+      if (Var v = eval(id)) outs.push_back(std::move(v));
+  }
+
+  void handle(const ast::TupleBinding& s) {
+    std::optional<std::vector<Var>> values = eval_all(s.value);
+    if (values && values->size() != s.names.size()) {
+      error(f_[s.value].span,
+            fmt::format("this has {} output{}, but {} name{} bound", values->size(),
+                        values->size() == 1 ? "" : "s", s.names.size(),
+                        s.names.size() == 1 ? " is" : "s are"));
+      values.reset();
+    }
+    for (std::size_t k = 0; k < s.names.size(); ++k) {
+      Var v = values ? (*values)[k] : nullptr;
+      if (v && s.names[k].text[0] != '%' && v->name().empty()) v->set_name(s.names[k].text);
+      define(s.names[k], std::move(v));
+    }
+  }
+
+  // Every output of the expression: all those of a call of a def or of a
+  // multi-output op, else its one value; nullopt after an error.
+  std::optional<std::vector<Var>> eval_all(ExprId id) {
+    const ast::Expr& e = f_[id];
+    if (const auto* c = std::get_if<ast::Call>(&e.node)) {
+      std::vector<Var> outs;
+      if (call_outputs(*c, outs, /*all=*/true)) return outs;
+      return std::nullopt;
+    }
+    Var v = eval(id);
+    if (!v) return std::nullopt;
+    return std::vector<Var>{std::move(v)};
   }
 
   // ----- expressions: a null Var means an error was reported (or a name whose
@@ -138,12 +326,21 @@ class GraphBuilder {
       error(e.span, fmt::format("`?{}` is a pattern variable; they belong in rule files", n.name));
       return nullptr;
     }
-    if (auto it = defined_.find(n.name); it != defined_.end()) return it->second.var;
+    const Scope& sc = scope();
+    if (auto it = sc.defined.find(n.name); it != sc.defined.end()) return it->second.var;
     if (failed_.contains(n.name)) return nullptr;
     std::string msg = fmt::format("undefined name `{}`", n.name);
-    const std::string hint = detail::did_you_mean(n.name, order_);
-    if (!hint.empty())
+    const std::string hint = detail::did_you_mean(n.name, sc.order);
+    if (block_ && top_.defined.contains(n.name))
+      msg += fmt::format(" in `def {}`: a def sees only its parameters and its own names; "
+                         "pass `{}` as a parameter",
+                         block_->decl->name.text, n.name);
+    else if (auto local = locals_.find(n.name); !block_ && local != locals_.end())
+      msg += fmt::format(" (`{}` is local to `def {}`)", n.name, local->second);
+    else if (!hint.empty())
       msg += hint;
+    else if (defs_.contains(n.name))
+      msg += fmt::format(" (`{0}` is a def: call it, `{0}(…)`)", n.name);
     else if (ops_.find(n.name))
       msg += fmt::format(" (`{0}` is an op: call it, `{0}(…)`)", n.name);
     error(e.span, std::move(msg));
@@ -202,12 +399,86 @@ class GraphBuilder {
   }
 
   Var eval_node(const ast::Call& c, const ast::Expr&) {
+    std::vector<Var> outs;
+    if (!call_outputs(c, outs, /*all=*/false)) return nullptr;
+    if (outs.size() != 1) {
+      std::vector<std::string> names;
+      for (std::size_t k = 0; k < outs.size(); ++k) names.push_back(fmt::format("o{}", k));
+      error(c.callee.span,
+            fmt::format("`def {}` has {} outputs; bind them with `({}) = {}(…)`", c.callee.text,
+                        outs.size(), fmt::join(names, ", "), c.callee.text));
+      return nullptr;
+    }
+    return outs[0];
+  }
+
+  // The outputs of a call of a def (all of them) or of an op (its value; with
+  // `all`, every output when it has several and no default one). False after
+  // an error.
+  bool call_outputs(const ast::Call& c, std::vector<Var>& outs, bool all) {
     std::vector<Var> inputs;
     for (ExprId in : c.inputs) inputs.push_back(eval(in));
+    if (auto d = defs_.find(c.callee.text); d != defs_.end())
+      return call_def(c, d->second, inputs, outs);
+    if (failed_.contains(c.callee.text) && !ops_.find(c.callee.text)) return false;
+    if (block_ && c.callee.text == block_->decl->name.text) {
+      error(c.callee.span, fmt::format("`def {}` cannot call itself", c.callee.text));
+      return false;
+    }
+    Var v = call_op(c, inputs, all ? &outs : nullptr);
+    if (!v) return false;
+    if (outs.empty()) outs.push_back(std::move(v));
+    return true;
+  }
+
+  bool call_def(const ast::Call& c, const Def& def, const std::vector<Var>& inputs,
+                std::vector<Var>& outs) {
+    const std::string& name = c.callee.text;
+    if (!c.params.empty()) {
+      error(c.params.front().name.span, fmt::format("`def {}` takes no parameters", name));
+      return false;
+    }
+    if (inputs.size() != def.params.size()) {
+      error(c.callee.span,
+            fmt::format("`def {}` takes {} input{} ({}), but {} {} given", name, def.params.size(),
+                        def.params.size() == 1 ? "" : "s", fmt::join(def.params, ", "),
+                        inputs.size(), inputs.size() == 1 ? "is" : "are"));
+      return false;
+    }
+    bool ok = true;
+    for (std::size_t k = 0; k < inputs.size(); ++k) {
+      if (!inputs[k]) {
+        ok = false;
+        continue;
+      }
+      if (!def.types[k]->is_super(*inputs[k]->type())) {
+        error(f_[c.inputs[k]].span,
+              fmt::format("argument `{}` of `{}` must be `{}`, not `{}`", def.params[k], name,
+                          def.types[k]->to_string(), inputs[k]->type()->to_string()));
+        ok = false;
+      }
+    }
+    if (!ok) return false;
+    try {
+      outs = def.op->make_node(inputs)->outputs();
+    } catch (const std::exception& e) {
+      error(c.callee.span, fmt::format("cannot call `{}`: {}", name, e.what()));
+      return false;
+    }
+    return true;
+  }
+
+  // A call of a registered op; `all`, when given, receives every output of a
+  // node with several and no default one (otherwise that is an error).
+  Var call_op(const ast::Call& c, const std::vector<Var>& inputs, std::vector<Var>* all) {
     const OpInfo* info = ops_.find(c.callee.text);
     if (!info) {
-      error(c.callee.span, fmt::format("unknown op `{}`{}", c.callee.text,
-                                       detail::did_you_mean_op(c.callee.text, ops_)));
+      // A misspelt def is likelier than an op when the file has defs.
+      if (std::string hint = detail::did_you_mean(c.callee.text, def_order_); !hint.empty())
+        error(c.callee.span, fmt::format("unknown op or def `{}`{}", c.callee.text, hint));
+      else
+        error(c.callee.span, fmt::format("unknown op `{}`{}", c.callee.text,
+                                         detail::did_you_mean_op(c.callee.text, ops_)));
       return nullptr;
     }
     auto slots = detail::check_params(*info, c, false, src_, out_);
@@ -216,12 +487,12 @@ class GraphBuilder {
       return nullptr;
     }
     if (!slots) return nullptr;
-    return build(*info, *slots, inputs, c.callee.span);
+    return build(*info, *slots, inputs, c.callee.span, all);
   }
 
   // Builds the Op (once per distinct name and parameters) and applies it.
   Var build(const OpInfo& info, const std::vector<detail::ParamSlot>& slots,
-            const std::vector<Var>& inputs, Span at) {
+            const std::vector<Var>& inputs, Span at, std::vector<Var>* all = nullptr) {
     for (const Var& in : inputs)
       if (!in) return nullptr;
     Props props;
@@ -240,6 +511,10 @@ class GraphBuilder {
       return nullptr;
     }
     if (node->num_outputs() != 1 && !op->default_output()) {
+      if (all) {
+        *all = node->outputs();
+        return all->front();
+      }
       error(at, fmt::format("op `{}` has {} outputs and no default one; a graph file uses the "
                             "value of each call",
                             info.name, node->num_outputs()));
@@ -249,22 +524,31 @@ class GraphBuilder {
   }
 
   const OpRegistry& ops_;
+  const GraphFileOptions& options_;
   const ast::File& f_;
   SourcePtr src_;
   std::vector<Diagnostic>& out_;
-  std::unordered_map<std::string, Entry> defined_;
-  std::vector<std::string> order_;
+  bool syntax_errors_;
+  Scope top_;
+  std::optional<Block> block_;
+  std::unordered_map<std::string, Def> defs_;
+  std::vector<std::string> def_order_;
+  // Every def opened, built or not, and where its name is written.
+  std::unordered_map<std::string, Span> opened_;
+  // Names bound inside def blocks, and the first def binding each.
+  std::unordered_map<std::string, std::string> locals_;
   std::vector<Var> inputs_;
   std::vector<Var> outputs_;
   std::unordered_map<std::string, OpPtr> ops_cache_;
   std::unordered_set<std::string> failed_;
 };
 
-LoadResult<GraphFile> build_graph(SourcePtr src, const OpRegistry& ops) {
+LoadResult<GraphFile> build_graph(SourcePtr src, const OpRegistry& ops,
+                                  const GraphFileOptions& options) {
   ParsedFile parsed = parse(std::move(src));
   LoadResult<GraphFile> out;
+  GraphBuilder builder(ops, options, parsed, out.diagnostics);
   out.diagnostics = std::move(parsed.diagnostics);
-  GraphBuilder builder(ops, parsed, out.diagnostics);
   for (const std::string& name : parsed.failed_names) builder.mark_failed(name);
   const std::size_t syntax_errors = count_errors(out.diagnostics);
   std::size_t errors = syntax_errors;
@@ -279,6 +563,7 @@ LoadResult<GraphFile> build_graph(SourcePtr src, const OpRegistry& ops) {
     builder.statement(s);
     errors += out.diagnostics.size() - before;
   }
+  if (errors < kMaxErrorsPerFile) builder.finish_blocks();
   if (count_errors(out.diagnostics) == 0 && !builder.has_outputs()) {
     const auto end = static_cast<std::uint32_t>(parsed.source->text().size());
     out.diagnostics.push_back(
@@ -290,7 +575,8 @@ LoadResult<GraphFile> build_graph(SourcePtr src, const OpRegistry& ops) {
 
 }  // namespace
 
-LoadResult<GraphFile> check_graph(const std::filesystem::path& path, const OpRegistry& ops) {
+LoadResult<GraphFile> check_graph(const std::filesystem::path& path, const OpRegistry& ops,
+                                  const GraphFileOptions& options) {
   std::string why;
   auto text = read_file(path, why);
   if (!text) {
@@ -299,19 +585,22 @@ LoadResult<GraphFile> check_graph(const std::filesystem::path& path, const OpReg
         nullptr, {}, fmt::format("cannot load graph file `{}`: {}", path.string(), why)));
     return out;
   }
-  return build_graph(SourceFile::make(path.string(), std::move(*text)), ops);
+  return build_graph(SourceFile::make(path.string(), std::move(*text)), ops, options);
 }
 
-LoadResult<GraphFile> check_graph_text(std::string name, std::string text, const OpRegistry& ops) {
-  return build_graph(SourceFile::make(std::move(name), std::move(text)), ops);
+LoadResult<GraphFile> check_graph_text(std::string name, std::string text, const OpRegistry& ops,
+                                       const GraphFileOptions& options) {
+  return build_graph(SourceFile::make(std::move(name), std::move(text)), ops, options);
 }
 
-GraphFile load_graph(const std::filesystem::path& path, const OpRegistry& ops) {
-  return check_graph(path, ops).take();
+GraphFile load_graph(const std::filesystem::path& path, const OpRegistry& ops,
+                     const GraphFileOptions& options) {
+  return check_graph(path, ops, options).take();
 }
 
-GraphFile load_graph_text(std::string name, std::string text, const OpRegistry& ops) {
-  return check_graph_text(std::move(name), std::move(text), ops).take();
+GraphFile load_graph_text(std::string name, std::string text, const OpRegistry& ops,
+                          const GraphFileOptions& options) {
+  return check_graph_text(std::move(name), std::move(text), ops, options).take();
 }
 
 }  // namespace rw::dsl

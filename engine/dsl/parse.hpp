@@ -33,8 +33,8 @@ struct ParsedFile {
   ast::File ast;
   std::vector<Diagnostic> diagnostics;
   /// Names that statements with a syntax error would have defined (`NAME =
-  /// …`, `input NAME …`), so that a graph file does not report their uses
-  /// as undefined as well.
+  /// …`, `(NAME, …) = …`, `input NAME …`, `def NAME`), so that a graph file
+  /// does not report their uses (or calls) as undefined as well.
   std::vector<std::string> failed_names;
   /// True when there were no errors.
   bool ok() const { return count_errors(diagnostics) == 0; }

@@ -1,9 +1,14 @@
 // Benchmarks of automatic differentiation and OpFromGraph: compiling a graph
 // that repeats one 50-node block 200 times, inlined or as an OpFromGraph;
-// building the gradient of a 32-layer MLP and of a 1000-op elementwise chain.
+// building the gradient of a 32-layer MLP and of a 1000-op elementwise chain;
+// the Jacobian of a vector of unknown length (one MapOp) against a static
+// length (one gradient per row, stacked).
 #include <rw/rw.hpp>
 
+#include <array>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "bench_util.hpp"
 
@@ -107,9 +112,31 @@ void bench_grad_chain() {
   rw::bench::report("grad_build_chain1000", kOps, t, " grad_nodes=" + std::to_string(nodes));
 }
 
+/// jacobian(exp(x) * sum(x), x) for n = 64: build + compile, and a call.
+void bench_jacobian() {
+  constexpr std::int64_t kN = 64;
+  std::vector<double> xs(kN);
+  for (std::int64_t i = 0; i < kN; ++i) xs[static_cast<std::size_t>(i)] = 0.01 * static_cast<double>(i);
+  const rw::Tensor xv = rw::Tensor::from_vector(xs, std::array<std::int64_t, 1>{kN});
+  for (const bool unknown : {true, false}) {
+    const std::string name = unknown ? "jacobian_map" : "jacobian_static";
+    std::optional<rw::Function<rw::Tensor>> fn;
+    Var x;
+    const double t_build = rw::bench::median_time([&] {
+      x = unknown ? rw::vector("x") : rw::vector("x", rw::DType::Float64, kN);
+      fn.emplace(rw::function({x}, rw::jacobian(rw::exp(x) * rw::sum(x), x)));
+      (void)(*fn)(xv);  // the map compiles its body on the first call
+    }, 3, 1);
+    const double t_run = rw::bench::median_time([&] { (void)(*fn)(xv); });
+    rw::bench::report(name + "_build_compile_first_call", kN, t_build);
+    rw::bench::report(name + "_call", kN, t_run);
+  }
+}
+
 }  // namespace
 
 int main() {
+  bench_jacobian();
   bench_grad_chain();
   bench_grad_mlp();
   bench_repeated_blocks();

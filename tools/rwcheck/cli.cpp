@@ -16,7 +16,8 @@ namespace {
 const std::vector<std::string>& known_options() {
   static const std::vector<std::string> names = {
       "--rules",   "--mode",     "--include", "--exclude", "--trace",  "--json", "--why-not",
-      "--profile", "--no-times", "--dot",     "--seed",    "--trials", "--rule", "--help"};
+      "--profile", "--no-times", "--dot",     "--seed",    "--trials", "--rule", "--help",
+      "--expand-ofg"};
   return names;
 }
 
@@ -88,6 +89,9 @@ Options parse_args(std::span<const std::string> args) {
     } else if (name == "--trace") {
       only(run, "`rwcheck GRAPH`");
       flag(o.trace);
+    } else if (name == "--expand-ofg") {
+      only(run, "`rwcheck GRAPH`");
+      flag(o.expand_ofg);
     } else if (name == "--json") {
       only(run, "`rwcheck GRAPH`");
       flag(o.json);
@@ -158,6 +162,8 @@ options of `rwcheck GRAPH`:
   --no-times        print `-` for times (output that is the same run after run)
   --dot FILE        write the graph before and after as Graphviz, nodes created by
                     rules marked with the rule's name
+  --expand-ofg      print each OpFromGraph node (a `def` of the graph file) with its
+                    inner graph beneath it, instead of each inner graph once at the end
   --json            print one JSON object instead of text (schema: docs/rwcheck.md)
 
 options of `rwcheck verify`:

@@ -44,6 +44,8 @@ struct Options {
   bool json = false;
   bool profile = false;
   bool no_times = false;
+  /// `--expand-ofg`: OpFromGraph nodes printed with their inner graph in place.
+  bool expand_ofg = false;
   /// `--why-not RULE`.
   std::optional<std::string> why_not;
   /// `--dot FILE`.

@@ -1,14 +1,21 @@
 // CheckEnvironment defaults.
 #include "tools/rwcheck/environment.hpp"
 
+#include "engine/compile/op_from_graph.hpp"
 #include "engine/rewrite/standard.hpp"
+#include "rw/graph_files.hpp"
 
 namespace rw::check {
 
 CheckEnvironment make_environment(const OpRegistry& ops) {
   CheckEnvironment env;
   env.ops = &ops;
-  env.make_db = [] { return make_standard_db(); };
+  env.make_db = [] {
+    std::shared_ptr<SequenceDB> db = make_standard_db();
+    register_op_from_graph_rewrites(*db);
+    return db;
+  };
+  env.graph_options = graph_file_options();
   return env;
 }
 

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "engine/dsl/graph_file.hpp"
 #include "engine/dsl/predicates.hpp"
 #include "engine/dsl/rule_registration.hpp"
 #include "engine/graph/op_registry.hpp"
@@ -32,10 +33,14 @@ struct CheckEnvironment {
       load_builtin;
   /// What reports call the built-in rules.
   std::string builtin_name = "the built-in rules";
+  /// How graph files are loaded: `def` blocks become OpFromGraph.
+  dsl::GraphFileOptions graph_options;
 };
 
 /// An environment over `ops` with the built-in predicates, the standard
-/// database (`make_standard_db`) and no built-in rules.
+/// database (`make_standard_db`, with the rewrite inlining OpFromGraph
+/// nodes that ask for it), graph files whose `def`s are OpFromGraph
+/// (`rw::graph_file_options`) and no built-in rules.
 CheckEnvironment make_environment(const OpRegistry& ops);
 
 }  // namespace rw::check

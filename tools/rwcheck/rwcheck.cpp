@@ -2,6 +2,7 @@
 // lint and verify.
 #include "tools/rwcheck/rwcheck.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <memory>
 #include <ostream>
@@ -15,6 +16,7 @@
 #include "engine/rewrite/mode.hpp"
 #include "tools/rwcheck/cli.hpp"
 #include "tools/rwcheck/dot.hpp"
+#include "tools/rwcheck/inner_graphs.hpp"
 #include "tools/rwcheck/json.hpp"
 #include "tools/rwcheck/lint.hpp"
 #include "tools/rwcheck/profile_report.hpp"
@@ -112,8 +114,53 @@ int bad_input(std::ostream& err, const std::string& message) {
   return kExitBadInput;
 }
 
+// The graph file's defs as JSON: each OpFromGraph the graph uses, its
+// parameters, inner outputs and how many nodes call it before and after.
+void write_defs_json(JsonWriter& json, const std::vector<const OpFromGraph*>& ops,
+                     const std::vector<std::size_t>& before, const FunctionGraph& after) {
+  json.begin_array();
+  for (std::size_t k = 0; k < ops.size(); ++k) {
+    const OpFromGraph& op = *ops[k];
+    json.begin_object();
+    json.field("name", std::string(op.name()));
+    json.field("inline", op.is_inline());
+    json.key("params");
+    json.begin_array();
+    for (const Var& v : op.inner_inputs())
+      json.value(fmt::format("{} {}", v->name(), v->type()->to_string()));
+    json.end_array();
+    json.key("outputs");
+    json.begin_array();
+    for (const Var& v : op.inner_outputs()) json.value(expr_of(*v));
+    json.end_array();
+    json.field("nodes_before", before[k]);
+    json.field("nodes_after", count_nodes(after, op));
+    json.end_object();
+  }
+  json.end_array();
+}
+
 int run_graph(const Options& o, std::ostream& out, std::ostream& err, const CheckEnvironment& env) {
-  RuleSetLoad load = load_rule_set(env, rule_files(o.rules), /*use_builtin=*/true);
+  // The graph first: rules may name its defs, which are registered as ops
+  // for them (in a copy of the registry).
+  dsl::LoadResult<dsl::GraphFile> graph = dsl::check_graph(o.graph, *env.ops, env.graph_options);
+  if (!graph.ok()) {
+    err << dsl::render(graph.diagnostics);
+    return kExitBadInput;
+  }
+  OpRegistry ops_with_defs;
+  CheckEnvironment env_with_defs;
+  const CheckEnvironment* use = &env;
+  if (!graph.value->defs.empty()) {
+    ops_with_defs = *env.ops;
+    for (const dsl::GraphDef& d : graph.value->defs)
+      if (auto ofg = std::dynamic_pointer_cast<const OpFromGraph>(d.op))
+        register_op_from_graph(ops_with_defs, std::move(ofg));
+    env_with_defs = env;
+    env_with_defs.ops = &ops_with_defs;
+    use = &env_with_defs;
+  }
+  RuleSetLoad load = load_rule_set(*use, rule_files(o.rules), /*use_builtin=*/true);
   if (!load.diagnostics.empty()) {
     err << dsl::render(load.diagnostics);
     return kExitBadInput;
@@ -140,12 +187,10 @@ int run_graph(const Options& o, std::ostream& out, std::ostream& err, const Chec
     return bad_input(err, fmt::format("--mode: {}", e.what()));
   }
 
-  dsl::LoadResult<dsl::GraphFile> graph = dsl::check_graph(o.graph, *env.ops);
-  if (!graph.ok()) {
-    err << dsl::render(graph.diagnostics);
-    return kExitBadInput;
-  }
   FunctionGraph fg = graph.value->function_graph();
+  const std::vector<const OpFromGraph*> defs = op_from_graphs(fg.outputs());
+  std::vector<std::size_t> def_nodes_before;
+  for (const OpFromGraph* op : defs) def_nodes_before.push_back(count_nodes(fg, *op));
 
   auto provenance = std::make_shared<Provenance>(why_rule ? why_rule->rule->name : "");
   fg.attach_feature(provenance);
@@ -208,6 +253,16 @@ int run_graph(const Options& o, std::ostream& out, std::ostream& err, const Chec
     json.begin_array();
     for (const std::string& s : after) json.value(s);
     json.end_array();
+    // Defs a rule introduced are listed too, after those of the graph.
+    std::vector<const OpFromGraph*> all_defs = defs;
+    std::vector<std::size_t> all_before = def_nodes_before;
+    for (const OpFromGraph* op : op_from_graphs(fg.outputs()))
+      if (std::find(all_defs.begin(), all_defs.end(), op) == all_defs.end()) {
+        all_defs.push_back(op);
+        all_before.push_back(0);
+      }
+    json.key("defs");
+    write_defs_json(json, all_defs, all_before, fg);
     json.field("complete", report.ok());
     json.field("problems", report.problems());
     json.key("events");
@@ -256,7 +311,7 @@ int run_graph(const Options& o, std::ostream& out, std::ostream& err, const Chec
     out << fmt::format("after: {}\n", nodes_text(nodes_after));
     for (std::size_t k = 0; k < after.size(); ++k)
       out << fmt::format("  output {}: {}\n", k, after[k]);
-    out << debugprint(fg);
+    out << print_graph(fg.outputs(), o.expand_ofg);
     if (why) out << format_why_not(*why);
     if (summary) out << format_profile(*summary, !o.no_times);
     if (!report.ok()) {

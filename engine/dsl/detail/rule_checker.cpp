@@ -586,9 +586,12 @@ void RuleChecker::check_statement(const ParsedFile& f, const ast::Statement& s,
   } else if (const auto* d = std::get_if<ast::Declare>(&s)) {
     check_declare(f, *d);
   } else if (!std::holds_alternative<ast::Import>(s)) {
-    const char* what = std::holds_alternative<ast::InputDecl>(s)    ? "`input`"
-                       : std::holds_alternative<ast::OutputDecl>(s) ? "`output`"
-                                                                    : "a binding `NAME = …`";
+    const char* what = std::holds_alternative<ast::InputDecl>(s)      ? "`input`"
+                       : std::holds_alternative<ast::OutputDecl>(s)   ? "`output`"
+                       : std::holds_alternative<ast::DefDecl>(s)      ? "`def`"
+                       : std::holds_alternative<ast::BlockEnd>(s)     ? "`}`"
+                       : std::holds_alternative<ast::TupleBinding>(s) ? "a binding `(NAME, …) = …`"
+                                                                      : "a binding `NAME = …`";
     error(f.source, head_span(*f.source, s),
           fmt::format("{} belongs in a graph file, not a rule file", what));
   }

@@ -14,6 +14,7 @@
 #include "engine/dsl/rule_loader.hpp"
 #include "engine/dsl/rule_registration.hpp"
 #include "engine/graph/printing.hpp"
+#include "rw/graph_files.hpp"
 #include "engine/rewrite/mode.hpp"
 #include "engine/rewrite/standard.hpp"
 #include "support/doc_snippets.hpp"
@@ -96,7 +97,7 @@ void check_doc(const fs::path& doc, std::size_t min_examples) {
       ok = r.ok();
       diagnostics = std::move(r.diagnostics);
     } else {
-      auto r = check_graph_text(name, b.text, test::pt_registry());
+      auto r = check_graph_text(name, b.text, test::pt_registry(), graph_file_options());
       ok = r.ok();
       diagnostics = std::move(r.diagnostics);
     }

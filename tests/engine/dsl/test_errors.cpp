@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include "engine/dsl/graph_file.hpp"
+#include "rw/graph_files.hpp"
 #include "engine/dsl/rule_loader.hpp"
 #include "support/pt_ops.hpp"
 
@@ -55,7 +56,8 @@ TEST_CASE("golden diagnostics of bad rule and graph files", "[dsl]") {
       if (c.extension() == ".rules")
         diagnostics = check_rules(name, test::pt_registry(), predicates, {files, {}}).diagnostics;
       else
-        diagnostics = check_graph_text(name, slurp(c), test::pt_registry()).diagnostics;
+        diagnostics =
+            check_graph_text(name, slurp(c), test::pt_registry(), graph_file_options()).diagnostics;
       const std::string got = render(diagnostics);
       const fs::path expected_path = fs::path(c).replace_extension(".expected");
       if (update) {

@@ -1,14 +1,19 @@
 // Graph files: the benchmark graphs load as they are; richer files with
-// expressions, shapes and several outputs; literal types; build errors.
+// expressions, shapes and several outputs; literal types; build errors;
+// `def` blocks (OpFromGraph) and tuple bindings.
 #include <filesystem>
 
 #include <catch2/catch.hpp>
 
+#include "engine/compile/op_from_graph.hpp"
 #include "engine/dsl/graph_file.hpp"
 #include "engine/dsl/literals.hpp"
 #include "engine/dsl/parse.hpp"
 #include "engine/graph/printing.hpp"
 #include "engine/graph/type.hpp"
+#include "rw/function.hpp"
+#include "rw/graph_files.hpp"
+#include "rw/registry.hpp"
 #include "support/pt_ops.hpp"
 
 using namespace rw;
@@ -193,4 +198,306 @@ TEST_CASE("a graph file with very many errors stops after the limit", "[dsl]") {
   REQUIRE(r.diagnostics.size() == kMaxErrorsPerFile);
   REQUIRE(r.diagnostics.back().notes.size() == 1);
   CHECK(r.diagnostics.back().notes[0].message == "too many errors (50); stopping here");
+}
+
+// ----- def blocks
+
+namespace {
+
+GraphFile load_defs(const std::string& text, const OpRegistry& ops = pt_registry()) {
+  auto r = check_graph_text("t.graph", text, ops, graph_file_options());
+  INFO(render(r.diagnostics));
+  REQUIRE(r.ok());
+  return std::move(*r.value);
+}
+
+std::string def_errors(const std::string& text) {
+  auto r = check_graph_text("t.graph", text, pt_registry(), graph_file_options());
+  REQUIRE_FALSE(r.ok());
+  return render(r.diagnostics);
+}
+
+const OpFromGraph& ofg_of(const Var& v) {
+  REQUIRE(v->owner());
+  const auto* op = dynamic_cast<const OpFromGraph*>(&v->owner()->op());
+  REQUIRE(op);
+  return *op;
+}
+
+const char* const kAxpy = R"(
+def axpy(a f64, x f64[?], y f64[?]) {
+  t = a * x
+  output t + y
+}
+input x f64[?]
+input y f64[?]
+u = axpy(2.0, x, y)
+v = axpy(-1.0, y, x)
+output u, v
+)";
+
+}  // namespace
+
+TEST_CASE("a def is one OpFromGraph, shared by all its calls", "[dsl]") {
+  const GraphFile g = load_defs(kAxpy);
+  REQUIRE(g.defs.size() == 1);
+  CHECK(g.defs[0].name == "axpy");
+  CHECK(g.find_def("axpy") == &g.defs[0]);
+  CHECK(g.find_def("u") == nullptr);
+  const OpFromGraph& op = ofg_of(g.outputs[0]);
+  CHECK(&op == g.defs[0].op.get());
+  CHECK(&ofg_of(g.outputs[1]) == &op);
+  CHECK_FALSE(op.is_inline());
+  CHECK(op.name() == "axpy");
+  // Parameters are the inner inputs, named and typed as written.
+  REQUIRE(op.inner_inputs().size() == 3);
+  CHECK(op.inner_inputs()[0]->name() == "a");
+  CHECK(type_of(op.inner_inputs()[0]) == "f64[]");
+  CHECK(type_of(op.inner_inputs()[2]) == "f64[?]");
+  CHECK(to_infix(op.inner_outputs()[0]) == "a * x + y");
+  CHECK(op.inner_outputs()[0]->owner()->input(0)->name() == "t");
+  // The call's inputs, in order; the block's names do not leak out.
+  CHECK(to_infix(g.outputs[1]) == "axpy(-1.0, y, x)");
+  CHECK(g.find("t") == nullptr);
+  CHECK(g.names.size() == 4);  // x, y, u, v
+  CHECK(g.outputs[0]->name() == "u");
+}
+
+TEST_CASE("a def computes what its block says", "[dsl][grad]") {
+  const GraphFile g = load_defs(kAxpy, standard_registry());
+  auto fn = function({g.inputs[0], g.inputs[1]}, {g.outputs[0], g.outputs[1]});
+  const auto out = fn(Tensor::from({1.0, 2.0, 3.0}), Tensor::from({10.0, 20.0, 30.0}));
+  // u = 2x + y, v = -y + x
+  const double x[] = {1, 2, 3}, y[] = {10, 20, 30};
+  for (std::int64_t k = 0; k < 3; ++k) {
+    CHECK(out[0].at({k}) == 2 * x[k] + y[k]);
+    CHECK(out[1].at({k}) == -y[k] + x[k]);
+  }
+}
+
+TEST_CASE("inline=true, several outputs, tuple bindings and nested defs", "[dsl]") {
+  const GraphFile g = load_defs(R"(
+def sq(x f64[?]) inline=true {
+  output x * x
+}
+def stats(x f64[?]) inline=false {
+  s = sum(x)
+  output s, sq(x) / s
+}
+input x f64[?]
+(total, share) = stats(x)
+output share, total + 1.0
+)");
+  REQUIRE(g.defs.size() == 2);
+  const auto& sq = dynamic_cast<const OpFromGraph&>(*g.defs[0].op);
+  const auto& stats = dynamic_cast<const OpFromGraph&>(*g.defs[1].op);
+  CHECK(sq.is_inline());
+  CHECK_FALSE(stats.is_inline());
+  CHECK(stats.inner_outputs().size() == 2);
+  // The tuple names the node's outputs, in order.
+  const Var total = g.find("total"), share = g.find("share");
+  REQUIRE(total);
+  REQUIRE(share);
+  CHECK(total->owner() == share->owner());
+  CHECK(total->index() == 0);
+  CHECK(share->index() == 1);
+  CHECK(type_of(total) == "f64[]");
+  CHECK(total->name() == "total");
+  CHECK(g.outputs[0] == share);
+  // The nested def is a node of the inner graph of `stats`.
+  CHECK(to_infix(stats.inner_outputs()[1]) == "sq(x) / sum{axis=none}(x)");
+  CHECK(&ofg_of(stats.inner_outputs()[1]->owner()->input(0)) == &sq);
+}
+
+TEST_CASE("tuple bindings of a multi-output op", "[dsl]") {
+  const GraphFile g = load_defs(R"(
+def two(x f64[?]) {
+  output x, -x
+}
+input x f64[?]
+(a) = exp(x)
+(b, c) = two(a)
+output b, c
+)");
+  CHECK(to_infix(g.outputs[0]) == "two(exp(x))[0]");
+  CHECK(to_infix(g.outputs[1]) == "two(exp(x))[1]");
+  CHECK(g.find("a")->name() == "a");
+}
+
+TEST_CASE("def errors name the def, the argument and the place", "[dsl]") {
+  // Wrong arity, argument types, unknown def, names escaping the block or
+  // reaching into it, a def used as a value.
+  CHECK(def_errors(R"(def f(a f64, x f64[?]) {
+  output a * x
+}
+input x f64[?]
+input m f64[?, ?]
+p = f(x)
+q = f(1, x)
+r = f(2.0, m)
+s = g(x)
+output p, q, r, s, f
+)") == R"(t.graph:6:5: error: `def f` takes 2 inputs (a, x), but 1 is given
+p = f(x)
+    ^
+t.graph:7:7: error: argument `a` of `f` must be `f64[]`, not `i8[]`
+q = f(1, x)
+      ^
+t.graph:8:12: error: argument `x` of `f` must be `f64[?]`, not `f64[?,?]`
+r = f(2.0, m)
+           ^
+t.graph:9:5: error: unknown op `g`; did you mean `ge`?
+s = g(x)
+    ^
+t.graph:10:20: error: undefined name `f` (`f` is a def: call it, `f(…)`)
+output p, q, r, s, f
+                   ^
+)");
+  CHECK(def_errors(R"(input x f64[?]
+def f(a f64[?]) {
+  t = exp(a)
+  output t * x
+}
+y = t + 1.0
+output f(y), y
+)") == R"(t.graph:4:14: error: undefined name `x` in `def f`: a def sees only its parameters and its own names; pass `x` as a parameter
+  output t * x
+             ^
+t.graph:6:5: error: undefined name `t` (`t` is local to `def f`)
+y = t + 1.0
+    ^
+)");
+}
+
+TEST_CASE("a misspelt def is suggested", "[dsl]") {
+  CHECK(def_errors("def axpy(x f64) {\n  output x\n}\ninput x f64\noutput axpz(x)\n") ==
+        R"(t.graph:5:8: error: unknown op or def `axpz`; did you mean `axpy`?
+output axpz(x)
+       ^~~~
+)");
+}
+
+TEST_CASE("def blocks that are malformed", "[dsl]") {
+  CHECK(def_errors(R"(def f(x f64) {
+  y = exp(x)
+}
+def f(x f64) {
+  output x
+}
+def exp(x f64) {
+  output x
+}
+input x f64
+output f(x)
+)") == R"(t.graph:1:5: error: `def f` has no `output`; its block must end with one
+def f(x f64) {
+    ^
+t.graph:4:5: error: `def f` is defined twice
+def f(x f64) {
+    ^
+t.graph:1:5: note: first defined here
+def f(x f64) {
+    ^
+t.graph:7:5: error: `exp` is an op; a def needs a name of its own
+def exp(x f64) {
+    ^~~
+)");
+  CHECK(def_errors("def f(x f64) {\n  input y f64\n  def g(z f64) {\n  output x\n}\n}\n"
+                   "input x f64\noutput x\n") ==
+        R"(t.graph:2:3: error: `input` cannot appear inside `def f`; a def's inputs are its parameters
+  input y f64
+  ^~~~~
+t.graph:3:3: error: `def g` cannot be nested in `def f`; define it before, and call it
+  def g(z f64) {
+  ^~~
+t.graph:1:5: note: `def f` opens here
+def f(x f64) {
+    ^
+t.graph:6:1: error: `}` without an open `def` block
+}
+^
+)");
+  CHECK(def_errors("def f(x f64) inlin=true {\n  output x\n}\ndef g(x f64) inline=1 {\n"
+                   "  output g(x)\n}\ninput x f64\noutput x\n") ==
+        R"(t.graph:1:14: error: `def` has no option `inlin`; did you mean `inline`?
+def f(x f64) inlin=true {
+             ^~~~~
+t.graph:4:21: error: `inline` takes `true` or `false`
+def g(x f64) inline=1 {
+                    ^
+t.graph:5:10: error: `def g` cannot call itself
+  output g(x)
+         ^
+)");
+  CHECK(def_errors("input x f64\ndef f(x f64) {\n  output x\noutput x\n") ==
+        R"(t.graph:2:5: error: `def f` is not closed; expected `}`
+def f(x f64) {
+    ^
+)");
+}
+
+TEST_CASE("a def header with a syntax error takes its block with it", "[dsl]") {
+  // The block's statements are not reported as misplaced, and calls of the
+  // def are not reported as unknown.
+  CHECK(def_errors("def f(x f64[?] {\n  y = exp(x)\n  output y\n}\ninput x f64[?]\n"
+                   "output f(x)\n") ==
+        R"(t.graph:1:16: error: expected `,` or `)`, found `{`
+def f(x f64[?] {
+               ^
+)");
+  // Names of a tuple binding that failed are not reported again.
+  CHECK(def_errors("input x f64[?]\n(a, b = exp(x)\noutput a, b\n") ==
+        R"(t.graph:2:7: error: expected `,` or `)`, found `=`
+(a, b = exp(x)
+      ^
+)");
+  CHECK(def_errors("input x f64[?]\n(a, b) = exp(x)\noutput a\n") ==
+        R"(t.graph:2:10: error: this has 1 output, but 2 names are bound
+(a, b) = exp(x)
+         ^~~~~~
+)");
+}
+
+TEST_CASE("a loader without a def builder refuses defs", "[dsl]") {
+  auto r = check_graph_text("t.graph", "def f(x f64) {\n  output x\n}\ninput x f64\noutput f(x)\n",
+                            pt_registry());
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.diagnostics.size() == 1);
+  CHECK(r.diagnostics[0].message ==
+        "this loader cannot build `def` blocks (no `GraphFileOptions::define`; "
+        "`rw::graph_file_options()` builds them as OpFromGraph)");
+}
+
+TEST_CASE("a def's builder may refuse it", "[dsl]") {
+  GraphFileOptions options;
+  options.define = [](const DefSpec& spec) -> OpPtr {
+    throw Error("no " + spec.name + " today");
+  };
+  auto r = check_graph_text("t.graph", "def f(x f64) {\n  output x\n}\ninput x f64\noutput f(x)\n",
+                            pt_registry(), options);
+  REQUIRE_FALSE(r.ok());
+  CHECK(render(r.diagnostics) == R"(t.graph:1:5: error: cannot define `f`: no f today
+def f(x f64) {
+    ^
+)");
+}
+
+TEST_CASE("the def builder is given the block", "[dsl]") {
+  std::vector<DefSpec> seen;
+  GraphFileOptions options;
+  options.define = [&](const DefSpec& spec) -> OpPtr {
+    seen.push_back(spec);
+    return rw::op_from_graph(spec.inputs, spec.outputs, {.name = spec.name});
+  };
+  auto r = check_graph_text(
+      "t.graph", "def f(x f64, y f64) inline=true {\n  output x + y, x\n}\ninput x f64\n"
+                 "(a, b) = f(x, x)\noutput a\n", pt_registry(), options);
+  REQUIRE(r.ok());
+  REQUIRE(seen.size() == 1);
+  CHECK(seen[0].name == "f");
+  CHECK(seen[0].inline_graph);
+  REQUIRE(seen[0].inputs.size() == 2);
+  CHECK(seen[0].inputs[1]->name() == "y");
+  REQUIRE(seen[0].outputs.size() == 2);
+  CHECK(to_infix(seen[0].outputs[0]) == "x + y");
 }

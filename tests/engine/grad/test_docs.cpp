@@ -53,3 +53,24 @@ TEST_CASE("docs/opfromgraph.md: wrapping a graph as an Op", "[grad]") {
   CHECK(value.item<double>() == 24.0);
   CHECK(dy.item<double>() == 6.0);
 }
+
+TEST_CASE("docs/grad.md: jacobian and hessian of a vector of unknown length", "[grad]") {
+  // [doc:jacobian]
+  auto x = rw::vector("x");                          // length known only at run time
+  auto j = rw::jacobian(rw::exp(x) * rw::sum(x), x);  // f64[?,?]: a MapOp named `jacobian`
+  auto h = rw::hessian(rw::sum(rw::exp(x)) * rw::sum(x), x);
+  auto f = rw::function({x}, {j, h});
+  auto [jx, hx] = f(rw::Tensor::from({0.5, -1.0, 2.0}));
+  // jx[i][k] = [i == k] exp(x_i) S + exp(x_i), S = sum(x)
+  // hx[i][k] = [i == k] exp(x_i) S + exp(x_i) + exp(x_k)
+  // [/doc:jacobian]
+  require_on_page("docs/grad.md", "jacobian");
+  CHECK(j->owner()->op().name() == "jacobian");
+  const double xs[] = {0.5, -1.0, 2.0}, s = 1.5;
+  for (std::int64_t i = 0; i < 3; ++i)
+    for (std::int64_t k = 0; k < 3; ++k) {
+      const double ei = std::exp(xs[i]), ek = std::exp(xs[k]);
+      CHECK(jx.at({i, k}) == Approx((i == k ? ei * s : 0.0) + ei));
+      CHECK(hx.at({i, k}) == Approx((i == k ? ei * s : 0.0) + ei + ek));
+    }
+}

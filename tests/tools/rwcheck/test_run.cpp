@@ -157,6 +157,66 @@ TEST_CASE("rules come from files or directories, in order", "[rwcheck]") {
   CHECK(builtin.out.find("mode fast_run, no rules") != std::string::npos);
 }
 
+TEST_CASE("def blocks: folded, expanded, traced and in JSON", "[rwcheck]") {
+  // The standard Op library (the defs run their inner graphs through it), the
+  // example rules, and a rule naming the def `axpy` of the graph.
+  auto args = [](std::vector<std::string> more) {
+    std::vector<std::string> a = {"--rules", "examples/rules", "--rules", "examples/ofg.rules"};
+    a.insert(a.end(), more.begin(), more.end());
+    return a;
+  };
+  const auto& env = rw::test::standard_environment();
+  auto count = [](const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (std::size_t p = 0; (p = text.find(what, p)) != std::string::npos; p += what.size()) ++n;
+    return n;
+  };
+
+  SECTION("folded: each def's inner graph once, below the graph") {
+    const auto r = rwcheck(args({"examples/ofg.graph"}), env);
+    CHECK(r.status == 0);
+    CHECK(r.err.empty());
+    check_golden("ofg.txt", r.out);
+    CHECK(count(r.out, "def axpy(a f64[], x f64[?], y f64[?]):\n") == 1);
+    CHECK(count(r.out, "def step(x f64[?], y f64[?]):\n") == 1);
+    // The inline def was expanded: the final graph calls it no more.
+    const auto after = r.out.find("after:");
+    REQUIRE(after != std::string::npos);
+    CHECK(r.out.find("softplus_naive", after) == std::string::npos);
+    CHECK(r.out.find("softplus_naive") < after);
+    CHECK(r.out.find("┊") == std::string::npos);
+  }
+  SECTION("--expand-ofg: each node's inner graph beneath it") {
+    const auto r = rwcheck(args({"--expand-ofg", "examples/ofg.graph"}), env);
+    CHECK(r.status == 0);
+    check_golden("ofg_expanded.txt", r.out);
+    // axpy is called at the top level and inside step: expanded at each node.
+    CHECK(count(r.out, "┊ def axpy(a f64[], x f64[?], y f64[?]):\n") == 2);
+  }
+  SECTION("--trace: the inlining and the rule naming a def fire") {
+    const auto r = rwcheck(args({"--trace", "examples/ofg.graph"}), env);
+    CHECK(r.status == 0);
+    check_golden("ofg_trace.txt", r.out);
+    const auto inl = r.out.find("canonicalize / inline_op_from_graph");
+    const auto soft = r.out.find("stabilize / softplus");
+    CHECK(inl != std::string::npos);
+    CHECK(soft != std::string::npos);
+    CHECK(inl < soft);
+    CHECK(r.out.find("canonicalize / axpy_unscaled") != std::string::npos);
+  }
+  SECTION("--json: the defs the graph uses") {
+    const auto r = rwcheck(args({"--json", "examples/ofg.graph"}), env);
+    CHECK(r.status == 0);
+    check_golden("ofg.json", r.out);
+  }
+  SECTION("a rule naming a def needs the graph that defines it") {
+    const auto r = rwcheck({"--rules", "examples/ofg.rules", "examples/softplus.graph"}, env);
+    CHECK(r.status == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err.find("examples/ofg.rules:5:21: error: unknown op `axpy`") != std::string::npos);
+  }
+}
+
 TEST_CASE("the examples of docs/rwcheck.md print what the page shows", "[rwcheck]") {
   // Each "```console" block: `$ rwcheck ARGS`, then the exact output (stdout,
   // then stderr), and `[exit N]` as its last line when the status is not 0.
@@ -188,7 +248,7 @@ TEST_CASE("the examples of docs/rwcheck.md print what the page shows", "[rwcheck
     CHECK(r.out + r.err == expected);
     ++blocks;
   }
-  CHECK(blocks == 8);
+  CHECK(blocks == 10);
 }
 
 TEST_CASE("the built executable behaves as the library entry point", "[rwcheck]") {

@@ -1,8 +1,9 @@
-// jacobian and hessian, one grad per element of the expression.
-#include "engine/grad/jacobian.hpp"
+// jacobian and hessian: stacked gradients, or a MapOp over one.
+#include "engine/compile/jacobian.hpp"
 
 #include <fmt/format.h>
 
+#include "engine/compile/map_op.hpp"
 #include "engine/graph/errors.hpp"
 #include "engine/graph/type.hpp"
 #include "ops/api.hpp"
@@ -18,11 +19,14 @@ std::vector<Var> jacobian(const Var& expression, std::span<const Var> wrt,
                                 expression->type()->to_string()));
   if (t->ndim() == 0) return grad(expression, wrt, options);
   const std::int64_t n = t->shape()[0];
-  if (n == kUnknownDim)
-    throw TypeError(fmt::format(
-        "`jacobian`: the expression `{}` must have a static length (rwgraph builds one gradient "
-        "per element; use specify_shape)",
-        t->to_string()));
+  if (n == kUnknownDim) {
+    // Row k is the gradient of expression[k]: one inner graph run n times.
+    Var k = Variable::make(TensorType::make(DType::Int64, {}), "k");
+    const std::vector<Var> rows = grad(subtensor(expression, {k}), wrt, options);
+    std::vector<Var> shapes;
+    for (const Var& w : wrt) shapes.push_back(shape(w));
+    return map_steps(shape_i(expression, 0), k, rows, shapes, "jacobian");
+  }
   std::vector<std::vector<Var>> rows(wrt.size());
   for (std::int64_t k = 0; k < n; ++k) {
     const std::vector<Var> g = grad(subtensor(expression, {k}), wrt, options);
