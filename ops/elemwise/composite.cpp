@@ -168,7 +168,6 @@ Composite::Composite(ScalarProgram program, IoMap inplace)
                                    "input the program does not have ({} outputs, {} inputs)",
                                    o, i, program_.num_outputs(), program_.num_inputs()));
   listing_ = program_.to_string();
-  expression_ = program_expression(program_);
 }
 
 std::shared_ptr<const Composite> Composite::with_inplace(IoMap inplace) const {
@@ -189,6 +188,7 @@ Props Composite::props() const {
 }
 
 std::string Composite::to_string() const {
+  std::call_once(expression_once_, [&] { expression_ = program_expression(program_); });
   std::string s = "Composite{" + expression_ + "}";
   if (!inplace_pattern().empty()) {
     s += "{inplace=(";

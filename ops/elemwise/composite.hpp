@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -66,7 +67,10 @@ class Composite final : public ElemwiseBase {
  private:
   ScalarProgram program_;
   std::string listing_;
-  std::string expression_;
+  // Written out on first use: only printing needs it, and for a fused chain
+  // of thousands of nodes it cost as much as the rest of the rewrite.
+  mutable std::once_flag expression_once_;
+  mutable std::string expression_;
 };
 
 /// `op` (sum, prod, max, min, mean, any, all) over `axis` (none: all) of the
