@@ -167,7 +167,6 @@ Composite::Composite(ScalarProgram program, IoMap inplace)
       throw ValueError(fmt::format("`composite`: the in-place pair ({}, {}) names an output or "
                                    "input the program does not have ({} outputs, {} inputs)",
                                    o, i, program_.num_outputs(), program_.num_inputs()));
-  listing_ = program_.to_string();
 }
 
 std::shared_ptr<const Composite> Composite::with_inplace(IoMap inplace) const {
@@ -175,6 +174,7 @@ std::shared_ptr<const Composite> Composite::with_inplace(IoMap inplace) const {
 }
 
 Props Composite::props() const {
+  std::call_once(listing_once_, [&] { listing_ = program_.to_string(); });
   Props p{{"program", listing_}};
   if (!inplace_pattern().empty()) {
     std::vector<std::int64_t> flat;
@@ -185,6 +185,11 @@ Props Composite::props() const {
     p.push_back({"inplace", std::move(flat)});
   }
   return p;
+}
+
+bool Composite::equals(const Op& other) const {
+  const auto* c = dynamic_cast<const Composite*>(&other);
+  return c && inplace_pattern() == c->inplace_pattern() && Op::equals(other);
 }
 
 std::string Composite::to_string() const {
