@@ -172,7 +172,7 @@ PassReport InplacePass::apply(FunctionGraph& fgraph, RewriteContext& ctx) const 
           if (taken[i] ||
               !can_hold(*node->input(i)->tensor_type(), *node->output_var(o).tensor_type()))
             continue;
-          if (dh.why_not_destroy(fgraph, *node, i)) continue;
+          if (!dh.can_destroy(fgraph, *node, i)) continue;
           IoMap trial = pairs;
           trial.emplace_back(o, i);
           if (const OpPtr v = inplace_variant(*node, trial); v && try_replace(*node, v)) {
@@ -188,12 +188,12 @@ PassReport InplacePass::apply(FunctionGraph& fgraph, RewriteContext& ctx) const 
       continue;
     }
     if (const auto* inc = dynamic_cast<const IncSubtensor*>(&op)) {
-      if (dh.why_not_destroy(fgraph, *node, 0)) continue;
+      if (!dh.can_destroy(fgraph, *node, 0)) continue;
       try_replace(*node, std::make_shared<IncSubtensor>(inc->index().codes(), inc->is_set(), true));
       continue;
     }
     if (dynamic_cast<const Gemm*>(&op)) {
-      if (dh.why_not_destroy(fgraph, *node, 0)) continue;
+      if (!dh.can_destroy(fgraph, *node, 0)) continue;
       try_replace(*node, std::make_shared<Gemm>(true));
     }
   }

@@ -1,6 +1,7 @@
 // ScalarProgram: building, checking and printing scalar programs.
 #include "runtime/scalar_program.hpp"
 
+#include <iterator>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -142,27 +143,33 @@ int ScalarProgram::cost() const {
 }
 
 std::string ScalarProgram::to_string() const {
+  // Formatted in place: a fused program has thousands of registers, and a
+  // temporary string per line made this the cost of building a Composite.
   std::string out;
+  auto it = std::back_inserter(out);
   for (std::size_t id = 0; id < regs_.size(); ++id) {
     const RegInfo& info = regs_[id];
     const auto t = dtype_short_name(info.dtype);
     switch (info.kind) {
-      case RegKind::Input: out += fmt::format("%{} = input {} {}\n", id, info.index, t); break;
+      case RegKind::Input: fmt::format_to(it, "%{} = input {} {}\n", id, info.index, t); break;
       case RegKind::Constant:
-        out += fmt::format("%{} = {} {}\n", id, format_bits(constants_[info.index], info.dtype), t);
+        fmt::format_to(it, "%{} = {} {}\n", id, format_bits(constants_[info.index], info.dtype), t);
         break;
       case RegKind::Temp: {
         const ScalarInstr& ins = instrs_[info.index];
-        std::string args;
-        for (Reg a : ins.args) args += fmt::format("{}%{}", args.empty() ? "" : ", ", a.id);
-        out += fmt::format("%{} = {}({}) {}\n", id, scalar_op_name(ins.op), args, t);
+        fmt::format_to(it, "%{} = {}(", id, scalar_op_name(ins.op));
+        for (std::size_t k = 0; k < ins.args.size(); ++k)
+          fmt::format_to(it, "{}%{}", k ? ", " : "", ins.args[k].id);
+        fmt::format_to(it, ") {}\n", t);
         break;
       }
     }
   }
-  std::string outs;
-  for (Reg r : outputs_) outs += fmt::format("{}%{}", outs.empty() ? "" : ", ", r.id);
-  return out + "outputs " + outs + "\n";
+  out += "outputs ";
+  for (std::size_t k = 0; k < outputs_.size(); ++k)
+    fmt::format_to(it, "{}%{}", k ? ", " : "", outputs_[k].id);
+  out += "\n";
+  return out;
 }
 
 }  // namespace rw

@@ -100,6 +100,10 @@ struct FGraphImpl {
   mutable bool labels_dirty = false;
   mutable std::uint64_t next_label = 0;
   mutable std::uint64_t gap = std::uint64_t{1} << 32;
+  // The nodes in topological order, kept until the graph changes: passes of
+  // a pipeline that change nothing share one sort.
+  mutable std::vector<Apply*> topo_nodes;
+  mutable bool topo_valid = false;
 
   struct Change {
     Client client;
@@ -129,10 +133,12 @@ struct FGraphImpl {
   void add_edge(Vertex u, Vertex v, std::uint32_t out_index, std::uint32_t slot) {
     const auto pos = static_cast<std::uint32_t>(g.out_edge_list(u).size());
     boost::add_edge(u, v, EdgeData{out_index, slot, pos}, g);
+    topo_valid = false;
   }
   using EdgeIter = BGraph::EdgeContainer::iterator;
   void erase_edge(EdgeIter e) {
     const Vertex u = e->m_source, v = e->m_target;
+    topo_valid = false;
     auto& iel = in_edge_list(g, v);
     for (auto i = iel.begin(); i != iel.end(); ++i)
       if (i->get_iter() == e) {
@@ -156,6 +162,7 @@ struct FGraphImpl {
     d.is_input = is_input;
     const Vertex vx = boost::add_vertex(std::move(d), g);
     roots.emplace(v.get(), vx);
+    topo_valid = false;
     return vx;
   }
 
@@ -164,6 +171,7 @@ struct FGraphImpl {
     d.kind = VertexKind::Node;
     d.node = ApplyRef(a);
     const Vertex vx = boost::add_vertex(std::move(d), g);
+    topo_valid = false;
     a->vertex_ = vx;
     a->fgraph_ = this;
     for (std::uint32_t i = 0; i < a->n_inputs_; ++i) {
@@ -273,6 +281,7 @@ struct FGraphImpl {
         for (const auto& f : features) f->on_prune(*self, *node, reason);
         remove_all_in_edges(p);
         boost::remove_vertex(p, g);
+        topo_valid = false;
         node->vertex_ = nullptr;
         node->fgraph_ = nullptr;
         --n_nodes;
@@ -280,6 +289,7 @@ struct FGraphImpl {
       } else if (!g[p].is_input) {
         roots.erase(v.get());
         boost::remove_vertex(p, g);
+        topo_valid = false;
       }
     }
   }
@@ -371,13 +381,56 @@ struct FGraphImpl {
     labels_dirty = true;
   }
 
+  /// Every vertex, in the order of Boost's topological_sort (reverse
+  /// postorder of a depth-first search along out-edges, started from each
+  /// vertex in vertex order) — the same algorithm without the generic
+  /// machinery, which cost as much as a pass. Throws boost::not_a_dag.
   std::vector<Vertex> topo_vertices() const {
-    std::vector<Vertex> rev;
-    rev.reserve(boost::num_vertices(g));
-    boost::topological_sort(g, std::back_inserter(rev),
-                            boost::color_map(boost::get(&VertexData::color, g)));
-    std::reverse(rev.begin(), rev.end());
-    return rev;
+    std::vector<Vertex> post;
+    post.reserve(boost::num_vertices(g));
+    for (auto [it, end] = boost::vertices(g); it != end; ++it) g[*it].color = boost::white_color;
+    struct Frame {
+      Vertex v;
+      std::size_t next;
+    };
+    std::vector<Frame> stack;
+    for (auto [it, end] = boost::vertices(g); it != end; ++it) {
+      if (g[*it].color != boost::white_color) continue;
+      g[*it].color = boost::gray_color;
+      stack.push_back({*it, 0});
+      while (!stack.empty()) {
+        Frame& f = stack.back();
+        const auto& out = g.out_edge_list(f.v);
+        if (f.next < out.size()) {
+          const Vertex t = out[f.next++].get_target();
+          const boost::default_color_type c = g[t].color;
+          if (c == boost::white_color) {
+            g[t].color = boost::gray_color;
+            stack.push_back({t, 0});
+          } else if (c == boost::gray_color) {
+            throw boost::not_a_dag();
+          }
+        } else {
+          g[f.v].color = boost::black_color;
+          post.push_back(f.v);
+          stack.pop_back();
+        }
+      }
+    }
+    std::reverse(post.begin(), post.end());
+    return post;
+  }
+
+  /// The nodes in topological order (cached until the graph changes).
+  const std::vector<Apply*>& topo_order() const {
+    if (!topo_valid) {
+      topo_nodes.clear();
+      topo_nodes.reserve(n_nodes);
+      for (Vertex v : topo_vertices())
+        if (g[v].kind == VertexKind::Node) topo_nodes.push_back(g[v].node.get());
+      topo_valid = true;
+    }
+    return topo_nodes;
   }
 
   void relabel() const {
@@ -404,6 +457,7 @@ struct FGraphImpl {
       case Corruption::DroppedEdge: {
         auto [it, end] = boost::in_edges(vertex_of(last), m.g);
         boost::remove_edge(*it, m.g);
+        m.topo_valid = false;
         break;
       }
       case Corruption::NodeCount:
@@ -528,13 +582,7 @@ std::vector<Apply*> FunctionGraph::nodes() const {
   return out;
 }
 
-std::vector<Apply*> FunctionGraph::toposort() const {
-  std::vector<Apply*> out;
-  out.reserve(impl_->n_nodes);
-  for (Vertex v : impl_->topo_vertices())
-    if (impl_->g[v].kind == VertexKind::Node) out.push_back(impl_->g[v].node.get());
-  return out;
-}
+std::vector<Apply*> FunctionGraph::toposort() const { return impl_->topo_order(); }
 
 std::vector<Var> FunctionGraph::variables() const {
   std::vector<Var> out;

@@ -32,9 +32,17 @@ namespace rw {
 /// exists (the only cost is a buffer that could sometimes have been reused).
 ///
 /// The feature lives in the rewrite layer because it exists for in-place
-/// rewrites: they attach it through their requirements, ask
-/// `why_not_destroy` before building a replacement, and rely on its veto.
-/// compile_function attaches one with the mutable inputs of the function.
+/// rewrites: they attach it through their requirements, ask `can_destroy`
+/// (or `why_not_destroy`, for the reason) before building a replacement, and
+/// rely on its veto. compile_function attaches one with the mutable inputs of
+/// the function.
+///
+/// Validation is incremental: a change can only break the rule for the
+/// destroyers it touched — a destroyer it imported or whose inputs it
+/// changed, and the destroyers reached through views from a value that
+/// gained a reader — so `validate` checks those alone, and nothing at all
+/// while the graph has no destroyer. After attaching, the first validation
+/// checks every destroyer.
 class DestroyHandler final : public Feature {
  public:
   /// `mutable_inputs`: inputs of the graph that nodes may overwrite.
@@ -44,6 +52,8 @@ class DestroyHandler final : public Feature {
   void on_detach(FunctionGraph& fgraph) override;
   void on_import(FunctionGraph& fgraph, Apply& node, std::string_view reason) override;
   void on_prune(FunctionGraph& fgraph, Apply& node, std::string_view reason) override;
+  void on_change_input(FunctionGraph& fgraph, const Client& client, const Var& old_var,
+                       const Var& new_var, std::string_view reason) override;
   /// Throws InconsistencyError naming the node and the value it must not
   /// overwrite, and why.
   void validate(const FunctionGraph& fgraph) override;
@@ -55,15 +65,40 @@ class DestroyHandler final : public Feature {
   std::optional<std::string> why_not_destroy(const FunctionGraph& fgraph, const Apply& node,
                                              std::size_t input,
                                              const Apply* replacing = nullptr) const;
+  /// `!why_not_destroy(...)`, without building the reason: what a rewrite
+  /// asks of every candidate.
+  bool can_destroy(const FunctionGraph& fgraph, const Apply& node, std::size_t input,
+                   const Apply* replacing = nullptr) const;
   /// Whether `var` is an input declared mutable.
   bool is_mutable(const Variable& var) const { return mutable_.contains(&var); }
   /// The nodes of the graph that overwrite an input.
   std::size_t num_destroyers() const { return destroyers_.size(); }
 
  private:
+  /// What forbids an overwrite: the rule broken, at which variable, and the
+  /// other reader when there is one.
+  struct Fault {
+    enum class Kind : unsigned char { None, Constant, Output, Read, Input, SharedView };
+    Kind kind = Kind::None;
+    const Variable* var = nullptr;
+    const Apply* reader = nullptr;
+    const Variable* viewed = nullptr;
+  };
+  Fault fault(const FunctionGraph& fgraph, const Apply& node, std::size_t input,
+              const Apply* replacing) const;
+  /// Adds to `out` the destroyers a change at `var` may affect: those that
+  /// overwrite the buffer `var` shows, directly or through views.
+  void destroyers_near(const FunctionGraph& fgraph, const Variable& var,
+                       std::vector<const Apply*>& out) const;
+
   std::unordered_set<const Variable*> mutable_;
   std::unordered_set<const Apply*> destroyers_;
   std::vector<Var> keep_;  // keeps the mutable inputs alive
+  // What changed since the last validation (counted handles: a pruned node
+  // may be gone by then). `check_all_` until a first validation passes.
+  std::vector<Var> changed_vars_;
+  std::vector<ApplyRef> changed_nodes_;
+  bool check_all_ = true;
 };
 
 /// The DestroyHandler attached to `fgraph`, attaching a new one (with no

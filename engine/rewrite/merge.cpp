@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <functional>
 #include <queue>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -61,7 +62,11 @@ struct MergeTables {
 namespace {
 
 std::uint64_t signature(const Apply& node) {
-  std::uint64_t h = node.op().hash() ^ (node.num_outputs() * 0x9E3779B97F4A7C15ULL);
+  // The Op's name, not its hash: nodes with equal inputs are rare, so
+  // same_node's full comparison seldom runs, while Op::hash would write out
+  // every parameter of every new Op (a fused Composite's whole program).
+  std::uint64_t h = std::hash<std::string_view>()(node.op().name()) ^
+                    (node.num_outputs() * 0x9E3779B97F4A7C15ULL);
   for (const Var& in : node.inputs()) {
     h ^= reinterpret_cast<std::uintptr_t>(in.get()) + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
   }

@@ -167,8 +167,6 @@ Composite::Composite(ScalarProgram program, IoMap inplace)
       throw ValueError(fmt::format("`composite`: the in-place pair ({}, {}) names an output or "
                                    "input the program does not have ({} outputs, {} inputs)",
                                    o, i, program_.num_outputs(), program_.num_inputs()));
-  listing_ = program_.to_string();
-  expression_ = program_expression(program_);
 }
 
 std::shared_ptr<const Composite> Composite::with_inplace(IoMap inplace) const {
@@ -176,6 +174,7 @@ std::shared_ptr<const Composite> Composite::with_inplace(IoMap inplace) const {
 }
 
 Props Composite::props() const {
+  std::call_once(listing_once_, [&] { listing_ = program_.to_string(); });
   Props p{{"program", listing_}};
   if (!inplace_pattern().empty()) {
     std::vector<std::int64_t> flat;
@@ -188,7 +187,13 @@ Props Composite::props() const {
   return p;
 }
 
+bool Composite::equals(const Op& other) const {
+  const auto* c = dynamic_cast<const Composite*>(&other);
+  return c && inplace_pattern() == c->inplace_pattern() && Op::equals(other);
+}
+
 std::string Composite::to_string() const {
+  std::call_once(expression_once_, [&] { expression_ = program_expression(program_); });
   std::string s = "Composite{" + expression_ + "}";
   if (!inplace_pattern().empty()) {
     s += "{inplace=(";

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -53,6 +54,10 @@ class Composite final : public ElemwiseBase {
   /// `program` (the listing of ScalarProgram::to_string) and, when set,
   /// `inplace` as a flat tuple (output, input, output, input…).
   Props props() const override;
+  /// Same in-place pattern and program; the pattern is compared first, so
+  /// that a Composite and its in-place variant differ without writing out
+  /// their programs.
+  bool equals(const Op& other) const override;
   /// `Composite{exp(-i0) * i1 + 1.5}`; in place: `Composite{…}{inplace=(0, 1)}`.
   std::string to_string() const override;
   /// Checks the input count and dtypes (TypeError naming the input), then
@@ -65,8 +70,13 @@ class Composite final : public ElemwiseBase {
 
  private:
   ScalarProgram program_;
-  std::string listing_;
-  std::string expression_;
+  // Both written out on first use — the listing when the Op is compared
+  // (props), the expression when it is printed: for a fused chain of
+  // thousands of nodes they cost as much as the rest of the rewrite.
+  mutable std::once_flag listing_once_;
+  mutable std::string listing_;
+  mutable std::once_flag expression_once_;
+  mutable std::string expression_;
 };
 
 /// `op` (sum, prod, max, min, mean, any, all) over `axis` (none: all) of the

@@ -1,7 +1,12 @@
 // bench_rewrite: the fast_run pipeline on the nine reference graphs of
 // ../shared/bench/graphs/, against PyTensor 2.34's FAST_RUN rewrite time.
 //
-//   build/tools/bench_rewrite [GRAPH_DIR]
+//   build/tools/bench_rewrite [GRAPH_DIR] [--only NAME] [--runs N] [--profile]
+//
+// `--only chain-1000` keeps one graph (for profilers: callgrind, perf),
+// `--runs N` times N runs after the warm-up (default 7), and `--profile`
+// prints, after each graph's line, the rewrite profile of one more run: time
+// and node counts per pass and rewriter.
 //
 // One line per graph: rewrite time (median of 7 runs after a warm-up, each on
 // a fresh copy of the loaded graph; loading and copying are not timed) as wall
@@ -12,6 +17,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -51,11 +57,25 @@ std::string read_text(const std::filesystem::path& path) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::filesystem::path dir =
-      argc > 1 ? std::filesystem::path(argv[1]) : std::filesystem::path(RW_BENCH_GRAPH_DIR);
+  std::filesystem::path dir = RW_BENCH_GRAPH_DIR;
+  std::string only;
+  int runs = 7;
+  bool profile = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--only" && i + 1 < argc) only = argv[++i];
+    else if (arg == "--runs" && i + 1 < argc) runs = std::max(1, std::atoi(argv[++i]));
+    else if (arg == "--profile") profile = true;
+    else if (!arg.empty() && arg[0] != '-') dir = arg;
+    else {
+      std::fprintf(stderr, "usage: %s [GRAPH_DIR] [--only NAME] [--runs N] [--profile]\n", argv[0]);
+      return 2;
+    }
+  }
   const rw::OpRegistry& ops = rw::standard_registry();
   const rw::Mode mode = rw::default_mode();
   for (const Reference& ref : kGraphs) {
+    if (!only.empty() && only + ".graph" != ref.file) continue;
     const auto path = dir / ref.file;
     const rw::dsl::GraphFile graph = rw::dsl::load_graph_text(path.string(), read_text(path), ops);
     std::size_t before = 0;
@@ -63,7 +83,7 @@ int main(int argc, char** argv) {
     const rw::GraphRewriterPtr pass = mode.rewriter();
     std::vector<double> times;
     std::vector<double> cpu_times;
-    for (int run = 0; run < 8; ++run) {
+    for (int run = 0; run <= runs; ++run) {
       rw::FunctionGraph fgraph = graph.function_graph(/*clone=*/true);
       before = fgraph.num_nodes();
       const double c0 = rw::bench::thread_cpu_seconds();
@@ -86,5 +106,13 @@ int main(int argc, char** argv) {
                   cpu_median, before, after, ref.pytensor_s, ref.pytensor_nodes_after,
                   ref.pytensor_s / median);
     rw::bench::report(std::string("rewrite_") + ref.family, ref.n, median, extra);
+    if (profile) {
+      rw::FunctionGraph fgraph = graph.function_graph(/*clone=*/true);
+      rw::RewriteProfile prof;
+      rw::RewriteContext ctx;
+      ctx.profile = &prof;
+      pass->rewrite(fgraph, ctx);
+      std::printf("%s\n", prof.table().c_str());
+    }
   }
 }

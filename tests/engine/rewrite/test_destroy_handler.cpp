@@ -126,3 +126,49 @@ TEST_CASE("DestroyHandler refuses a later change that gives a destroyed value a 
   fg.replace(fg.outputs()[1], fg.outputs()[0] * 2.0);
   CHECK(to_infix(fg.outputs()[1]).find("* 2.0") != std::string::npos);
 }
+
+TEST_CASE("DestroyHandler finds, through views, the destroyer a later change endangers",
+          "[rewrite][destroy]") {
+  // t = transpose(exp(m)) is overwritten in place; a later change that gives
+  // exp(m) — the buffer t shows — another reader must be refused, although
+  // the change touches neither the destroyer nor t.
+  const Var m = matrix("m"), n = matrix("n");
+  const Var e = exp(m);
+  const Var t = transpose(e);
+  const Var z = n * 2.0;
+  FunctionGraph fg({m, n}, {add_into_first(t, constant(1.0, f64)), z}, /*clone=*/false);
+  const auto& dh = require_destroy_handler(fg);
+  const Apply& destroyer = *fg.outputs()[0]->owner();
+  CHECK(dh.can_destroy(fg, destroyer, 0));
+  const std::string before = snapshot(fg);
+  try {
+    fg.replace(fg.outputs()[1], e * 2.0);
+    FAIL("the replacement was accepted");
+  } catch (const ReplacementError& err) {
+    CHECK_THAT(err.what(), Catch::Contains("would overwrite its input 0, which is still needed: "
+                                           "`exp(m)` is also read by `mul`"));
+  }
+  CHECK(snapshot(fg) == before);
+  CHECK(dh.can_destroy(fg, destroyer, 0));
+  // A reader of another value is fine, and the destroyer stays allowed.
+  fg.replace(fg.outputs()[1], n * 3.0);
+  CHECK(dh.can_destroy(fg, destroyer, 0));
+  CHECK(dh.num_destroyers() == 1);
+}
+
+TEST_CASE("DestroyHandler::can_destroy agrees with why_not_destroy", "[rewrite][destroy]") {
+  const Var x = vector("x"), y = vector("y");
+  const Var e = exp(x);
+  FunctionGraph fg({x, y}, {e + y, e * 2.0, x + y}, /*clone=*/false);
+  const auto& dh = require_destroy_handler(fg);
+  for (const Apply* node : fg.toposort())
+    for (std::size_t i = 0; i < node->num_inputs(); ++i) {
+      INFO(node->op().to_string() << " input " << i);
+      CHECK(dh.can_destroy(fg, *node, i) == !dh.why_not_destroy(fg, *node, i).has_value());
+    }
+  // exp(x) has two readers, 2.0 is a constant, x an input not declared
+  // mutable: none of these may be overwritten.
+  CHECK_FALSE(dh.can_destroy(fg, *fg.outputs()[0]->owner(), 0));
+  CHECK_FALSE(dh.can_destroy(fg, *fg.outputs()[1]->owner(), 1));
+  CHECK_FALSE(dh.can_destroy(fg, *fg.outputs()[2]->owner(), 0));
+}

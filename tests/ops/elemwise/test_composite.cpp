@@ -97,6 +97,9 @@ TEST_CASE("Composites over equal programs are equal and hash equal", "[ops][comp
   CHECK_FALSE(a == Composite(std::move(other)));
   const auto in_place = a.with_inplace({{0, 1}});
   CHECK_FALSE(a == *in_place);
+  CHECK_FALSE(*in_place == a);
+  CHECK(*in_place == *b.with_inplace({{0, 1}}));
+  CHECK(in_place->hash() == b.with_inplace({{0, 1}})->hash());
   CHECK(in_place->destroy_map() == IoMap{{0, 1}});
   CHECK(in_place->to_string() == "Composite{exp(-i0) * i1 + 1.5}{inplace=(0, 1)}");
 }
