@@ -5,7 +5,8 @@
 //   build/tools/bench_fusion                 # everything
 //   build/tools/bench_fusion elemwise13 sum mlp3 call   # some groups
 //
-// Lines: `bench=NAME n=N median_s=X ref_s=Y ratio=X/Y …`. The function is
+// Lines: `bench=NAME n=N median_s=X ref_s=Y ratio=X/Y …`; elemwise13's hand
+// loop uses the runtime's tanh (`ref_libm_s`: the C library's). The function is
 // compiled with rw::function's default mode (the standard rules, fusion,
 // GEMM formation, in-place); `rules_s` is that mode without fusion, GEMM
 // formation and in-place (the rules alone), `unfused_s` no rewrites at all. For the sums
@@ -32,6 +33,7 @@
 #include <fmt/format.h>
 
 #include "bench_util.hpp"
+#include "runtime/detail/fast_math.hpp"
 #include "ops/inplace.hpp"
 
 namespace {
@@ -129,21 +131,29 @@ void bench_elemwise13() {
     const double* px = xs.data<double>();
     const double* py = ys.data<double>();
     double* pz = zs.data<double>();
-    const double loop_s = median_time(
-        [&] {
-          hand_parallel(n, [&](std::int64_t lo, std::int64_t hi) {
-            for (std::int64_t i = lo; i < hi; ++i) {
-              const double a = px[i], b = py[i];
-              pz[i] = std::exp(-a) * b + std::tanh(a) * (b - 1.5) / (1.0 + a * a) -
-                      std::sqrt(std::abs(b));
-            }
-          });
-        },
-        kRuns);
+    // The hand loop with the runtime's tanh (the same arithmetic as the
+    // function), and with the C library's.
+    auto hand_loop = [&](auto tanh_fn) {
+      return median_time(
+          [&] {
+            hand_parallel(n, [&](std::int64_t lo, std::int64_t hi) {
+              for (std::int64_t i = lo; i < hi; ++i) {
+                const double a = px[i], b = py[i];
+                pz[i] = std::exp(-a) * b + tanh_fn(a) * (b - 1.5) / (1.0 + a * a) -
+                        std::sqrt(std::abs(b));
+              }
+            });
+          },
+          kRuns);
+    };
+    const double loop_s = hand_loop([](double a) { return rw::detail::fast::tanh(a); });
+    const double libm_s = hand_loop([](double a) { return std::tanh(a); });
     g_sink = pz[n / 2];
     report("elemwise13", n, fused_s,
-           fmt::format(" ref_s={:.6g} ratio={:.3f} rules_s={:.6g} unfused_s={:.6g} nodes={}",
-                       loop_s, fused_s / loop_s, rules_s, unfused_s, fused.schedule().size()));
+           fmt::format(" ref_s={:.6g} ratio={:.3f} ref_libm_s={:.6g} rules_s={:.6g} "
+                       "unfused_s={:.6g} nodes={}",
+                       loop_s, fused_s / loop_s, libm_s, rules_s, unfused_s,
+                       fused.schedule().size()));
   }
 }
 
