@@ -170,7 +170,8 @@ RewriteResult GemmFromDot::transform(FunctionGraph& fgraph, Apply& node,
   }
   // Products read out of gemms only: the sum is already a gemm chain (plus
   // terms that broadcast), and rebuilding it would change nothing.
-  if (std::none_of(products.begin(), products.end(), [](const Term& t) { return t.base != nullptr; }))
+  if (std::none_of(products.begin(), products.end(),
+                   [](const Term& t) { return t.base != nullptr; }))
     return RewriteResult::fail("no dot product is left to take in");
   static const auto gemm = std::make_shared<Gemm>(false);
   Var sum = acc.base;

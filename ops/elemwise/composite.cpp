@@ -170,9 +170,9 @@ Composite::Composite(ScalarProgram program, IoMap inplace)
   for (std::size_t a = 0; a < inplace_pattern().size(); ++a)
     for (std::size_t b = 0; b < a; ++b)
       if (inplace_pattern()[a].second == inplace_pattern()[b].second)
-        throw ValueError(fmt::format("`composite`: outputs {} and {} are both written into input {}",
-                                     inplace_pattern()[b].first, inplace_pattern()[a].first,
-                                     inplace_pattern()[a].second));
+        throw ValueError(fmt::format(
+            "`composite`: outputs {} and {} are both written into input {}",
+            inplace_pattern()[b].first, inplace_pattern()[a].first, inplace_pattern()[a].second));
   listing_ = program_.to_string();
   expression_ = program_expression(program_);
 }

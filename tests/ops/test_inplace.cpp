@@ -183,7 +183,8 @@ std::vector<std::vector<double>> product(const Tensor& a, const Tensor& b, doubl
   for (std::int64_t i = 0; i < m; ++i)
     for (std::int64_t j = 0; j < n; ++j) {
       double s = 0;
-      for (std::int64_t p = 0; p < k; ++p) s += ac.data<double>()[i * k + p] * bc.data<double>()[p * n + j];
+      for (std::int64_t p = 0; p < k; ++p)
+        s += ac.data<double>()[i * k + p] * bc.data<double>()[p * n + j];
       out[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)] = alpha * s;
     }
   return out;
@@ -196,7 +197,8 @@ void check_sum(const Tensor& got, const std::vector<std::vector<std::vector<doub
   for (std::int64_t i = 0; i < got.shape()[0]; ++i)
     for (std::int64_t j = 0; j < n; ++j) {
       double want = 0;
-      for (const auto& t : terms) want += t[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)];
+      for (const auto& t : terms)
+        want += t[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)];
       CHECK(g.data<double>()[i * n + j] == Approx(want).margin(1e-12));
     }
 }
@@ -208,16 +210,17 @@ std::vector<std::vector<double>> values(const Tensor& t, std::int64_t m, double 
   std::vector<std::vector<double>> out(static_cast<std::size_t>(m));
   for (std::int64_t i = 0; i < m; ++i)
     for (std::int64_t j = 0; j < n; ++j)
-      out[static_cast<std::size_t>(i)].push_back(
-          scale * c.data<double>()[(t.ndim() == 2 ? i * n : 0) + j]);
+      out[static_cast<std::size_t>(i)].push_back(scale *
+                                                 c.data<double>()[(t.ndim() == 2 ? i * n : 0) + j]);
   return out;
 }
 
 /// Compiles `outputs` without rewriting (the graph is already rewritten).
 Function<std::vector<Tensor>> as_is(const std::vector<Var>& inputs, std::span<const Var> outputs) {
-  return compile_function(std::vector<In>(inputs.begin(), inputs.end()),
-                          std::vector<Var>(outputs.begin(), outputs.end()),
-                          {.rewrite = [](FunctionGraph&) {}, .on_unused_input = UnusedInput::Ignore});
+  return compile_function(
+      std::vector<In>(inputs.begin(), inputs.end()),
+      std::vector<Var>(outputs.begin(), outputs.end()),
+      {.rewrite = [](FunctionGraph&) {}, .on_unused_input = UnusedInput::Ignore});
 }
 
 /// Runs GemmFromDot as a walk over a graph of `outputs`.

@@ -33,8 +33,8 @@
 #include <fmt/format.h>
 
 #include "bench_util.hpp"
-#include "runtime/detail/fast_math.hpp"
 #include "ops/inplace.hpp"
+#include "runtime/detail/fast_math.hpp"
 
 namespace {
 
@@ -96,7 +96,8 @@ struct Paired {
   double a_s = 0, b_s = 0, ratio = 0;
 };
 
-template <class A, class B> Paired paired_medians(A&& a, B&& b, int pairs = 15) {
+template <class A, class B>
+Paired paired_medians(A&& a, B&& b, int pairs = 15) {
   a();
   b();
   std::vector<double> ta, tb, ratios;
@@ -149,11 +150,11 @@ void bench_elemwise13() {
     const double loop_s = hand_loop([](double a) { return rw::detail::fast::tanh(a); });
     const double libm_s = hand_loop([](double a) { return std::tanh(a); });
     g_sink = pz[n / 2];
-    report("elemwise13", n, fused_s,
-           fmt::format(" ref_s={:.6g} ratio={:.3f} ref_libm_s={:.6g} rules_s={:.6g} "
-                       "unfused_s={:.6g} nodes={}",
-                       loop_s, fused_s / loop_s, libm_s, rules_s, unfused_s,
-                       fused.schedule().size()));
+    report(
+        "elemwise13", n, fused_s,
+        fmt::format(" ref_s={:.6g} ratio={:.3f} ref_libm_s={:.6g} rules_s={:.6g} "
+                    "unfused_s={:.6g} nodes={}",
+                    loop_s, fused_s / loop_s, libm_s, rules_s, unfused_s, fused.schedule().size()));
   }
 }
 
@@ -280,7 +281,8 @@ void bench_mlp3() {
           if (!with_grad) return;
           for (int i = 2; i >= 0; --i) {
             rw::gemm(dw, 1.0, act[(i + 1) % 2].transpose(), act[i % 2], 0.0);
-            if (i > 0) rw::gemm(act[(i + 1) % 2], 1.0, act[i % 2], args[2 + 2 * i].transpose(), 0.0);
+            if (i > 0)
+              rw::gemm(act[(i + 1) % 2], 1.0, act[i % 2], args[2 + 2 * i].transpose(), 0.0);
           }
         });
     const double fn_s = paired.a_s, gemm_s = paired.b_s;
@@ -290,10 +292,11 @@ void bench_mlp3() {
     // The largest intermediates are (rows, width) activations and deltas.
     const double two_largest = 2.0 * static_cast<double>(rows * width * 8);
     report(with_grad ? "mlp3_forward_grad" : "mlp3_forward", rows, fn_s,
-           fmt::format(" gemm_s={:.6g} gemm_ratio={:.3f} pair_ratio={:.3f} rules_s={:.6g} unfused_s={:.6g} nodes={} "
+           fmt::format(" gemm_s={:.6g} gemm_ratio={:.3f} pair_ratio={:.3f} rules_s={:.6g} "
+                       "unfused_s={:.6g} nodes={} "
                        "peak_intermediate_bytes={} peak_total_bytes={} bound_bytes={:.0f}",
-                       gemm_s, fn_s / gemm_s, paired.ratio, fnd_s, fn0_s, f.schedule().size(), prof.last_peak_bytes,
-                       io_bytes + prof.last_peak_bytes,
+                       gemm_s, fn_s / gemm_s, paired.ratio, fnd_s, fn0_s, f.schedule().size(),
+                       prof.last_peak_bytes, io_bytes + prof.last_peak_bytes,
                        1.2 * (static_cast<double>(io_bytes) + two_largest)));
   }
 }
@@ -323,9 +326,10 @@ void bench_call() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::vector<std::pair<std::string, void (*)()>> groups = {
-      {"elemwise13", bench_elemwise13}, {"sum", bench_sum},     {"mlp3", bench_mlp3},
-      {"call", bench_call}};
+  const std::vector<std::pair<std::string, void (*)()>> groups = {{"elemwise13", bench_elemwise13},
+                                                                  {"sum", bench_sum},
+                                                                  {"mlp3", bench_mlp3},
+                                                                  {"call", bench_call}};
   for (const auto& [name, fn] : groups) {
     bool on = argc == 1;
     for (int i = 1; i < argc; ++i) on = on || name == argv[i];

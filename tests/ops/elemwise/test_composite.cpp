@@ -178,9 +178,10 @@ TEST_CASE("Composite and CompositeReduce infer shapes from their inputs' shapes"
   CHECK(rshapes[0][0] == rows);
 }
 
-TEST_CASE("a Composite with several outputs computes them in one pass, in place into distinct "
-          "inputs",
-          "[ops][composite]") {
+TEST_CASE(
+    "a Composite with several outputs computes them in one pass, in place into distinct "
+    "inputs",
+    "[ops][composite]") {
   // tanh(i0) * i1, tanh(i0) and i0 > 0: the second is read by the first, the
   // third has another dtype.
   ScalarProgram p;
@@ -220,7 +221,8 @@ TEST_CASE("a Composite with several outputs computes them in one pass, in place 
   // Output 0 into input 0, output 1 into input 1, which output 0 still reads.
   const auto in_place = op->with_inplace({{0, 0}, {1, 1}});
   CHECK(in_place->destroy_map() == IoMap{{0, 0}, {1, 1}});
-  CHECK(in_place->to_string() == "Composite{tanh(i0) * i1, tanh(i0), i0 > 0.0}{inplace=(0, 0, 1, 1)}");
+  CHECK(in_place->to_string() ==
+        "Composite{tanh(i0) * i1, tanh(i0), i0 > 0.0}{inplace=(0, 0, 1, 1)}");
   const ApplyRef ip_node = in_place->make_node(std::vector<Var>{m, n});
   const Tensor xb = xs.copy(), yb = ys.copy();
   std::vector<Tensor> ip_outs(3);

@@ -9,8 +9,8 @@
 #include "engine/compile/function.hpp"
 #include "engine/dsl/graph_file.hpp"
 #include "engine/dsl/predicates.hpp"
-#include "engine/graph/function_graph.hpp"
 #include "engine/graph/errors.hpp"
+#include "engine/graph/function_graph.hpp"
 #include "engine/graph/printing.hpp"
 #include "engine/rewrite/destroy_handler.hpp"
 #include "engine/rewrite/mode.hpp"
@@ -19,9 +19,9 @@
 #include "ops/elemwise/composite.hpp"
 #include "ops/elemwise/fusion.hpp"
 #include "ops/inplace.hpp"
+#include "runtime/rng.hpp"
 #include "rw/registry.hpp"
 #include "rw/standard_rules.hpp"
-#include "runtime/rng.hpp"
 
 namespace {
 
@@ -103,7 +103,8 @@ TEST_CASE("without multi_output a value used outside its group stays a node of i
 
   Rng rng(2);
   const std::vector<Tensor> args = {rng.uniform({50}, -1.0, 1.0), rng.uniform({50}, -1.0, 1.0)};
-  const auto [plain, fused] = both_ways({x, y}, {a, b, e}, args, fusion_only({.multi_output = false}));
+  const auto [plain, fused] =
+      both_ways({x, y}, {a, b, e}, args, fusion_only({.multi_output = false}));
   for (std::size_t k = 0; k < 3; ++k) CHECK(fused[k].equal(plain[k]));
 }
 
@@ -170,9 +171,10 @@ TEST_CASE("a value whose outside reader leads back into the group is not exporte
   CHECK(fused[0].equal(plain[0]));
 }
 
-TEST_CASE("exported values of a multi-output Composite are written in place into distinct "
-          "inputs",
-          "[ops][fusion]") {
+TEST_CASE(
+    "exported values of a multi-output Composite are written in place into distinct "
+    "inputs",
+    "[ops][fusion]") {
   // t = tanh(a @ b) is read by the group (t * (a @ c)) and by a product
   // outside it: one Composite computes both, each into a dot's buffer.
   const Var a = matrix("a"), b = matrix("b"), c = matrix("c"), d = matrix("d");
@@ -213,7 +215,8 @@ TEST_CASE("exported values of a multi-output Composite are written in place into
   for (std::int64_t i = 0; i < 6; ++i)
     for (std::int64_t j = 0; j < 3; ++j) {
       double s = 0;
-      for (std::int64_t k = 0; k < 4; ++k) s += tv[static_cast<std::size_t>(i * 4 + k)] * at(dv, k, j);
+      for (std::int64_t k = 0; k < 4; ++k)
+        s += tv[static_cast<std::size_t>(i * 4 + k)] * at(dv, k, j);
       CHECK(at(got[1], i, j) == Approx(s).margin(1e-13));
     }
 }
@@ -234,7 +237,8 @@ TEST_CASE("an in-place multi-output Composite is refused where an input is still
   CHECK_FALSE(dh.why_not_destroy(fg, comp, 1));
   const std::vector<std::string> before = op_strings(fg);
   const auto ip = dynamic_cast<const Composite&>(comp.op()).with_inplace({{0, 0}, {1, 1}});
-  const ApplyRef fresh = ip->make_node(std::vector<Var>(comp.inputs().begin(), comp.inputs().end()));
+  const ApplyRef fresh =
+      ip->make_node(std::vector<Var>(comp.inputs().begin(), comp.inputs().end()));
   const std::vector<std::pair<Var, Var>> pairs = {{comp.output(0), fresh->output(0)},
                                                   {comp.output(1), fresh->output(1)}};
   CHECK_THROWS_AS(fg.replace_all(pairs, "test"), ReplacementError);

@@ -77,7 +77,8 @@ TEST_CASE("dot writes a matrix product into the tensor left in its output slot",
   const OpPtr dot = standard_registry().make("dot", {});
   const ApplyRef node = dot->make_node(std::vector<Var>{a, b});
   const Tensor va = lcg_tensor({3, 5}, 4), vb = lcg_tensor({5, 2}, 5);
-  const Tensor want = make_tensor({3, 2}, [&](const Idx& i) { return dot_ref(va, vb, i[0], i[1]); });
+  const Tensor want =
+      make_tensor({3, 2}, [&](const Idx& i) { return dot_ref(va, vb, i[0], i[1]); });
   // A slot that fits (NaN inside: beta 0 never reads it) is written in place.
   const std::vector<std::int64_t> shape = {3, 2};
   Tensor slot = Tensor::full(shape, std::nan(""));

@@ -99,8 +99,8 @@ TEST_CASE("float32 tanh is within an ulp of the exact result", "[runtime]") {
     const float xf = x.data<float>()[i];
     const auto exact = static_cast<float>(std::tanh(static_cast<long double>(xf)));
     const float got = y.data<float>()[i];
-    const bool close = got == exact || got == std::nextafter(exact, 2.0f) ||
-                       got == std::nextafter(exact, -2.0f);
+    const bool close =
+        got == exact || got == std::nextafter(exact, 2.0f) || got == std::nextafter(exact, -2.0f);
     INFO("x " << xf << " got " << got << " exact " << exact);
     CHECK(close);
   }
