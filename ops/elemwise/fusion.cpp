@@ -277,8 +277,13 @@ PassReport ElemwiseFusion::apply(FunctionGraph& fgraph, RewriteContext& ctx) con
   }
 
   // Later groups first: an earlier group's root output is an input of a later
-  // Composite until it is itself replaced, which moves that use along.
+  // Composite until it is itself replaced, which moves that use along. A
+  // value a later group exports may be an input of an earlier one, which is
+  // built after the replacement: it reads the Composite's output instead.
+  std::unordered_map<const Variable*, Var> moved;
   for (Group& g : groups) {
+    for (Var& in : g.inputs)
+      if (const auto it = moved.find(in.get()); it != moved.end()) in = it->second;
     const auto op = std::make_shared<Composite>(std::move(g.program));
     const ApplyRef node = op->make_node(g.inputs);
     std::vector<std::pair<Var, Var>> pairs;
@@ -291,7 +296,10 @@ PassReport ElemwiseFusion::apply(FunctionGraph& fgraph, RewriteContext& ctx) con
       continue;
     }
     ++report.applications;
-    for (const auto& [old_var, new_var] : pairs) emit_replaced(ctx, name(), old_var, new_var);
+    for (const auto& [old_var, new_var] : pairs) {
+      moved.emplace(old_var.get(), new_var);
+      emit_replaced(ctx, name(), old_var, new_var);
+    }
   }
 
   if (options_.fuse_reductions) {

@@ -145,6 +145,34 @@ TEST_CASE("a value read outside its group becomes an extra output of the Composi
   }
 }
 
+TEST_CASE("a group reading a value another group exports reads the Composite's output",
+          "[ops][fusion]") {
+  // e is computed inside one group and read by the other, which is built
+  // after the first replaced e: it must read the first Composite's output,
+  // not bring the replaced exp and mul back.
+  const Var x = vector("x"), y = vector("y");
+  const Var e = exp(x) * 2.0;
+  const Var a = tanh(e) + y, b = sin(e - y);
+  FunctionGraph fg({x, y}, {a, b});
+  ElemwiseFusion().rewrite(fg);
+  fg.check_integrity();
+  CHECK(fg.num_nodes() == 2);
+  for (const Apply* n : fg.nodes()) CHECK(n->op().name() == "composite");
+  const Apply& first = *fg.outputs()[0]->owner();
+  const Apply& second = *fg.outputs()[1]->owner();
+  CHECK((first.num_outputs() == 2) != (second.num_outputs() == 2));
+
+  Rng rng(3);
+  const std::vector<Tensor> args = {rng.uniform({40}, -1.0, 1.0), rng.uniform({40}, -1.0, 1.0)};
+  const auto [plain, fused] = both_ways({x, y}, {a, b}, args, fusion_only());
+  CHECK(fused[0].equal(plain[0]));
+  CHECK(fused[1].equal(plain[1]));
+  for (std::int64_t i = 0; i < 40; ++i) {
+    const double ev = std::exp(args[0].data<double>()[i]) * 2.0, yv = args[1].data<double>()[i];
+    CHECK(fused[1].data<double>()[i] == Approx(std::sin(ev - yv)).epsilon(1e-15));
+  }
+}
+
 TEST_CASE("a value whose outside reader leads back into the group is not exported",
           "[ops][fusion]") {
   // exp(x) is read by tanh (in the group) and by sum, whose result the group
