@@ -280,10 +280,13 @@ PassReport InplacePass::apply(FunctionGraph& fgraph, RewriteContext& ctx) const 
           if (dh.why_not_destroy(fgraph, *node, i)) continue;
           IoMap trial = pairs;
           trial.emplace_back(o, i);
+          // Held before replacing: a node an earlier output's replacement
+          // made is freed when it is replaced in turn.
+          const Var destroyed = node->input(i);
           if (const OpPtr v = inplace_variant(*node, trial); v && try_replace(*node, v)) {
-            // The node was replaced: continue with its successor for the
-            // next output.
-            node = fgraph.clients(*node->input(i)).front().node;
+            // The node was replaced: continue with its successor (the only
+            // reader of the input it overwrites) for the next output.
+            node = fgraph.clients(*destroyed).front().node;
             pairs = std::move(trial);
             taken[i] = true;
             break;
