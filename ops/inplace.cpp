@@ -1,6 +1,7 @@
 // GemmFromDot, InplacePass and their registration in the standard pipeline.
 #include "ops/inplace.hpp"
 
+#include <algorithm>
 #include <optional>
 
 #include "engine/graph/errors.hpp"
@@ -16,10 +17,16 @@ namespace rw {
 
 namespace {
 
-/// A term `scale * base` of a sum, the scale a one-element constant.
+/// How many levels of nested adds and subs GemmFromDot reads into one sum.
+constexpr int kMaxSumNesting = 4;
+
+/// A term of a sum: `scale * base`, the scale a one-element constant, or,
+/// when `x` is set, the product `scale * x @ y` (which `base` computes when
+/// it is a dot's output; a product read out of a gemm has no base).
 struct Term {
   double scale = 1;
   Var base;
+  Var x, y;
 };
 
 std::optional<double> one_element_constant(const Var& v) {
@@ -62,36 +69,134 @@ bool can_hold(const TensorType& in, const TensorType& out) {
 
 }  // namespace
 
-GemmFromDot::GemmFromDot() : NodeRewriter("gemm_from_dot", Tracks{"add", "sub"}, /*depth=*/2) {
+GemmFromDot::GemmFromDot()
+    : NodeRewriter("gemm_from_dot", Tracks{"add", "sub"}, /*depth=*/kMaxSumNesting + 3) {
   set_reads_uses();
 }
+
+namespace {
+
+/// The value of a gemm's alpha or beta, when it is a constant.
+std::optional<double> gemm_scalar(const Apply& gemm, std::size_t k) {
+  return one_element_constant(gemm.input(k));
+}
+
+/// Whether `base` is a dot of matrices of `dtype` that nothing but the sum
+/// reads: the sum can take the product over.
+bool sole_product(const FunctionGraph& fgraph, const Var& base, DType dtype) {
+  if (!is_dot(*base) || fgraph.num_clients(*base) != 1) return false;
+  const Apply& dot = *base->owner();
+  for (std::size_t k = 0; k < 2; ++k)
+    if (dot.input(k)->tensor_type()->ndim() != 2 || dot.input(k)->tensor_type()->dtype() != dtype)
+      return false;
+  return true;
+}
+
+/// The terms of the sum `scale * v`: v itself, or, when only the sum reads
+/// it (within `depth` levels), the terms of an add or sub of the output's
+/// type, or of a gemm (`beta * z + alpha * x @ y`, constant alpha and beta)
+/// which an earlier step of the same walk formed.
+void collect_terms(const FunctionGraph& fgraph, const Var& v, double scale, int depth,
+                   const TensorType& out, std::vector<Term>& terms) {
+  Term t = term_of(v);
+  // A factor on a value of another dtype is part of a conversion: kept whole.
+  if (t.base->tensor_type()->dtype() != v->tensor_type()->dtype()) t = {1, v};
+  t.scale *= scale;
+  const Variable& b = *t.base;
+  const bool sole = fgraph.num_clients(b) == 1 && (t.base == v || fgraph.num_clients(*v) == 1);
+  if (sole && sole_product(fgraph, t.base, out.dtype())) {
+    t.x = b.owner()->input(0);
+    t.y = b.owner()->input(1);
+  } else if (depth > 0 && sole && can_hold(*b.tensor_type(), out) &&
+             b.tensor_type()->dtype() == out.dtype()) {
+    if (elemwise_of(b, ScalarOp::Add)) {
+      for (const Var& in : b.owner()->inputs())
+        collect_terms(fgraph, in, t.scale, depth - 1, out, terms);
+      return;
+    }
+    if (elemwise_of(b, ScalarOp::Sub)) {
+      collect_terms(fgraph, b.owner()->input(0), t.scale, depth - 1, out, terms);
+      collect_terms(fgraph, b.owner()->input(1), -t.scale, depth - 1, out, terms);
+      return;
+    }
+    const auto* g = b.owner() ? dynamic_cast<const Gemm*>(&b.owner()->op()) : nullptr;
+    if (g && !g->inplace()) {
+      const Apply& gemm = *b.owner();
+      const auto alpha = gemm_scalar(gemm, 1), beta = gemm_scalar(gemm, 4);
+      if (alpha && beta) {
+        collect_terms(fgraph, gemm.input(0), t.scale * *beta, depth - 1, out, terms);
+        terms.push_back({t.scale * *alpha, {}, gemm.input(2), gemm.input(3)});
+        return;
+      }
+    }
+  }
+  terms.push_back(std::move(t));
+}
+
+}  // namespace
 
 RewriteResult GemmFromDot::transform(FunctionGraph& fgraph, Apply& node,
                                      const RewriteContext&) const {
   const auto* e = dynamic_cast<const Elemwise*>(&node.op());
-  if (!e || e->inplace_input() || node.num_inputs() != 2)
-    return RewriteResult::fail("not a two-input add or sub");
+  if (!e || e->inplace_input() || (e->scalar_op() == ScalarOp::Sub && node.num_inputs() != 2))
+    return RewriteResult::fail("not an add or a two-input sub");
   const TensorType& out = *node.output_var(0).tensor_type();
   if (out.ndim() != 2 || !(out.dtype() == DType::Float64 || out.dtype() == DType::Float32))
     return RewriteResult::fail("the result is not a float matrix");
-  Term a = term_of(node.input(0)), b = term_of(node.input(1));
-  if (e->scalar_op() == ScalarOp::Sub) b.scale = -b.scale;
-  if (!is_dot(*a.base)) std::swap(a, b);  // the dot first
-  if (!is_dot(*a.base)) return RewriteResult::fail("no term is a dot product");
-  const Apply& dot = *a.base->owner();
-  const Var& z = b.base;
-  if (fgraph.num_clients(*a.base) != 1) return RewriteResult::fail("the dot has other uses");
-  const TensorType& zt = *z->tensor_type();
-  if (!can_hold(zt, out) || zt.dtype() != out.dtype())
+  std::vector<Term> terms;
+  for (std::size_t k = 0; k < node.num_inputs(); ++k) {
+    const double sign = e->scalar_op() == ScalarOp::Sub && k == 1 ? -1.0 : 1.0;
+    collect_terms(fgraph, node.input(k), sign, kMaxSumNesting, out, terms);
+  }
+  std::vector<Term> products, rest;
+  for (Term& t : terms) (t.x ? products : rest).push_back(std::move(t));
+  if (products.empty()) return RewriteResult::fail("no term is a dot product");
+  // The accumulator: the first other term of the product's type, or failing
+  // that (a sum of products only) a product computed by its dot.
+  const auto z = std::find_if(rest.begin(), rest.end(), [&](const Term& t) {
+    return can_hold(*t.base->tensor_type(), out) && t.base->tensor_type()->dtype() == out.dtype();
+  });
+  const auto computed = std::find_if(products.begin(), products.end(),
+                                     [](const Term& t) { return t.base != nullptr; });
+  Term acc;
+  if (z != rest.end()) {
+    acc = *z;
+    rest.erase(z);
+  } else if (products.size() >= 2 && computed != products.end()) {
+    acc = *computed;
+    products.erase(computed);
+  } else {
     return RewriteResult::fail("the addend does not have the product's type");
-  for (std::size_t k = 0; k < 2; ++k)
-    if (dot.input(k)->tensor_type()->ndim() != 2 || dot.input(k)->tensor_type()->dtype() != out.dtype())
-      return RewriteResult::fail("the dot is not a product of matrices of the result's dtype");
-  const double alpha = a.scale, beta = b.scale;
+  }
+  // Products read out of gemms only: the sum is already a gemm chain (plus
+  // terms that broadcast), and rebuilding it would change nothing.
+  if (std::none_of(products.begin(), products.end(),
+                   [](const Term& t) { return t.base != nullptr; }))
+    return RewriteResult::fail("no dot product is left to take in");
   static const auto gemm = std::make_shared<Gemm>(false);
-  const std::vector<Var> inputs = {z, ops_detail::scalar_constant(alpha, out.dtype()), dot.input(0),
-                                   dot.input(1), ops_detail::scalar_constant(beta, out.dtype())};
-  return RewriteResult::replace_output(gemm->make_node(inputs)->output(0));
+  Var sum = acc.base;
+  double beta = acc.scale;
+  for (const Term& d : products) {
+    const std::vector<Var> inputs = {sum, ops_detail::scalar_constant(d.scale, out.dtype()), d.x,
+                                     d.y, ops_detail::scalar_constant(beta, out.dtype())};
+    sum = gemm->make_node(inputs)->output(0);
+    beta = 1;
+  }
+  if (!rest.empty()) {
+    // Terms gemm cannot hold (a bias that broadcasts) are added to its result.
+    std::vector<Var> addends = {sum};
+    for (const Term& t : rest) {
+      if (t.scale == 1) {
+        addends.push_back(t.base);
+        continue;
+      }
+      const DType dt = t.base->tensor_type()->dtype();
+      const std::vector<Var> factors = {ops_detail::scalar_constant(t.scale, dt), t.base};
+      addends.push_back(elemwise_op(ScalarOp::Mul)->make_node(factors)->output(0));
+    }
+    sum = elemwise_op(ScalarOp::Add)->make_node(addends)->output(0);
+  }
+  return RewriteResult::replace_output(sum);
 }
 
 // ---------------------------------------------------------------------------
@@ -175,10 +280,13 @@ PassReport InplacePass::apply(FunctionGraph& fgraph, RewriteContext& ctx) const 
           if (!dh.can_destroy(fgraph, *node, i)) continue;
           IoMap trial = pairs;
           trial.emplace_back(o, i);
+          // Held before replacing: a node an earlier output's replacement
+          // made is freed when it is replaced in turn.
+          const Var destroyed = node->input(i);
           if (const OpPtr v = inplace_variant(*node, trial); v && try_replace(*node, v)) {
-            // The node was replaced: continue with its successor for the
-            // next output.
-            node = fgraph.clients(*node->input(i)).front().node;
+            // The node was replaced: continue with its successor (the only
+            // reader of the input it overwrites) for the next output.
+            node = fgraph.clients(*destroyed).front().node;
             pairs = std::move(trial);
             taken[i] = true;
             break;

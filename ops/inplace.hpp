@@ -11,12 +11,17 @@
 
 namespace rw {
 
-/// `z + dot(x, y)`, `dot(x, y) + z`, `z - dot(x, y)` and the same with
-/// one-element constant factors (`a * dot(x, y) + b * z`) -> `gemm(z, a, x,
-/// y, b)`, for float matrices x, y, z of one dtype where z has the product's
-/// shape (no broadcasting) and the dot has no other use (Aesara's
-/// gemm_optimizer, for the two-term case). The gemm copies z; the in-place
-/// pass makes it write into z when nothing else needs z.
+/// Sums of products -> chains of gemm (Aesara's gemm_optimizer): the terms of
+/// an add or sub of float matrices — read through nested adds and subs of
+/// the same type used only there (up to 4 levels), negations and
+/// one-element constant factors — are split into dot products of matrices
+/// used only by the sum, and the rest. The first other term of the result's
+/// type is the accumulator z (failing that, one of the products), and each
+/// product is added on: `z + a*dot(x, y) + b*dot(u, v) - w` ->
+/// `gemm(gemm(z, a, x, y, 1), b, u, v, 1) + (-1.0 * w)`, where w is a term
+/// that broadcasts (a bias); `2*dot(x, y) - z` -> `gemm(z, 2, x, y, -1)`.
+/// A product read elsewhere is an ordinary term. The gemm copies z; the
+/// in-place pass makes it write into z when nothing else needs z.
 class GemmFromDot final : public NodeRewriter {
  public:
   GemmFromDot();

@@ -167,6 +167,12 @@ Composite::Composite(ScalarProgram program, IoMap inplace)
       throw ValueError(fmt::format("`composite`: the in-place pair ({}, {}) names an output or "
                                    "input the program does not have ({} outputs, {} inputs)",
                                    o, i, program_.num_outputs(), program_.num_inputs()));
+  for (std::size_t a = 0; a < inplace_pattern().size(); ++a)
+    for (std::size_t b = 0; b < a; ++b)
+      if (inplace_pattern()[a].second == inplace_pattern()[b].second)
+        throw ValueError(fmt::format(
+            "`composite`: outputs {} and {} are both written into input {}",
+            inplace_pattern()[b].first, inplace_pattern()[a].first, inplace_pattern()[a].second));
 }
 
 std::shared_ptr<const Composite> Composite::with_inplace(IoMap inplace) const {

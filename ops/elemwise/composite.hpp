@@ -41,7 +41,8 @@ std::vector<Reg> inline_program(ScalarProgram& target, const ScalarProgram& sour
 class Composite final : public ElemwiseBase {
  public:
   /// Throws ValueError when `program` has no input or no output, or when
-  /// `inplace` names an output or input the program does not have.
+  /// `inplace` names an output or input the program does not have, or one
+  /// input for two outputs.
   explicit Composite(ScalarProgram program, IoMap inplace = {});
 
   /// The fused program.

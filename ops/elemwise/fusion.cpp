@@ -19,6 +19,10 @@ namespace rw {
 
 namespace {
 
+/// The most nodes one search for a path from a reader of an exported value
+/// back into its group visits before it gives up and keeps the value out.
+constexpr std::size_t kCycleSearchBudget = 512;
+
 /// Whether `node` computes its outputs elementwise from its inputs: an
 /// elementwise Op not in place, or zeros_like/ones_like (a constant of the
 /// input's shape: a program that reads nothing of its input).
@@ -110,6 +114,45 @@ PassReport ElemwiseFusion::apply(FunctionGraph& fgraph, RewriteContext& ctx) con
     std::unordered_set<const Apply*> members;
     // Variables the group reads from outside (one-element constants apart).
     std::unordered_set<const Variable*> external;
+    // Nodes outside the group known to reach a member through their clients,
+    // and known not to. Both stay true while the group grows: later members
+    // come earlier in graph order than every node a check has visited.
+    std::unordered_set<const Apply*> reaches, clear;
+    const std::size_t root_position = r;
+    // Whether a node outside the group, reading a value the group would
+    // export, leads back into the group (the Composite would then feed
+    // itself). A forward search bounded by the root's position, which every
+    // member precedes, and by a budget: a search that runs out says yes.
+    auto leads_back = [&](const Apply* start) {
+      std::vector<const Apply*> stack = {start}, seen;
+      std::size_t budget = kCycleSearchBudget;
+      bool found = false;
+      std::unordered_set<const Apply*> visited = {start};
+      while (!stack.empty() && !found) {
+        const Apply* n = stack.back();
+        stack.pop_back();
+        seen.push_back(n);
+        if (members.contains(n) || reaches.contains(n) || budget-- == 0) {
+          found = true;
+          break;
+        }
+        if (clear.contains(n) || position.at(n) > root_position) continue;
+        for (std::size_t o = 0; o < n->num_outputs(); ++o)
+          for (const Client& c : fgraph.clients(n->output_var(o)))
+            if (!c.is_output() && visited.insert(c.node).second) stack.push_back(c.node);
+      }
+      // Every node seen lies on a path from start: when start reaches the
+      // group only start is known to (the others may not); otherwise none does.
+      if (found) reaches.insert(start);
+      else clear.insert(seen.begin(), seen.end());
+      return found;
+    };
+    auto exportable = [&](const Apply& p) {
+      for (std::size_t o = 0; o < p.num_outputs(); ++o)
+        for (const Client& c : fgraph.clients(p.output_var(o)))
+          if (!c.is_output() && !members.contains(c.node) && leads_back(c.node)) return false;
+      return true;
+    };
     // Grows the group. Unbounded, the inputs counted while growing include
     // values the group absorbs later (a wide DAG has many), so the limit is
     // checked on the result; bounded (when that result reads too many), a
@@ -117,6 +160,8 @@ PassReport ElemwiseFusion::apply(FunctionGraph& fgraph, RewriteContext& ctx) con
     auto grow = [&](bool bounded) {
       members = {root};
       external.clear();
+      reaches.clear();
+      clear.clear();
       auto add_inputs = [&](const Apply& node) {
         for (const Var& in : node.inputs())
           if (!foldable_constant(*in)) external.insert(in.get());
@@ -134,14 +179,15 @@ PassReport ElemwiseFusion::apply(FunctionGraph& fgraph, RewriteContext& ctx) con
         Apply* p = order[heap.top()];
         heap.pop();
         if (!fusable(*p) || members.contains(p)) continue;
-        bool inside = true;
-        for (std::size_t o = 0; o < p->num_outputs() && inside; ++o) {
+        bool fits = true, used_outside = false;
+        for (std::size_t o = 0; o < p->num_outputs() && fits; ++o) {
           const Variable& out = p->output_var(o);
-          inside = same_pattern(*out.tensor_type(), pattern);
+          fits = same_pattern(*out.tensor_type(), pattern);
           for (const Client& c : fgraph.clients(out))
-            if (c.is_output() || !members.contains(c.node)) inside = false;
+            if (c.is_output() || !members.contains(c.node)) used_outside = true;
         }
-        if (!inside) continue;
+        if (!fits) continue;
+        if (used_outside && !(options_.multi_output && exportable(*p))) continue;
         if (bounded) {
           // The inputs after absorbing p: p's outputs are no longer read
           // from outside, p's own inputs are.
@@ -210,16 +256,34 @@ PassReport ElemwiseFusion::apply(FunctionGraph& fgraph, RewriteContext& ctx) con
       const std::vector<Reg> outs = inline_program(g.program, sub, args);
       for (std::size_t o = 0; o < outs.size(); ++o) regs[&m->output_var(o)] = outs[o];
     }
+    // The root's outputs, then the values other nodes (or the graph) read
+    // from inside the group, in graph order.
     for (std::size_t o = 0; o < root->num_outputs(); ++o) {
       g.program.output(regs.at(&root->output_var(o)));
       g.outputs.push_back(root->output(o));
+    }
+    for (const Apply* m : sorted) {
+      if (m == root) continue;
+      for (std::size_t o = 0; o < m->num_outputs(); ++o) {
+        bool outside = false;
+        for (const Client& c : fgraph.clients(m->output_var(o)))
+          outside = outside || c.is_output() || !members.contains(c.node);
+        if (!outside) continue;
+        g.program.output(regs.at(&m->output_var(o)));
+        g.outputs.push_back(m->output(o));
+      }
     }
     groups.push_back(std::move(g));
   }
 
   // Later groups first: an earlier group's root output is an input of a later
-  // Composite until it is itself replaced, which moves that use along.
+  // Composite until it is itself replaced, which moves that use along. A
+  // value a later group exports may be an input of an earlier one, which is
+  // built after the replacement: it reads the Composite's output instead.
+  std::unordered_map<const Variable*, Var> moved;
   for (Group& g : groups) {
+    for (Var& in : g.inputs)
+      if (const auto it = moved.find(in.get()); it != moved.end()) in = it->second;
     const auto op = std::make_shared<Composite>(std::move(g.program));
     const ApplyRef node = op->make_node(g.inputs);
     std::vector<std::pair<Var, Var>> pairs;
@@ -232,7 +296,10 @@ PassReport ElemwiseFusion::apply(FunctionGraph& fgraph, RewriteContext& ctx) con
       continue;
     }
     ++report.applications;
-    for (const auto& [old_var, new_var] : pairs) emit_replaced(ctx, name(), old_var, new_var);
+    for (const auto& [old_var, new_var] : pairs) {
+      moved.emplace(old_var.get(), new_var);
+      emit_replaced(ctx, name(), old_var, new_var);
+    }
   }
 
   if (options_.fuse_reductions) {

@@ -18,6 +18,10 @@ struct FusionOptions {
   std::size_t max_inputs = 32;
   /// Whether `sum(exp(x) * y)` and its kin become one CompositeReduce.
   bool fuse_reductions = true;
+  /// Whether a group may take in a node whose value other nodes (or the
+  /// graph's outputs) also read, making that value an extra output of the
+  /// Composite. Off: such a node stays a node of its own.
+  bool multi_output = true;
 };
 
 /// Merges connected elementwise nodes (Elemwise, Fill, Composite, and
@@ -30,11 +34,14 @@ struct FusionOptions {
 ///   - its outputs have the group's rank and broadcast pattern (the same axes
 ///     of static extent 1), so that it runs over the same loop; inputs that
 ///     broadcast are read broadcast, never a node's output;
-///   - every use of every output it has is inside the group: a value also
-///     used elsewhere (or returned) stays the output of a node of its own,
-///     computed once, and starts its own group. Composites therefore have the
-///     outputs of the node the group grew from, and a value used twice inside
-///     a group is computed once in the program;
+///   - each value it computes that is also read outside the group (or
+///     returned) can be exported: the Composite gets it as an extra output,
+///     unless a reader outside leads back into the group (which would make
+///     the Composite feed itself; found by a bounded forward search) or
+///     `multi_output` is off, in which case the node stays outside and starts
+///     its own group. Composites have the outputs of the node the group grew
+///     from, then the exported values in graph order; a value used twice
+///     inside a group is computed once in the program;
 ///   - the group still reads at most `max_inputs` variables.
 /// Constants with one element become constants of the program. A group of
 /// one node is left as it is. The result does not depend on addresses: the

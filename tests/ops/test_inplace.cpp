@@ -8,7 +8,9 @@
 #include "engine/compile/profile.hpp"
 #include "engine/rewrite/mode.hpp"
 #include "engine/rewrite/standard.hpp"
+#include "engine/rewrite/walking.hpp"
 #include "ops/api.hpp"
+#include "ops/elemwise/elemwise.hpp"
 #include "ops/inplace.hpp"
 #include "runtime/kernels/elemwise.hpp"
 #include "runtime/kernels/indexing.hpp"
@@ -168,4 +170,172 @@ TEST_CASE("the VM hands freed buffers on: a fused chain over non-elementwise ste
   CHECK(p.last_peak_bytes <= 2 * 32 * 32 * sizeof(double));
   for (const Apply* n : f.schedule())
     if (n->op().name() == "composite") CHECK_FALSE(n->op().destroy_map().empty());
+}
+
+namespace {
+
+/// alpha * a @ b by the obvious triple loop, as a nested vector.
+std::vector<std::vector<double>> product(const Tensor& a, const Tensor& b, double alpha = 1.0) {
+  const Tensor ac = a.contiguous(), bc = b.contiguous();
+  const std::int64_t m = a.shape()[0], k = a.shape()[1], n = b.shape()[1];
+  std::vector<std::vector<double>> out(static_cast<std::size_t>(m),
+                                       std::vector<double>(static_cast<std::size_t>(n), 0.0));
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t j = 0; j < n; ++j) {
+      double s = 0;
+      for (std::int64_t p = 0; p < k; ++p)
+        s += ac.data<double>()[i * k + p] * bc.data<double>()[p * n + j];
+      out[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)] = alpha * s;
+    }
+  return out;
+}
+
+/// Checks `got` (m × n) against the elementwise sum of `terms`, to 1e-12.
+void check_sum(const Tensor& got, const std::vector<std::vector<std::vector<double>>>& terms) {
+  const Tensor g = got.contiguous();
+  const std::int64_t n = got.shape()[1];
+  for (std::int64_t i = 0; i < got.shape()[0]; ++i)
+    for (std::int64_t j = 0; j < n; ++j) {
+      double want = 0;
+      for (const auto& t : terms)
+        want += t[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)];
+      CHECK(g.data<double>()[i * n + j] == Approx(want).margin(1e-12));
+    }
+}
+
+/// `t` (m × n, or n broadcast over m rows) times `scale`, as a nested vector.
+std::vector<std::vector<double>> values(const Tensor& t, std::int64_t m, double scale = 1.0) {
+  const Tensor c = t.contiguous();
+  const std::int64_t n = t.shape().back();
+  std::vector<std::vector<double>> out(static_cast<std::size_t>(m));
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t j = 0; j < n; ++j)
+      out[static_cast<std::size_t>(i)].push_back(scale *
+                                                 c.data<double>()[(t.ndim() == 2 ? i * n : 0) + j]);
+  return out;
+}
+
+/// Compiles `outputs` without rewriting (the graph is already rewritten).
+Function<std::vector<Tensor>> as_is(const std::vector<Var>& inputs, std::span<const Var> outputs) {
+  return compile_function(
+      std::vector<In>(inputs.begin(), inputs.end()),
+      std::vector<Var>(outputs.begin(), outputs.end()),
+      {.rewrite = [](FunctionGraph&) {}, .on_unused_input = UnusedInput::Ignore});
+}
+
+/// Runs GemmFromDot as a walk over a graph of `outputs`.
+FunctionGraph gemm_formed(const std::vector<Var>& inputs, const std::vector<Var>& outputs) {
+  FunctionGraph fg(inputs, outputs, /*clone=*/false);
+  WalkingRewriter("gemm", {std::make_shared<GemmFromDot>()}).rewrite(fg);
+  fg.check_integrity();
+  return fg;
+}
+
+std::size_t count_if_op(const FunctionGraph& fg, std::string_view name) {
+  std::size_t n = 0;
+  for (const Apply* a : fg.nodes()) n += a->op().name() == name ? 1 : 0;
+  return n;
+}
+
+/// The Op names of the nodes from `v` down the first inputs, as far as gemms go.
+std::vector<std::string> gemm_spine(Var v) {
+  std::vector<std::string> out;
+  while (v->owner()) {
+    out.push_back(v->owner()->op().to_string());
+    if (v->owner()->op().name() != "gemm") break;
+    v = v->owner()->input(0);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a sum of several products becomes a chain of gemms", "[ops][inplace]") {
+  const Var a = matrix("a"), b = matrix("b"), c = matrix("c"), d = matrix("d"), z = matrix("z");
+  Rng rng(11);
+  const Tensor av = rng.uniform({5, 3}, -1.0, 1.0), bv = rng.uniform({3, 4}, -1.0, 1.0),
+               cv = rng.uniform({5, 6}, -1.0, 1.0), dv = rng.uniform({6, 4}, -1.0, 1.0),
+               zv = rng.uniform({5, 4}, -1.0, 1.0);
+  const std::vector<Tensor> args = {av, bv, cv, dv, zv};
+  const std::vector<Var> ins = {a, b, c, d, z};
+
+  SECTION("one add of three terms: z + dot(a, b) + dot(c, d)") {
+    const std::vector<Var> terms = {z, dot(a, b), dot(c, d)};
+    const Var sum3 = elemwise_op(ScalarOp::Add)->make_node(terms)->output(0);
+    FunctionGraph fg = gemm_formed(ins, {sum3});
+    CHECK(gemm_spine(fg.outputs()[0]) ==
+          std::vector<std::string>{"gemm{inplace=false}", "gemm{inplace=false}"});
+    const Apply& outer = *fg.outputs()[0]->owner();
+    const Apply& inner = *outer.input(0)->owner();
+    CHECK(inner.input(0) == z);
+    CHECK(inner.input(2) == a);
+    CHECK(outer.input(2) == c);
+    CHECK(count_if_op(fg, "dot") == 0);
+    auto f = as_is(ins, fg.outputs().first(1));
+    check_sum(f.call(args)[0], {values(zv, 5), product(av, bv), product(cv, dv)});
+  }
+  SECTION("nested adds and subs with factors: z - (2 * dot(a, b) + dot(c, d))") {
+    const Var out = z - (2.0 * dot(a, b) + dot(c, d));
+    FunctionGraph fg = gemm_formed(ins, {out});
+    CHECK(gemm_spine(fg.outputs()[0]) ==
+          std::vector<std::string>{"gemm{inplace=false}", "gemm{inplace=false}"});
+    const Apply& outer = *fg.outputs()[0]->owner();
+    const Apply& inner = *outer.input(0)->owner();
+    CHECK(inner.input(1)->as_constant()->value().item<double>() == -2.0);
+    CHECK(outer.input(1)->as_constant()->value().item<double>() == -1.0);
+    CHECK(fg.num_nodes() == 2);
+    auto f = as_is(ins, fg.outputs().first(1));
+    check_sum(f.call(args)[0], {values(zv, 5), product(av, bv, -2.0), product(cv, dv, -1.0)});
+  }
+  SECTION("products only: one of them is the accumulator") {
+    const Var out = dot(a, b) - dot(c, d);
+    FunctionGraph fg = gemm_formed(ins, {out});
+    const Apply& g = *fg.outputs()[0]->owner();
+    REQUIRE(g.op().name() == "gemm");
+    CHECK(g.input(0)->owner()->op().name() == "dot");
+    CHECK(g.input(1)->as_constant()->value().item<double>() == -1.0);
+    CHECK(g.input(4)->as_constant()->value().item<double>() == 1.0);
+    auto f = as_is(ins, fg.outputs().first(1));
+    check_sum(f.call(args)[0], {product(av, bv), product(cv, dv, -1.0)});
+  }
+  SECTION("a term that broadcasts is added to the gemm chain's result") {
+    const Var bias = vector("bias");
+    const Tensor biasv = rng.uniform({4}, -1.0, 1.0);
+    const Var out = dot(a, b) + z + bias - dot(c, d);
+    std::vector<Var> with_bias = ins;
+    with_bias.push_back(bias);
+    FunctionGraph fg = gemm_formed(with_bias, {out});
+    const Apply& top = *fg.outputs()[0]->owner();
+    REQUIRE(top.op().name() == "add");
+    CHECK(gemm_spine(top.input(0)) ==
+          std::vector<std::string>{"gemm{inplace=false}", "gemm{inplace=false}"});
+    CHECK(top.input(1) == bias);
+    std::vector<Tensor> bargs = args;
+    bargs.push_back(biasv);
+    auto f = as_is(with_bias, fg.outputs().first(1));
+    check_sum(f.call(bargs)[0],
+              {product(av, bv), values(zv, 5), values(biasv, 5), product(cv, dv, -1.0)});
+  }
+  SECTION("a product read elsewhere stays a dot, and may be the accumulator") {
+    const Var ab = dot(a, b);
+    FunctionGraph fg = gemm_formed(ins, {ab + dot(c, d), ab});
+    const Apply& g = *fg.outputs()[0]->owner();
+    REQUIRE(g.op().name() == "gemm");
+    CHECK(g.input(0) == fg.outputs()[1]);
+    CHECK(g.input(2) == c);
+    auto f = as_is(ins, fg.outputs());
+    check_sum(f.call(args)[0], {product(av, bv), product(cv, dv)});
+  }
+  SECTION("a product and a bias alone are left for fusion") {
+    const Var bias = vector("bias");
+    std::vector<Var> with_bias = ins;
+    with_bias.push_back(bias);
+    const Var out = dot(a, b) + bias;
+    FunctionGraph fg = gemm_formed(with_bias, {out});
+    CHECK(fg.outputs()[0]->owner()->op().name() == "add");
+    CHECK(fg.outputs()[0]->owner()->input(0)->owner()->op().name() == "dot");
+    const RewriteResult why =
+        GemmFromDot().transform(fg, *fg.outputs()[0]->owner(), RewriteContext{});
+    CHECK(why.reason() == "the addend does not have the product's type");
+  }
 }

@@ -3,26 +3,29 @@
 // hand-written fused C++ loop (or Eigen) doing the same work in the same run.
 //
 //   build/tools/bench_fusion                 # everything
-//   build/tools/bench_fusion elemwise13 sum mlp3 call graphs   # some groups
+//   build/tools/bench_fusion elemwise13 sum mlp3 call   # some groups
 //
-// Lines: `bench=NAME n=N median_s=X ref_s=Y ratio=X/Y …`. The function is
+// Lines: `bench=NAME n=N median_s=X ref_s=Y ratio=X/Y …`; elemwise13's hand
+// loop uses the runtime's tanh (`ref_libm_s`: the C library's). The function is
 // compiled with rw::function's default mode (the standard rules, fusion,
 // GEMM formation, in-place); `rules_s` is that mode without fusion, GEMM
 // formation and in-place (the rules alone), `unfused_s` no rewrites at all. For the sums
 // `read_s` is a STREAM-style read of the same bytes on every thread (the
 // memory bandwidth bound), and `gbps` what the function reached. For mlp3
 // (forward, then forward + gradient with rw::grad), `gemm_s` is the same
-// matrix products alone through rw::gemm (Eigen), `peak_intermediate_bytes`
+// matrix products alone through rw::gemm (Eigen), timed in alternation with
+// the function (15 pairs): `gemm_ratio` is the ratio of the medians,
+// `pair_ratio` the median of the ratios within pairs; `peak_intermediate_bytes`
 // the profile's peak of intermediate buffers, `peak_total_bytes` that plus
 // arguments and results, and `bound_bytes` 1.2 x (arguments + results + the
 // two largest intermediates). Functions are compiled with allow_gc = false
 // (profiled ones with true) and results dropped before the next call, as the
 // reference loops write into preallocated memory.
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <map>
 #include <rw/rw.hpp>
 #include <string>
 #include <vector>
@@ -30,11 +33,8 @@
 #include <fmt/format.h>
 
 #include "bench_util.hpp"
-#include "engine/compile/op_from_graph.hpp"
-#include "engine/dsl/graph_file.hpp"
-#include "engine/dsl/predicates.hpp"
 #include "ops/inplace.hpp"
-#include "rw/standard_rules.hpp"
+#include "runtime/detail/fast_math.hpp"
 
 namespace {
 
@@ -89,6 +89,30 @@ template <class Fn> double time_calls(Fn& f, const std::vector<rw::Tensor>& args
       kRuns);
 }
 
+/// Medians of two workloads timed in alternation, and the median of the
+/// ratio a/b within each pair: on a shared machine whose load drifts, the
+/// pairs see the same load, so the ratio is steadier than either time.
+struct Paired {
+  double a_s = 0, b_s = 0, ratio = 0;
+};
+
+template <class A, class B>
+Paired paired_medians(A&& a, B&& b, int pairs = 15) {
+  a();
+  b();
+  std::vector<double> ta, tb, ratios;
+  for (int i = 0; i < pairs; ++i) {
+    ta.push_back(rw::bench::time_once(a));
+    tb.push_back(rw::bench::time_once(b));
+    ratios.push_back(ta.back() / tb.back());
+  }
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  return {median(ta), median(tb), median(ratios)};
+}
+
 // ---------------------------------------------------------------------------
 
 void bench_elemwise13() {
@@ -108,21 +132,29 @@ void bench_elemwise13() {
     const double* px = xs.data<double>();
     const double* py = ys.data<double>();
     double* pz = zs.data<double>();
-    const double loop_s = median_time(
-        [&] {
-          hand_parallel(n, [&](std::int64_t lo, std::int64_t hi) {
-            for (std::int64_t i = lo; i < hi; ++i) {
-              const double a = px[i], b = py[i];
-              pz[i] = std::exp(-a) * b + std::tanh(a) * (b - 1.5) / (1.0 + a * a) -
-                      std::sqrt(std::abs(b));
-            }
-          });
-        },
-        kRuns);
+    // The hand loop with the runtime's tanh (the same arithmetic as the
+    // function), and with the C library's.
+    auto hand_loop = [&](auto tanh_fn) {
+      return median_time(
+          [&] {
+            hand_parallel(n, [&](std::int64_t lo, std::int64_t hi) {
+              for (std::int64_t i = lo; i < hi; ++i) {
+                const double a = px[i], b = py[i];
+                pz[i] = std::exp(-a) * b + tanh_fn(a) * (b - 1.5) / (1.0 + a * a) -
+                        std::sqrt(std::abs(b));
+              }
+            });
+          },
+          kRuns);
+    };
+    const double loop_s = hand_loop([](double a) { return rw::detail::fast::tanh(a); });
+    const double libm_s = hand_loop([](double a) { return std::tanh(a); });
     g_sink = pz[n / 2];
-    report("elemwise13", n, fused_s,
-           fmt::format(" ref_s={:.6g} ratio={:.3f} rules_s={:.6g} unfused_s={:.6g} nodes={}",
-                       loop_s, fused_s / loop_s, rules_s, unfused_s, fused.schedule().size()));
+    report(
+        "elemwise13", n, fused_s,
+        fmt::format(" ref_s={:.6g} ratio={:.3f} ref_libm_s={:.6g} rules_s={:.6g} "
+                    "unfused_s={:.6g} nodes={}",
+                    loop_s, fused_s / loop_s, libm_s, rules_s, unfused_s, fused.schedule().size()));
   }
 }
 
@@ -214,7 +246,6 @@ void bench_mlp3() {
     rw::Function fp = rw::function(ins, outs, fused_options(/*profile=*/true));
     rw::Function f0 = rw::function(ins, outs, unfused_options());
     rw::Function fd = rw::function(ins, outs, default_options());
-    const double fn_s = time_calls(f, args);
     const double fn0_s = time_calls(f0, args);
     const double fnd_s = time_calls(fd, args);
     std::vector<rw::Tensor> results;
@@ -235,7 +266,12 @@ void bench_mlp3() {
     std::vector<rw::Tensor> act = {rw::Tensor::empty(rw::f64, {rows, width}),
                                    rw::Tensor::empty(rw::f64, {rows, width})};
     rw::Tensor dw = rw::Tensor::empty(rw::f64, {width, width});
-    const double gemm_s = median_time(
+    std::vector<rw::Tensor> r;
+    const Paired paired = paired_medians(
+        [&] {
+          r = {};
+          r = f.call(args);
+        },
         [&] {
           rw::Tensor in = args[0];
           for (int i = 0; i < 3; ++i) {
@@ -245,20 +281,22 @@ void bench_mlp3() {
           if (!with_grad) return;
           for (int i = 2; i >= 0; --i) {
             rw::gemm(dw, 1.0, act[(i + 1) % 2].transpose(), act[i % 2], 0.0);
-            if (i > 0) rw::gemm(act[(i + 1) % 2], 1.0, act[i % 2], args[2 + 2 * i].transpose(), 0.0);
+            if (i > 0)
+              rw::gemm(act[(i + 1) % 2], 1.0, act[i % 2], args[2 + 2 * i].transpose(), 0.0);
           }
-        },
-        kRuns);
+        });
+    const double fn_s = paired.a_s, gemm_s = paired.b_s;
     std::size_t io_bytes = 0;
     for (const rw::Tensor& t : args) io_bytes += static_cast<std::size_t>(t.size()) * 8;
     for (const rw::Tensor& t : results) io_bytes += static_cast<std::size_t>(t.size()) * 8;
     // The largest intermediates are (rows, width) activations and deltas.
     const double two_largest = 2.0 * static_cast<double>(rows * width * 8);
     report(with_grad ? "mlp3_forward_grad" : "mlp3_forward", rows, fn_s,
-           fmt::format(" gemm_s={:.6g} gemm_ratio={:.3f} rules_s={:.6g} unfused_s={:.6g} nodes={} "
+           fmt::format(" gemm_s={:.6g} gemm_ratio={:.3f} pair_ratio={:.3f} rules_s={:.6g} "
+                       "unfused_s={:.6g} nodes={} "
                        "peak_intermediate_bytes={} peak_total_bytes={} bound_bytes={:.0f}",
-                       gemm_s, fn_s / gemm_s, fnd_s, fn0_s, f.schedule().size(), prof.last_peak_bytes,
-                       io_bytes + prof.last_peak_bytes,
+                       gemm_s, fn_s / gemm_s, paired.ratio, fnd_s, fn0_s, f.schedule().size(),
+                       prof.last_peak_bytes, io_bytes + prof.last_peak_bytes,
                        1.2 * (static_cast<double>(io_bytes) + two_largest)));
   }
 }
@@ -285,42 +323,13 @@ void bench_call() {
          fmt::format(" ref_s={:.6g} per_call_us={:.3f}", by_hand / kCalls, 1e6 * s / kCalls));
 }
 
-void bench_graphs() {
-  for (const char* name : {"chain-100", "chain-1000", "dag-100", "dag-1000", "mlp-2", "mlp-8",
-                           "mlp-32"}) {
-    const std::string path = std::string(RW_SHARED_GRAPHS) + "/" + name + ".graph";
-    rw::dsl::GraphFile file;
-    try {
-      file = rw::dsl::load_graph(path, rw::standard_registry());
-    } catch (const std::exception& e) {
-      std::printf("bench=graph_%s skipped: %s\n", name, e.what());
-      continue;
-    }
-    std::size_t before = 0, after = 0;
-    std::map<std::string, int> kinds;
-    const double s = median_time(
-        [&] {
-          rw::FunctionGraph fg = file.function_graph();
-          before = fg.num_nodes();
-          rw::default_mode().rewrite(fg);
-          after = fg.num_nodes();
-          kinds.clear();
-          for (const rw::Apply* n : fg.nodes()) ++kinds[std::string(n->op().name())];
-        },
-        3);
-    std::string ops;
-    for (const auto& [k, count] : kinds) ops += fmt::format("{}{}:{}", ops.empty() ? "" : ",", k, count);
-    report(fmt::format("graph_{}", name), static_cast<long long>(before), s,
-           fmt::format(" nodes_after={} ops={}", after, ops));
-  }
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::vector<std::pair<std::string, void (*)()>> groups = {
-      {"elemwise13", bench_elemwise13}, {"sum", bench_sum},     {"mlp3", bench_mlp3},
-      {"call", bench_call},             {"graphs", bench_graphs}};
+  const std::vector<std::pair<std::string, void (*)()>> groups = {{"elemwise13", bench_elemwise13},
+                                                                  {"sum", bench_sum},
+                                                                  {"mlp3", bench_mlp3},
+                                                                  {"call", bench_call}};
   for (const auto& [name, fn] : groups) {
     bool on = argc == 1;
     for (int i = 1; i < argc; ++i) on = on || name == argv[i];

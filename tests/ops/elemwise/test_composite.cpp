@@ -180,3 +180,61 @@ TEST_CASE("Composite and CompositeReduce infer shapes from their inputs' shapes"
   REQUIRE(rshapes[0].size() == 1);
   CHECK(rshapes[0][0] == rows);
 }
+
+TEST_CASE(
+    "a Composite with several outputs computes them in one pass, in place into distinct "
+    "inputs",
+    "[ops][composite]") {
+  // tanh(i0) * i1, tanh(i0) and i0 > 0: the second is read by the first, the
+  // third has another dtype.
+  ScalarProgram p;
+  const Reg x = p.input(f64), y = p.input(f64);
+  const Reg t = p.apply(ScalarOp::Tanh, {x});
+  p.output(p.apply(ScalarOp::Mul, {t, y}));
+  p.output(t);
+  p.output(p.apply(ScalarOp::Gt, {x, p.constant(0.0, f64)}));
+  const auto op = std::make_shared<Composite>(p);
+  CHECK(op->to_string() == "Composite{tanh(i0) * i1, tanh(i0), i0 > 0.0}");
+  const Var m = matrix("m"), n = matrix("n");
+  const ApplyRef node = op->make_node(std::vector<Var>{m, n});
+  REQUIRE(node->num_outputs() == 3);
+  CHECK(node->output_var(0).type()->to_string() == "f64[?,?]");
+  CHECK(node->output_var(1).type()->to_string() == "f64[?,?]");
+  CHECK(node->output_var(2).type()->to_string() == "bool[?,?]");
+  const Var rows = scalar("rows", i64), cols = scalar("cols", i64);
+  const std::vector<ShapeVars> in_shapes = {{rows, cols}, {rows, cols}};
+  const auto shapes = op->infer_shape(*node, in_shapes);
+  REQUIRE(shapes.size() == 3);
+  for (const ShapeVars& s : shapes) CHECK(s == ShapeVars{rows, cols});
+
+  Rng rng(9);
+  const Tensor xs = rng.uniform({64, 40}, -2.0, 2.0), ys = rng.uniform({64, 40}, -2.0, 2.0);
+  auto check = [&](const std::vector<Tensor>& outs) {
+    for (std::int64_t i = 0; i < xs.size(); ++i) {
+      const double xv = xs.data<double>()[i], yv = ys.data<double>()[i];
+      CHECK(outs[0].data<double>()[i] == Approx(std::tanh(xv) * yv).epsilon(1e-15));
+      CHECK(outs[1].data<double>()[i] == Approx(std::tanh(xv)).epsilon(1e-15));
+      CHECK(outs[2].data<bool>()[i] == (xv > 0));
+    }
+  };
+  std::vector<Tensor> outs(3);
+  op->perform(*node, std::vector<Tensor>{xs, ys}, outs);
+  check(outs);
+
+  // Output 0 into input 0, output 1 into input 1, which output 0 still reads.
+  const auto in_place = op->with_inplace({{0, 0}, {1, 1}});
+  CHECK(in_place->destroy_map() == IoMap{{0, 0}, {1, 1}});
+  CHECK(in_place->to_string() ==
+        "Composite{tanh(i0) * i1, tanh(i0), i0 > 0.0}{inplace=(0, 0, 1, 1)}");
+  const ApplyRef ip_node = in_place->make_node(std::vector<Var>{m, n});
+  const Tensor xb = xs.copy(), yb = ys.copy();
+  std::vector<Tensor> ip_outs(3);
+  in_place->perform(*ip_node, std::vector<Tensor>{xb, yb}, ip_outs);
+  CHECK(ip_outs[0].data<double>() == xb.data<double>());
+  CHECK(ip_outs[1].data<double>() == yb.data<double>());
+  check(ip_outs);
+  // A bool output cannot go into a float input; two outputs cannot share one.
+  CHECK_THROWS_AS(in_place->with_inplace({{2, 0}})->make_node(std::vector<Var>{m, n}), TypeError);
+  CHECK_THROWS_WITH(Composite(p, {{0, 1}, {1, 1}}),
+                    "`composite`: outputs 0 and 1 are both written into input 1");
+}

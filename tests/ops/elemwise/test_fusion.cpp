@@ -3,21 +3,25 @@
 #include <cmath>
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "engine/compile/function.hpp"
 #include "engine/dsl/graph_file.hpp"
 #include "engine/dsl/predicates.hpp"
+#include "engine/graph/errors.hpp"
 #include "engine/graph/function_graph.hpp"
 #include "engine/graph/printing.hpp"
+#include "engine/rewrite/destroy_handler.hpp"
 #include "engine/rewrite/mode.hpp"
 #include "engine/rewrite/standard.hpp"
 #include "ops/api.hpp"
 #include "ops/elemwise/composite.hpp"
 #include "ops/elemwise/fusion.hpp"
 #include "ops/inplace.hpp"
+#include "runtime/rng.hpp"
 #include "rw/registry.hpp"
 #include "rw/standard_rules.hpp"
-#include "runtime/rng.hpp"
 
 namespace {
 
@@ -83,13 +87,13 @@ TEST_CASE("a value used twice inside a group is computed once", "[ops][fusion]")
                       [](const ScalarInstr& i) { return i.op == ScalarOp::Exp; }) == 1);
 }
 
-TEST_CASE("a value used outside its group stays a node of its own, computed once",
+TEST_CASE("without multi_output a value used outside its group stays a node of its own",
           "[ops][fusion]") {
   const Var x = vector("x"), y = vector("y");
   const Var e = exp(x) * 2.0;  // used by both outputs, and returned
   const Var a = tanh(e) + y, b = e - y;
   FunctionGraph fg({x, y}, {a, b, e});
-  ElemwiseFusion().rewrite(fg);
+  ElemwiseFusion({.multi_output = false}).rewrite(fg);
   // e's group (exp, mul) is one Composite; each output's own group reads it.
   CHECK(count_ops(fg, "composite") == 2);
   CHECK(fg.num_nodes() == 3);
@@ -99,8 +103,179 @@ TEST_CASE("a value used outside its group stays a node of its own, computed once
 
   Rng rng(2);
   const std::vector<Tensor> args = {rng.uniform({50}, -1.0, 1.0), rng.uniform({50}, -1.0, 1.0)};
+  const auto [plain, fused] =
+      both_ways({x, y}, {a, b, e}, args, fusion_only({.multi_output = false}));
+  for (std::size_t k = 0; k < 3; ++k) CHECK(fused[k].equal(plain[k]));
+}
+
+TEST_CASE("a value read outside its group becomes an extra output of the Composite",
+          "[ops][fusion]") {
+  const Var x = vector("x"), y = vector("y");
+  const Var e = exp(x) * 2.0;  // read by both outputs, and returned
+  const Var a = tanh(e) + y, b = e - y;
+  FunctionGraph fg({x, y}, {a, b, e});
+  const std::size_t before = fg.num_nodes();
+  ElemwiseFusion().rewrite(fg);
+  fg.check_integrity();
+  // a's group (the last in graph order) takes e in and exports it; b, a
+  // group of one node, reads it from there.
+  CHECK(before == 5);
+  CHECK(fg.num_nodes() == 2);
+  const Apply& both = *fg.outputs()[0]->owner();
+  CHECK(fg.outputs()[2]->owner() == &both);
+  CHECK(fg.outputs()[2]->index() == 1);
+  CHECK(both.op().to_string() == "Composite{tanh(exp(i0) * 2.0) + i1, exp(i0) * 2.0}");
+  const Apply& other = *fg.outputs()[1]->owner();
+  CHECK(other.op().to_string() == "sub");
+  CHECK(other.input(0) == fg.outputs()[2]);
+  const auto& program = dynamic_cast<const Composite&>(both.op()).scalar_program();
+  const auto instrs = program.instructions();
+  CHECK(std::count_if(instrs.begin(), instrs.end(),
+                      [](const ScalarInstr& i) { return i.op == ScalarOp::Exp; }) == 1);
+
+  Rng rng(2);
+  const std::vector<Tensor> args = {rng.uniform({50}, -1.0, 1.0), rng.uniform({50}, -1.0, 1.0)};
   const auto [plain, fused] = both_ways({x, y}, {a, b, e}, args, fusion_only());
   for (std::size_t k = 0; k < 3; ++k) CHECK(fused[k].equal(plain[k]));
+  for (std::int64_t i = 0; i < 50; ++i) {
+    const double xv = args[0].data<double>()[i], yv = args[1].data<double>()[i];
+    CHECK(fused[0].data<double>()[i] == Approx(std::tanh(std::exp(xv) * 2.0) + yv).epsilon(1e-15));
+    CHECK(fused[1].data<double>()[i] == Approx(std::exp(xv) * 2.0 - yv).epsilon(1e-15));
+    CHECK(fused[2].data<double>()[i] == Approx(std::exp(xv) * 2.0).epsilon(1e-15));
+  }
+}
+
+TEST_CASE("a group reading a value another group exports reads the Composite's output",
+          "[ops][fusion]") {
+  // e is computed inside one group and read by the other, which is built
+  // after the first replaced e: it must read the first Composite's output,
+  // not bring the replaced exp and mul back.
+  const Var x = vector("x"), y = vector("y");
+  const Var e = exp(x) * 2.0;
+  const Var a = tanh(e) + y, b = sin(e - y);
+  FunctionGraph fg({x, y}, {a, b});
+  ElemwiseFusion().rewrite(fg);
+  fg.check_integrity();
+  CHECK(fg.num_nodes() == 2);
+  for (const Apply* n : fg.nodes()) CHECK(n->op().name() == "composite");
+  const Apply& first = *fg.outputs()[0]->owner();
+  const Apply& second = *fg.outputs()[1]->owner();
+  CHECK((first.num_outputs() == 2) != (second.num_outputs() == 2));
+
+  Rng rng(3);
+  const std::vector<Tensor> args = {rng.uniform({40}, -1.0, 1.0), rng.uniform({40}, -1.0, 1.0)};
+  const auto [plain, fused] = both_ways({x, y}, {a, b}, args, fusion_only());
+  CHECK(fused[0].equal(plain[0]));
+  CHECK(fused[1].equal(plain[1]));
+  for (std::int64_t i = 0; i < 40; ++i) {
+    const double ev = std::exp(args[0].data<double>()[i]) * 2.0, yv = args[1].data<double>()[i];
+    CHECK(fused[1].data<double>()[i] == Approx(std::sin(ev - yv)).epsilon(1e-15));
+  }
+}
+
+TEST_CASE("a value whose outside reader leads back into the group is not exported",
+          "[ops][fusion]") {
+  // exp(x) is read by tanh (in the group) and by sum, whose result the group
+  // also reads: exporting exp(x) would make the Composite feed itself.
+  const Var x = vector("x");
+  const Var e = exp(x);
+  const Var out = tanh(e) + sum(e);
+  FunctionGraph fg({x}, {out});
+  ElemwiseFusion().rewrite(fg);
+  fg.check_integrity();
+  CHECK(fg.num_nodes() == 3);
+  const Apply& top = *fg.outputs()[0]->owner();
+  CHECK(top.op().to_string() == "Composite{tanh(i0) + i1}");
+  CHECK(top.num_outputs() == 1);
+  CHECK(top.input(0)->owner()->op().to_string() == "exp");
+  CHECK(top.input(1)->owner()->op().name() == "sum");
+
+  const std::vector<Tensor> args = {Tensor::from({0.25, -1.0, 0.5})};
+  const auto [plain, fused] = both_ways({x}, {out}, args, fusion_only());
+  const double s = std::exp(0.25) + std::exp(-1.0) + std::exp(0.5);
+  for (std::int64_t i = 0; i < 3; ++i)
+    CHECK(fused[0].data<double>()[i] ==
+          Approx(std::tanh(std::exp(args[0].data<double>()[i])) + s).epsilon(1e-15));
+  CHECK(fused[0].equal(plain[0]));
+}
+
+TEST_CASE(
+    "exported values of a multi-output Composite are written in place into distinct "
+    "inputs",
+    "[ops][fusion]") {
+  // t = tanh(a @ b) is read by the group (t * (a @ c)) and by a product
+  // outside it: one Composite computes both, each into a dot's buffer.
+  const Var a = matrix("a"), b = matrix("b"), c = matrix("c"), d = matrix("d");
+  const Var t = tanh(dot(a, b));
+  const Var u = t * dot(a, c);
+  const Var w = dot(t, d);
+  GraphRewrite rewrite = [](FunctionGraph& fg) {
+    ElemwiseFusion().rewrite(fg);
+    InplacePass().rewrite(fg);
+  };
+  auto f = compile_function({a, b, c, d}, {u, w}, {.rewrite = rewrite});
+  std::vector<std::string> ops;
+  for (const Apply* n : f.schedule()) ops.push_back(n->op().to_string());
+  INFO(fmt::format("{}", fmt::join(ops, "; ")));
+  CHECK(std::count(ops.begin(), ops.end(),
+                   "Composite{tanh(i1) * i0, tanh(i1)}{inplace=(0, 0, 1, 1)}") == 1);
+  CHECK(ops.size() == 4);
+
+  Rng rng(12);
+  const Tensor av = rng.uniform({6, 5}, -1.0, 1.0), bv = rng.uniform({5, 4}, -1.0, 1.0),
+               cv = rng.uniform({5, 4}, -1.0, 1.0), dv = rng.uniform({4, 3}, -1.0, 1.0);
+  const std::vector<Tensor> args = {av, bv, cv, dv};
+  const auto got = f.call(args);
+  auto at = [](const Tensor& m, std::int64_t i, std::int64_t j) {
+    return m.data<double>()[i * m.shape()[1] + j];
+  };
+  std::vector<double> tv(24);
+  for (std::int64_t i = 0; i < 6; ++i)
+    for (std::int64_t j = 0; j < 4; ++j) {
+      double ab = 0, ac = 0;
+      for (std::int64_t k = 0; k < 5; ++k) {
+        ab += at(av, i, k) * at(bv, k, j);
+        ac += at(av, i, k) * at(cv, k, j);
+      }
+      tv[static_cast<std::size_t>(i * 4 + j)] = std::tanh(ab);
+      CHECK(at(got[0], i, j) == Approx(std::tanh(ab) * ac).margin(1e-13));
+    }
+  for (std::int64_t i = 0; i < 6; ++i)
+    for (std::int64_t j = 0; j < 3; ++j) {
+      double s = 0;
+      for (std::int64_t k = 0; k < 4; ++k)
+        s += tv[static_cast<std::size_t>(i * 4 + k)] * at(dv, k, j);
+      CHECK(at(got[1], i, j) == Approx(s).margin(1e-13));
+    }
+}
+
+TEST_CASE("an in-place multi-output Composite is refused where an input is still needed",
+          "[ops][fusion]") {
+  // q = a @ c is read by the Composite and returned: no output may go into it.
+  const Var a = matrix("a"), b = matrix("b"), c = matrix("c"), d = matrix("d");
+  const Var q = dot(a, c);
+  const Var t = tanh(dot(a, b));
+  FunctionGraph fg({a, b, c, d}, {t * q, dot(t, d), q}, /*clone=*/false);
+  ElemwiseFusion().rewrite(fg);
+  const DestroyHandler& dh = require_destroy_handler(fg);
+  Apply& comp = *fg.outputs()[0]->owner();
+  // Inputs in graph order: q first.
+  REQUIRE(comp.op().to_string() == "Composite{tanh(i1) * i0, tanh(i1)}");
+  CHECK(dh.why_not_destroy(fg, comp, 0) == "`dot(a, c)` is an output of the graph");
+  CHECK_FALSE(dh.why_not_destroy(fg, comp, 1));
+  const std::vector<std::string> before = op_strings(fg);
+  const auto ip = dynamic_cast<const Composite&>(comp.op()).with_inplace({{0, 0}, {1, 1}});
+  const ApplyRef fresh =
+      ip->make_node(std::vector<Var>(comp.inputs().begin(), comp.inputs().end()));
+  const std::vector<std::pair<Var, Var>> pairs = {{comp.output(0), fresh->output(0)},
+                                                  {comp.output(1), fresh->output(1)}};
+  CHECK_THROWS_AS(fg.replace_all(pairs, "test"), ReplacementError);
+  CHECK(op_strings(fg) == before);
+  fg.check_integrity();
+  // The pass writes output 0 into input 1 and has no input left for output 1.
+  InplacePass().rewrite(fg);
+  CHECK(fg.outputs()[0]->owner()->op().to_string() ==
+        "Composite{tanh(i1) * i0, tanh(i1)}{inplace=(0, 1)}");
 }
 
 TEST_CASE("nodes whose output broadcasts are read by the Composite, not fused into it",

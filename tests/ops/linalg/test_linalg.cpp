@@ -72,6 +72,29 @@ TEST_CASE("gemm computes alpha x @ y + beta z, in place when asked", "[ops]") {
   require_same(target, got);
 }
 
+TEST_CASE("dot writes a matrix product into the tensor left in its output slot", "[ops]") {
+  auto a = rw::matrix("a"), b = rw::matrix("b");
+  const OpPtr dot = standard_registry().make("dot", {});
+  const ApplyRef node = dot->make_node(std::vector<Var>{a, b});
+  const Tensor va = lcg_tensor({3, 5}, 4), vb = lcg_tensor({5, 2}, 5);
+  const Tensor want =
+      make_tensor({3, 2}, [&](const Idx& i) { return dot_ref(va, vb, i[0], i[1]); });
+  // A slot that fits (NaN inside: beta 0 never reads it) is written in place.
+  const std::vector<std::int64_t> shape = {3, 2};
+  Tensor slot = Tensor::full(shape, std::nan(""));
+  std::vector<Tensor> in{va, vb}, out{slot};
+  dot->perform(*node, in, out);
+  CHECK(out[0].raw_data() == slot.raw_data());
+  CHECK(allclose(out[0], want, 1e-14, 1e-15));
+  // One of another shape, or a strided view, is replaced by a new tensor.
+  for (Tensor other : {Tensor::zeros({2, 3}), Tensor::zeros({3, 4}).slice(1, 0, 4, 2)}) {
+    std::vector<Tensor> out2{other};
+    dot->perform(*node, in, out2);
+    CHECK(out2[0].raw_data() != other.raw_data());
+    CHECK(allclose(out2[0], want, 1e-14, 1e-15));
+  }
+}
+
 TEST_CASE("softmax and log_softmax along an axis", "[ops]") {
   auto x = rw::matrix("x");
   rw::Function f = rw::function({x}, {rw::softmax(x), rw::log_softmax(x, 0)});

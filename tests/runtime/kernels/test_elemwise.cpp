@@ -187,6 +187,8 @@ TEST_CASE("integer arithmetic wraps and pow is exact", "[runtime]") {
                Tensor::from({std::int16_t{24464}}));  // 90000 mod 2^16
 }
 
+// tanh is not here: the kernel's own branch-free tanh is within 2 ulp of the
+// C library's, checked in runtime/detail/test_fast_math.cpp.
 TEST_CASE("float ops match the C library and handle NaN and infinity", "[runtime]") {
   const std::vector<double> vals = {-3.5, -1.0, -0.25, 0.0, 0.3, 0.9, 2.0, 7.25};
   const Tensor x = Tensor::from_vector(vals, V{8});
@@ -213,7 +215,6 @@ TEST_CASE("float ops match the C library and handle NaN and infinity", "[runtime
       {ScalarOp::Tan, [](double v) { return std::tan(v); }, [](float v) { return std::tan(v); }},
       {ScalarOp::Sinh, [](double v) { return std::sinh(v); }, [](float v) { return std::sinh(v); }},
       {ScalarOp::Cosh, [](double v) { return std::cosh(v); }, [](float v) { return std::cosh(v); }},
-      {ScalarOp::Tanh, [](double v) { return std::tanh(v); }, [](float v) { return std::tanh(v); }},
       {ScalarOp::ArcSin, [](double v) { return std::asin(v); },
        [](float v) { return std::asin(v); }},
       {ScalarOp::ArcCos, [](double v) { return std::acos(v); },
