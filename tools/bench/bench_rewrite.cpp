@@ -104,7 +104,7 @@ int main(int argc, char** argv) {
                   " cpu_s=%.6g nodes_before=%zu nodes_after=%zu pytensor_s=%g "
                   "pytensor_nodes_after=%zu speedup=%.0f",
                   cpu_median, before, after, ref.pytensor_s, ref.pytensor_nodes_after,
-                  ref.pytensor_s / median);
+                  ref.pytensor_s / cpu_median);  // PyTensor's figures are CPU seconds
     rw::bench::report(std::string("rewrite_") + ref.family, ref.n, median, extra);
     if (profile) {
       rw::FunctionGraph fgraph = graph.function_graph(/*clone=*/true);
