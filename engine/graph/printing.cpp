@@ -26,18 +26,6 @@ std::string format_scalar(double v, DType dtype) {
   return s;
 }
 
-std::string id_name(std::size_t n) {
-  // Spreadsheet column names: A … Z, AA, AB, …
-  std::string s;
-  ++n;
-  while (n > 0) {
-    --n;
-    s.push_back(static_cast<char>('A' + n % 26));
-    n /= 26;
-  }
-  std::reverse(s.begin(), s.end());
-  return s;
-}
 }  // namespace
 
 std::string format_constant(const Constant& c) {
@@ -62,8 +50,13 @@ std::string describe(const Variable& var) {
   return fmt::format("an unnamed input of type {}", var.type()->to_string());
 }
 
-namespace {
-std::string node_label(const Variable& v) {
+std::string debug_id(std::size_t n) {
+  std::string s;
+  for (++n; n > 0; n = (n - 1) / 26) s.insert(s.begin(), static_cast<char>('A' + (n - 1) % 26));
+  return s;
+}
+
+std::string debug_label(const Variable& v) {
   if (const Constant* c = v.as_constant()) return format_constant(*c);
   if (const Apply* a = v.owner()) {
     std::string s = a->op().to_string();
@@ -72,7 +65,6 @@ std::string node_label(const Variable& v) {
   }
   return v.name().empty() ? std::string("<input>") : v.name();
 }
-}  // namespace
 
 std::string debugprint(std::span<const Var> outputs, const DebugPrintOptions& options) {
   std::unordered_map<const Variable*, std::size_t> ids;
@@ -94,7 +86,7 @@ std::string debugprint(std::span<const Var> outputs, const DebugPrintOptions& op
     const Variable& v = *item.var;
     auto [idit, fresh] = ids.try_emplace(&v, ids.size());
     (void)fresh;
-    out += item.prefix + item.connector + node_label(v) + " [id " + id_name(idit->second) + "]";
+    out += item.prefix + item.connector + debug_label(v) + " [id " + debug_id(idit->second) + "]";
     if (options.show_types) out += " <" + v.type()->to_string() + ">";
     if (!v.name().empty() && v.owner()) out += " '" + v.name() + "'";
     const Apply* a = v.owner();

@@ -67,7 +67,7 @@ TEST_CASE("a failed load of the library names rules/<file>.rules and registers n
       .add(rw::make_node_rewriter(
                "log_softmax", {"log"},
                [](rw::FunctionGraph&, rw::Apply&, const rw::RewriteContext&) {
-                 return rw::RewriteResult::fail("a placeholder");
+                 return rw::RewriteResult::fail("never applies");
                },
                0),
            {"fast_run"});

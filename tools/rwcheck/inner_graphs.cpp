@@ -18,22 +18,6 @@ const OpFromGraph* as_ofg(const Variable& v) {
   return v.owner() ? dynamic_cast<const OpFromGraph*>(&v.owner()->op()) : nullptr;
 }
 
-std::string id_name(std::size_t n) {
-  std::string s;
-  for (++n; n > 0; n = (n - 1) / 26) s.insert(s.begin(), static_cast<char>('A' + (n - 1) % 26));
-  return s;
-}
-
-std::string node_label(const Variable& v) {
-  if (const Constant* c = v.as_constant()) return format_constant(*c);
-  if (const Apply* a = v.owner()) {
-    std::string s = a->op().to_string();
-    if (a->num_outputs() > 1) s += fmt::format(".{}", v.index());
-    return s;
-  }
-  return v.name().empty() ? std::string("<input>") : v.name();
-}
-
 // debugprint's tree, with the inner graph of each OpFromGraph node under
 // its line. Nested defs recurse once per level of nesting.
 std::string print_expanded(std::span<const Var> outputs) {
@@ -52,8 +36,8 @@ std::string print_expanded(std::span<const Var> outputs) {
     stack.pop_back();
     const Variable& v = *item.var;
     const auto id = ids.try_emplace(&v, ids.size()).first->second;
-    out += fmt::format("{}{}{} [id {}] <{}>", item.prefix, item.connector, node_label(v),
-                       id_name(id), v.type()->to_string());
+    out += fmt::format("{}{}{} [id {}] <{}>", item.prefix, item.connector, debug_label(v),
+                       debug_id(id), v.type()->to_string());
     if (!v.name().empty() && v.owner()) out += " '" + v.name() + "'";
     const Apply* a = v.owner();
     if (!a) {

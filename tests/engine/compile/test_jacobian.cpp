@@ -5,27 +5,16 @@
 #include <catch2/catch.hpp>
 #include <rw/rw.hpp>
 
+#include "support/map_op_fixtures.hpp"
+
 using rw::DType;
 using rw::Tensor;
 using rw::Var;
+using rw::test::map_of;
+using rw::test::run;
+using rw::test::values;
 
 namespace {
-
-std::vector<double> values(const Tensor& t) {
-  const Tensor c = t.astype(DType::Float64).contiguous();
-  return std::vector<double>(c.data<double>(), c.data<double>() + c.size());
-}
-
-std::vector<Tensor> run(std::vector<rw::In> inputs, std::vector<Var> outputs,
-                        std::vector<Tensor> args) {
-  auto f = rw::function(std::move(inputs), std::move(outputs),
-                        {.on_unused_input = rw::UnusedInput::Ignore});
-  return f.call(args);
-}
-
-const rw::MapOp* map_of(const Var& v) {
-  return v->owner() ? dynamic_cast<const rw::MapOp*>(&v->owner()->op()) : nullptr;
-}
 
 const std::vector<double> kX = {0.3, -1.2, 0.7, 2.0};
 

@@ -19,7 +19,7 @@ namespace {
 NodeRewriterPtr named(const std::string& name) {
   return make_node_rewriter(name, Tracks::any(),
                             [](FunctionGraph&, Apply&, const RewriteContext&) {
-                              return RewriteResult::fail("placeholder for queries");
+                              return RewriteResult::fail("only its registration is queried");
                             },
                             0);
 }
