@@ -204,7 +204,7 @@ class GraphBuilder {
             fmt::format("`{}` is an op; a def needs a name of its own", name));
     }
     opened_.try_emplace(name, s.name.span);
-    block_.emplace();
+    block_ = Block{};  // not emplace(): clang 14 rejects it for a nested class with NSDMIs
     block_->decl = &s;
     for (const ast::Param& o : s.options) {
       if (o.name.text != "inline") {
