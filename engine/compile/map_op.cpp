@@ -201,9 +201,42 @@ std::vector<Var> MapOp::L_op(const Apply& node, std::span<const Var> output_grad
   return result;
 }
 
-std::vector<Var> MapOp::R_op(const Apply&, std::span<const Var>) const {
-  throw NotImplementedError(fmt::format(
-      "`{}`: the R_op of a map (a loop over an inner graph) is not implemented", name_));
+void MapOp::build_rop() const {
+  // Fresh inner inputs: the step, the body's inputs after it, and one eval
+  // point per body input after the step.
+  const std::span<const Var> inner = body_->inner_inputs();
+  Var k = Variable::make(TensorType::make(DType::Int64, {}), "k");
+  std::vector<Var> args{k}, evals;
+  for (std::size_t i = 1; i < inner.size(); ++i) {
+    args.push_back(Variable::make(inner[i]->type(), inner[i]->name()));
+    evals.push_back(Variable::make(inner[i]->type(), fmt::format("v{}", i)));
+  }
+  const ApplyRef step = body_->make_node(args);
+  std::vector<Var> step_evals{Var()};  // k is an index: no eval point
+  step_evals.insert(step_evals.end(), evals.begin(), evals.end());
+  std::vector<Var> rows = body_->R_op(*step, step_evals);
+  for (std::size_t j = 0; j < rows.size(); ++j)
+    if (!rows[j]) rows[j] = zeros_like(step->output(j));
+  std::vector<Var> body_inputs = args;
+  body_inputs.insert(body_inputs.end(), evals.begin(), evals.end());
+  OpFromGraphOptions o;
+  o.name = "rop_of_" + name_ + "_step";
+  o.rewrite = body_->options().rewrite;
+  rop_map_ = std::make_shared<MapOp>(op_from_graph(std::move(body_inputs), rows, std::move(o)));
+}
+
+std::vector<Var> MapOp::R_op(const Apply& node, std::span<const Var> eval_points) const {
+  std::call_once(rop_once_, [&] { build_rop(); });
+  // Row k of each result is the body's R_op at step k: n, the rows' shapes
+  // (those of the outputs), the body's inputs, then their eval points
+  // (zeros where there is none).
+  const std::size_t m = num_rows();
+  std::vector<Var> in(node.inputs().begin(), node.inputs().end());
+  for (std::size_t i = 1 + m; i < node.num_inputs(); ++i) {
+    const Var e = i < eval_points.size() ? eval_points[i] : Var();
+    in.push_back(e ? e : zeros_like(node.input(i)));
+  }
+  return rop_map_->make_node(in)->outputs();
 }
 
 std::vector<std::vector<bool>> MapOp::connection_pattern(const Apply& node) const {

@@ -48,14 +48,16 @@ class MapOp final : public Op {
   /// gradient; each input's gradient is its rows summed. n and the row
   /// shapes are not connected. Built once, on the first call.
   std::vector<Var> L_op(const Apply& node, std::span<const Var> output_grads) const override;
-  /// Throws NotImplementedError naming the map: forward mode through a map
-  /// is not built.
+  /// Another map, `rop_of_<name>`, whose step k is the body's R_op at step
+  /// k with the body inputs' eval points (a null one is zero); row k of each
+  /// result is that of the output's. Built once, on the first call.
   std::vector<Var> R_op(const Apply& node, std::span<const Var> eval_points) const override;
   /// n and the row shapes are not connected to the outputs; the body's inputs are.
   std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
 
  private:
   void build_lop() const;
+  void build_rop() const;
 
   std::shared_ptr<const OpFromGraph> body_;
   std::string name_;
@@ -68,6 +70,9 @@ class MapOp final : public Op {
   mutable std::shared_ptr<const MapOp> lop_map_;
   mutable std::vector<int> lop_index_;
   mutable std::vector<Var> lop_marker_;
+  // Forward mode: the map of the body's R_op.
+  mutable std::once_flag rop_once_;
+  mutable std::shared_ptr<const MapOp> rop_map_;
 };
 
 /// Builds a map: `rows` are computed from the step index `k` (a fresh int64

@@ -1,5 +1,6 @@
 // MapOp: rows computed by an inner graph per step, shapes inferred from the
 // inputs without running it, its gradient, and its errors.
+#include <array>
 #include <cmath>
 
 #include <catch2/catch.hpp>
@@ -85,13 +86,28 @@ TEST_CASE("map errors: building and differentiating", "[grad]") {
   CHECK_THROWS_WITH(rw::map_steps(n, k, rows, matrix_shape),
                     "`map`: the shape of row 0 must be an i64 vector of 1 entry, not "
                     "`shape(m)` of type `i64[2]`");
-  // Forward mode through a map is not built.
-  Var j = rw::jacobian(rw::exp(x), x);
-  const rw::Apply& node = *j->owner();
-  CHECK_THROWS_AS(node.op().R_op(node, {}), rw::NotImplementedError);
-  CHECK_THROWS_WITH(node.op().R_op(node, {}),
-                    "`jacobian`: the R_op of a map (a loop over an inner graph) is not "
-                    "implemented");
+}
+
+TEST_CASE("forward mode through a map runs the body's R_op per step", "[grad]") {
+  // J = jacobian(exp(x) * sum(x), x): J[k][i] = exp(x_k) (d_ki S + 1) with
+  // S = sum(x). Its directional derivative along v, computed by hand:
+  // dJ[k][i] = exp(x_k) v_k (d_ki S + 1) + exp(x_k) d_ki V, V = sum(v).
+  Var x = rw::vector("x"), v = rw::vector("v");
+  Var j = rw::jacobian(rw::exp(x) * rw::sum(x), x);
+  REQUIRE(map_of(j));
+  Var dj = rw::Rop(j, x, v);
+  const std::vector<double> xs = {0.3, -1.2, 0.7}, vs = {1.5, -0.5, 2.0};
+  const std::array<std::int64_t, 1> n3{3};
+  const auto got = values(run({x, v}, {dj}, {Tensor::from_vector(xs, n3),
+                                            Tensor::from_vector(vs, n3)})[0]);
+  REQUIRE(got.size() == 9);
+  const double S = xs[0] + xs[1] + xs[2], V = vs[0] + vs[1] + vs[2];
+  for (std::size_t k = 0; k < 3; ++k)
+    for (std::size_t i = 0; i < 3; ++i) {
+      const double d = k == i ? 1 : 0;
+      const double want = std::exp(xs[k]) * vs[k] * (d * S + 1) + std::exp(xs[k]) * d * V;
+      CHECK(got[k * 3 + i] == Approx(want).epsilon(1e-12));
+    }
 }
 
 TEST_CASE("the gradient of a map sums the body's gradient over the steps", "[grad]") {
