@@ -2,7 +2,10 @@
 #include "engine/graph/op.hpp"
 
 #include <cmath>
+#include <deque>
+#include <mutex>
 #include <typeinfo>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -58,6 +61,46 @@ const PropValue* find_prop(const Props& props, std::string_view name) {
   for (const auto& p : props)
     if (p.name == name) return &p.value;
   return nullptr;
+}
+
+namespace {
+
+/// The interned Op names: id - 1 indexes `names`, whose strings never move.
+struct KindTable {
+  std::mutex mutex;
+  std::deque<std::string> names;
+  std::unordered_map<std::string_view, std::uint32_t> ids;
+};
+
+KindTable& kind_table() {
+  // Leaked on purpose: Ops destroyed during static destruction may still ask.
+  static KindTable* table = new KindTable;
+  return *table;
+}
+
+}  // namespace
+
+OpKind OpKind::of(std::string_view name) {
+  KindTable& t = kind_table();
+  const std::lock_guard<std::mutex> lock(t.mutex);
+  if (auto it = t.ids.find(name); it != t.ids.end()) return OpKind(it->second);
+  t.names.emplace_back(name);
+  const auto id = static_cast<std::uint32_t>(t.names.size());
+  t.ids.emplace(t.names.back(), id);
+  return OpKind(id);
+}
+
+std::string_view OpKind::name() const {
+  if (id_ == 0) return {};
+  KindTable& t = kind_table();
+  const std::lock_guard<std::mutex> lock(t.mutex);
+  return t.names[id_ - 1];
+}
+
+OpKind Op::intern_kind() const {
+  const OpKind k = OpKind::of(name());
+  kind_.store(k.id_, std::memory_order_relaxed);
+  return k;
 }
 
 bool Op::equals(const Op& other) const {

@@ -48,6 +48,30 @@ using IoMap = std::vector<std::pair<std::size_t, std::size_t>>;
 /// The symbolic shape of one variable: one 0-d int64 variable per axis.
 using ShapeVars = std::vector<Var>;
 
+/// A small number standing for an Op name, the same for every Op of that
+/// name in the process (names are interned once, thread-safely, and never
+/// forgotten). Drivers dispatch on it and matchers compare it where they
+/// would compare names: `a.kind() == b.kind()` iff `a.name() == b.name()`.
+class OpKind {
+ public:
+  /// No kind: no Op has it.
+  constexpr OpKind() noexcept = default;
+  /// The kind of Ops named `name` (interning the name on first use).
+  static OpKind of(std::string_view name);
+  /// The number: 1, 2, … in order of first use; 0 for no kind. Small, so a
+  /// table indexed by it stays small.
+  constexpr std::uint32_t index() const noexcept { return id_; }
+  /// The name it stands for ("" for no kind).
+  std::string_view name() const;
+  explicit constexpr operator bool() const noexcept { return id_ != 0; }
+  friend constexpr bool operator==(OpKind, OpKind) noexcept = default;
+
+ private:
+  friend class Op;
+  explicit constexpr OpKind(std::uint32_t id) noexcept : id_(id) {}
+  std::uint32_t id_ = 0;
+};
+
 /// How printers show an Op.
 struct PrintStyle {
   enum class Kind : std::uint8_t { Call, Infix, Prefix };
@@ -69,6 +93,11 @@ class Op : public std::enable_shared_from_this<Op> {
 
   /// The registry name: "add", "sum", "dimshuffle".
   virtual std::string_view name() const = 0;
+  /// The kind of its name, `OpKind::of(name())`, looked up once per Op.
+  OpKind kind() const {
+    const std::uint32_t k = kind_.load(std::memory_order_relaxed);
+    return k ? OpKind(k) : intern_kind();
+  }
   /// The properties that, with the class, define equality and hash.
   virtual Props props() const { return {}; }
   /// Same class, name and properties.
@@ -121,7 +150,10 @@ class Op : public std::enable_shared_from_this<Op> {
   std::shared_ptr<const Op> ptr() const { return shared_from_this(); }
 
  private:
+  OpKind intern_kind() const;
+
   mutable std::atomic<std::size_t> hash_{0};
+  mutable std::atomic<std::uint32_t> kind_{0};
 };
 
 inline bool operator==(const Op& a, const Op& b) { return &a == &b || a.equals(b); }

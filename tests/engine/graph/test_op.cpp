@@ -1,7 +1,10 @@
 // Op identity by properties, and the OpRegistry.
 #include <catch2/catch.hpp>
 
+#include <string>
+#include <thread>
 #include <unordered_set>
+#include <vector>
 
 #include "engine/graph/errors.hpp"
 #include "engine/graph/op_registry.hpp"
@@ -21,6 +24,45 @@ TEST_CASE("ops with equal properties are equal and hash equal", "[graph]") {
   REQUIRE(set.size() == 3);
   REQUIRE(a->to_string() == "add{tag=7}");
   REQUIRE(std::make_shared<ToyTwoOut>()->to_string() == "two_out");
+}
+
+TEST_CASE("op kinds are equal exactly when op names are", "[graph]") {
+  OpPtr add7 = toy("add", 2, 7), add8 = toy("add", 2, 8), mul = toy("mul", 2, 7);
+  // Equal names, different properties: one kind; different names: two.
+  REQUIRE(add7->kind() == add8->kind());
+  REQUIRE_FALSE(add7->kind() == mul->kind());
+  REQUIRE(add7->kind() == OpKind::of("add"));
+  REQUIRE(mul->kind() == OpKind::of(std::string("mu") + "l"));
+  REQUIRE(add7->kind().name() == "add");
+  REQUIRE(mul->kind().name() == "mul");
+  // Asking twice gives the same kind, whether cached in the Op or not.
+  REQUIRE(add7->kind() == add7->kind());
+  REQUIRE(add7->kind().index() != 0);
+  REQUIRE(add7->kind().index() != mul->kind().index());
+  REQUIRE_FALSE(static_cast<bool>(OpKind()));
+  REQUIRE(OpKind().name().empty());
+  REQUIRE(static_cast<bool>(OpKind::of("a kind no op has")));
+  REQUIRE_FALSE(OpKind::of("a kind no op has") == OpKind());
+}
+
+TEST_CASE("op kinds interned from several threads agree", "[graph]") {
+  // Each thread interns the same fresh names in another order; every thread
+  // must see one kind per name, distinct between names.
+  constexpr int kThreads = 4, kNames = 200;
+  std::vector<std::vector<std::uint32_t>> seen(kThreads, std::vector<std::uint32_t>(kNames));
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kNames; ++i) {
+        const int n = t % 2 ? kNames - 1 - i : i;
+        seen[t][n] = OpKind::of("threaded_kind_" + std::to_string(n)).index();
+      }
+    });
+  for (auto& th : threads) th.join();
+  for (int t = 1; t < kThreads; ++t) REQUIRE(seen[t] == seen[0]);
+  std::unordered_set<std::uint32_t> distinct(seen[0].begin(), seen[0].end());
+  REQUIRE(distinct.size() == kNames);
+  REQUIRE(OpKind::of("threaded_kind_17").name() == "threaded_kind_17");
 }
 
 TEST_CASE("property values print as the rules language writes them", "[graph]") {
