@@ -36,6 +36,7 @@ struct Pattern::Node {
   Term term;                             // this subpattern
   Term head_term;                        // Apply: its head
   std::string name;                      // Apply: the Op name the head stands for
+  OpKind op_kind;                        // Apply: the kind of that name (none for a variable head)
 };
 
 using Node = Pattern::Node;
@@ -165,6 +166,7 @@ void Pattern::compile() {
           break;
         n.kind = Node::Kind::Apply;
         if (!n.name.empty()) {
+          n.op_kind = OpKind::of(n.name);
           n.commutative = theory_.is_commutative(n.name);
           n.associative = theory_.is_associative(n.name);
           has_choices_ = has_choices_ || n.commutative || n.associative;
@@ -395,10 +397,10 @@ class Matcher {
           return fail_at(MatchFailKind::OpMismatch, index, subject);
         return true;
       case Node::Head::OpPattern:
-        if (node.op().name() != n.name) return fail_at(MatchFailKind::OpMismatch, index, subject);
+        if (node.op().kind() != n.op_kind) return fail_at(MatchFailKind::OpMismatch, index, subject);
         return n.head_term.op_pattern_props().empty() || props_step(n, index, node.op(), subject);
       case Node::Head::Symbol:
-        if (node.op().name() != n.name) return fail_at(MatchFailKind::OpMismatch, index, subject);
+        if (node.op().kind() != n.op_kind) return fail_at(MatchFailKind::OpMismatch, index, subject);
         return true;
       case Node::Head::Var: {
         const std::uint64_t bound = slots_[n.slot];
@@ -586,8 +588,7 @@ bool root_rejects(const Node& root, const Variable& v, MatchFailure& out) {
     out = {MatchFailKind::NotComputed, 0, &v, 0};
     return true;
   }
-  const std::string_view name = a->op().name();
-  if (name != root.name) {
+  if (a->op().kind() != root.op_kind) {
     out = {MatchFailKind::OpMismatch, 0, &v, 0};
     return true;
   }
