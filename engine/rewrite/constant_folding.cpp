@@ -8,7 +8,9 @@
 namespace rw {
 
 ConstantFolding::ConstantFolding(std::string name)
-    : NodeRewriter(std::move(name), Tracks::any(), /*depth=*/0) {}
+    : NodeRewriter(std::move(name), Tracks::any(), /*depth=*/0) {
+  set_filter(NodeFilter().all_inputs_constant());
+}
 
 RewriteResult ConstantFolding::transform(FunctionGraph&, Apply& node,
                                          const RewriteContext& ctx) const {

@@ -15,6 +15,7 @@
 #include "engine/graph/function_graph.hpp"
 #include "engine/graph/op.hpp"
 #include "engine/rewrite/context.hpp"
+#include "engine/rewrite/node_filter.hpp"
 #include "engine/rewrite/rewrite_result.hpp"
 
 namespace rw {
@@ -80,6 +81,10 @@ class Tracks {
 ///    is always safe.
 ///  - `benefit`: rewriters of the same node are tried in decreasing benefit,
 ///    then in the order they were given.
+///  - `filter`: a necessary condition on the node (its arity, what computes
+///    its inputs, which are constants; see NodeFilter), which drivers check
+///    before calling `transform` when nobody listens to the trace. A node the
+///    filter refuses counts as a failed attempt; `transform` must fail on it.
 class NodeRewriter {
  public:
   virtual ~NodeRewriter() = default;
@@ -94,6 +99,8 @@ class NodeRewriter {
   int benefit() const { return benefit_; }
   /// Whether `transform` reads the uses of variables below its node.
   bool reads_uses() const { return reads_uses_; }
+  /// What a node must look like for `transform` to apply (by default: anything).
+  const NodeFilter& filter() const { return filter_; }
 
   /// The replacements for `node`'s outputs (or other variables), or why not.
   /// `node` is in `fgraph`. May throw rw::Error (e.g. a TypeError from
@@ -110,6 +117,8 @@ class NodeRewriter {
   NodeRewriter(std::string name, Tracks tracks, int depth = kAnyDepth, int benefit = 1);
   /// Declares that `transform` reads the uses of variables within its depth.
   void set_reads_uses(bool reads = true) { reads_uses_ = reads; }
+  /// Declares a necessary condition for `transform` to apply (see NodeFilter).
+  void set_filter(NodeFilter filter) { filter_ = std::move(filter); }
 
  private:
   std::string name_;
@@ -117,6 +126,7 @@ class NodeRewriter {
   int depth_;
   int benefit_;
   bool reads_uses_ = false;
+  NodeFilter filter_;
 };
 
 /// Shared, immutable node rewriters.

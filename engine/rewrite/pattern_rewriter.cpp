@@ -73,14 +73,58 @@ Tracks tracks_of(const Pattern& p) {
   return Tracks(std::vector<std::string>{std::string(p.root_op_name())});
 }
 
-int default_depth(const Pattern& p) {
-  const PatternShape s = shape_of(p);
-  return s.associative ? kAnyDepth : s.depth;
-}
-
 bool is_literal(const Term& t) {
   const TermKind k = t.kind();
   return k == TermKind::Int || k == TermKind::Float || k == TermKind::Bool;
+}
+
+// The necessary condition the pattern's structure states about a node, down
+// to its first commutative or associative application (whose operands are
+// matched in any arrangement).
+NodeFilter filter_of(const Pattern& p) {
+  NodeFilter f;
+  struct Item {
+    const Term* term;
+    std::vector<std::uint32_t> path;
+  };
+  std::vector<Item> stack{{&p.term(), {}}};
+  while (!stack.empty()) {
+    Item item = std::move(stack.back());
+    stack.pop_back();
+    const Term& t = *item.term;
+    if (is_literal(t)) {
+      if (item.path.empty()) continue;
+      if (t.kind() == TermKind::Int) f.literal(item.path, t.as_int());
+      else if (t.kind() == TermKind::Float) f.literal(item.path, t.as_float());
+      else f.literal(item.path, t.as_bool());
+      continue;
+    }
+    if (!is_application(t)) continue;
+    const std::string_view name = op_head_name(t.head());
+    const bool arranged =
+        !name.empty() && (p.theory().is_commutative(name) || p.theory().is_associative(name));
+    const OpKind kind = name.empty() ? OpKind() : OpKind::of(name);
+    std::optional<std::size_t> arity;
+    if (!arranged) arity = t.arity();
+    if (item.path.empty()) {
+      if (kind) f.op(kind);
+      if (arity) f.arity(*arity);
+    } else {
+      f.computed(item.path, kind, arity);
+    }
+    if (arranged) continue;
+    for (std::uint32_t i = t.arity(); i-- > 0;) {
+      std::vector<std::uint32_t> path = item.path;
+      path.push_back(i);
+      stack.push_back({&t.args()[i], std::move(path)});
+    }
+  }
+  return f;
+}
+
+int default_depth(const Pattern& p) {
+  const PatternShape s = shape_of(p);
+  return s.associative ? kAnyDepth : s.depth;
 }
 
 // Adds the graph variables inside `t` (a binding: a graph variable, or a
@@ -117,6 +161,7 @@ PatternNodeRewriter::PatternNodeRewriter(std::string name, Pattern in, Term out,
   leaves_ = std::move(s.leaves);
   // Refusing shared intermediates reads their uses.
   if (!allow_multiple_clients_ && has_intermediates_) set_reads_uses();
+  set_filter(filter_of(in_));
 }
 
 std::string PatternNodeRewriter::describe() const {

@@ -15,39 +15,48 @@
 namespace rw::detail {
 
 RewriterIndex::RewriterIndex(std::span<const NodeRewriterPtr> rewriters) {
+  std::vector<std::vector<std::uint32_t>> by_kind;  // by OpKind::index()
   for (std::uint32_t r = 0; r < rewriters.size(); ++r) {
     const Tracks& t = rewriters[r]->tracks();
     if (t.tracks_any()) {
       any_.push_back(r);
       continue;
     }
-    for (const auto& n : t.op_names()) by_name_[n].push_back(r);
-    for (const auto& c : t.op_classes()) by_class_[c].push_back(r);
+    for (const auto& n : t.op_names()) {
+      const std::uint32_t k = OpKind::of(n).index();
+      if (k >= by_kind.size()) by_kind.resize(k + 1);
+      if (by_kind[k].empty() || by_kind[k].back() != r) by_kind[k].push_back(r);
+    }
+    for (const auto& c : t.op_classes()) {
+      auto it = std::find_if(by_class_.begin(), by_class_.end(),
+                             [&](const auto& e) { return e.first == c; });
+      if (it == by_class_.end()) {
+        by_class_.emplace_back(c, std::vector<std::uint32_t>{});
+        it = by_class_.end() - 1;
+      }
+      if (it->second.empty() || it->second.back() != r) it->second.push_back(r);
+    }
   }
-  // Rewriters of every Op join each name's list, keeping rank order.
-  for (auto& [name, ranks] : by_name_) {
+  // Rewriters of every Op join each kind's list, keeping rank order.
+  lists_.reserve(by_kind.size());
+  by_kind_.assign(by_kind.size(), std::span<const std::uint32_t>(any_));
+  for (std::size_t k = 0; k < by_kind.size(); ++k) {
+    if (by_kind[k].empty()) continue;
     std::vector<std::uint32_t> merged;
-    merged.reserve(ranks.size() + any_.size());
-    std::merge(ranks.begin(), ranks.end(), any_.begin(), any_.end(), std::back_inserter(merged));
+    merged.reserve(by_kind[k].size() + any_.size());
+    std::merge(by_kind[k].begin(), by_kind[k].end(), any_.begin(), any_.end(),
+               std::back_inserter(merged));
     merged.erase(std::unique(merged.begin(), merged.end()), merged.end());
-    ranks = std::move(merged);
-  }
-  for (auto& [cls, ranks] : by_class_) {
-    std::sort(ranks.begin(), ranks.end());
-    ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+    lists_.push_back(std::move(merged));
+    by_kind_[k] = lists_.back();
   }
 }
 
-RewriterIndex::Candidates RewriterIndex::lookup(const Op& op) const {
-  Candidates c;
-  auto it = by_name_.find(op.name());
-  c.a = it != by_name_.end() ? std::span<const std::uint32_t>(it->second)
-                             : std::span<const std::uint32_t>(any_);
-  if (!by_class_.empty()) {
-    auto ct = by_class_.find(std::type_index(typeid(op)));
-    if (ct != by_class_.end()) c.b = ct->second;
-  }
-  return c;
+std::span<const std::uint32_t> RewriterIndex::class_candidates(const Op& op) const {
+  const std::type_index t(typeid(op));
+  for (const auto& [cls, ranks] : by_class_)
+    if (cls == t) return ranks;
+  return {};
 }
 
 void ChangeListener::on_import(FunctionGraph&, Apply& node, std::string_view) {
@@ -88,6 +97,8 @@ NodeProcessor::NodeProcessor(std::string_view pass, std::span<const NodeRewriter
                              FunctionGraph& fgraph, RewriteContext& ctx)
     : pass_(pass), rewriters_(rewriters), fgraph_(fgraph), ctx_(ctx),
       listener_(std::make_shared<ChangeListener>()), applied_(rewriters.size(), 0) {
+  filters_.reserve(rewriters_.size());
+  for (const auto& r : rewriters_) filters_.push_back(&r->filter());
   if (ctx_.profile && ctx_.profile->current()) {
     stats_.reserve(rewriters_.size());
     for (const auto& r : rewriters_) stats_.push_back(&ctx_.profile->current()->rewriter(r->name()));
@@ -132,7 +143,7 @@ bool NodeProcessor::record_error(std::uint32_t rank, Apply& node, std::string_vi
   return false;
 }
 
-bool NodeProcessor::attempt(std::uint32_t rank, Apply& node) {
+bool NodeProcessor::transform_and_replace(std::uint32_t rank, Apply& node) {
   const NodeRewriter& rw = *rewriters_[rank];
   RewriterStats* st = stats_.empty() ? nullptr : stats_[rank];
   const Timer timer(st);

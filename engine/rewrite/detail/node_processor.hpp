@@ -10,7 +10,6 @@
 #include <string>
 #include <string_view>
 #include <typeindex>
-#include <unordered_map>
 #include <vector>
 
 #include "engine/graph/feature.hpp"
@@ -20,9 +19,9 @@
 namespace rw::detail {
 
 /// Op kind -> the ranks of the rewriters that track it, resolved once when a
-/// driver is built. A lookup hashes the Op's name once (and its class only
-/// when some rewriter tracks classes); rewriters tracking every Op are merged
-/// into each name's list.
+/// driver is built. A lookup is an index by the Op's kind (OpKind), and a
+/// short scan of the tracked classes when some rewriter tracks classes;
+/// rewriters tracking every Op are merged into each kind's list.
 class RewriterIndex {
  public:
   /// `rewriters` in rank order (the order in which a node tries them).
@@ -33,15 +32,22 @@ class RewriterIndex {
     std::span<const std::uint32_t> a;
     std::span<const std::uint32_t> b;
   };
-  Candidates lookup(const Op& op) const;
+  Candidates lookup(const Op& op) const {
+    Candidates c;
+    const std::uint32_t k = op.kind().index();
+    c.a = k < by_kind_.size() ? by_kind_[k] : std::span<const std::uint32_t>(any_);
+    if (!by_class_.empty()) c.b = class_candidates(op);
+    return c;
+  }
 
  private:
-  struct NameHash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
-  std::unordered_map<std::string, std::vector<std::uint32_t>, NameHash, std::equal_to<>> by_name_;
-  std::unordered_map<std::type_index, std::vector<std::uint32_t>> by_class_;
+  std::span<const std::uint32_t> class_candidates(const Op& op) const;
+
+  // Indexed by OpKind::index(); kinds interned after the index was built, or
+  // tracked by nobody, get the rewriters of every Op.
+  std::vector<std::span<const std::uint32_t>> by_kind_;
+  std::vector<std::vector<std::uint32_t>> lists_;  // what by_kind_ points into
+  std::vector<std::pair<std::type_index, std::vector<std::uint32_t>>> by_class_;
   std::vector<std::uint32_t> any_;
 };
 
@@ -105,8 +111,16 @@ class NodeProcessor {
 
   /// Tries rewriter `rank` on `node` (which is in the graph). True when the
   /// graph changed; a failure, an error, a no-change success or a refused
-  /// replacement leave the graph as it was and return false.
-  bool attempt(std::uint32_t rank, Apply& node);
+  /// replacement leave the graph as it was and return false. When nobody
+  /// listens to the trace, a node the rewriter's filter refuses fails here,
+  /// before `transform` (counted as an attempt when profiling).
+  bool attempt(std::uint32_t rank, Apply& node) {
+    if (!filters_[rank]->accepts_all() && !ctx_.tracing() && !filters_[rank]->accepts(node)) {
+      if (!stats_.empty()) ++stats_[rank]->attempts;
+      return false;
+    }
+    return transform_and_replace(rank, node);
+  }
 
   ChangeListener& listener() { return *listener_; }
   /// Replacements made so far, in total and per rank.
@@ -116,10 +130,12 @@ class NodeProcessor {
   std::size_t size() const { return rewriters_.size(); }
 
  private:
+  bool transform_and_replace(std::uint32_t rank, Apply& node);
   bool record_error(std::uint32_t rank, Apply& node, std::string_view message);
 
   std::string_view pass_;
   std::span<const NodeRewriterPtr> rewriters_;
+  std::vector<const NodeFilter*> filters_;  // per rank
   FunctionGraph& fgraph_;
   RewriteContext& ctx_;
   std::shared_ptr<ChangeListener> listener_;

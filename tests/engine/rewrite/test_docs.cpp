@@ -218,10 +218,27 @@ TEST_CASE("docs: relation rewriters", "[rewrite]") {
   REQUIRE(rw::to_infix(fg.outputs()[0]) == "exp(a)");
 }
 
+TEST_CASE("docs: a node filter", "[rewrite]") {
+  rw::Var x = fvec("x"), y = fvec("y");
+  // [doc:node-filter]
+  // What DivCancel needs before it looks closer: a `div` of two inputs whose
+  // input 0 is computed by a `mul` of two inputs.
+  const std::uint32_t numerator[] = {0};
+  rw::NodeFilter filter;
+  filter.op(rw::OpKind::of("div")).arity(2).computed(numerator, rw::OpKind::of("mul"), 2);
+  // filter.to_string() == "div/2, [0]:mul/2"
+  // filter.accepts(*div(mul(x, y), y)->owner()) == true
+  // filter.accepts(*div(exp(x), y)->owner()) == false: exp is no mul
+  // [/doc]
+  REQUIRE(filter.to_string() == "div/2, [0]:mul/2");
+  REQUIRE(filter.accepts(*div(mul(x, y), y)->owner()));
+  REQUIRE_FALSE(filter.accepts(*div(exp(x), y)->owner()));
+}
+
 TEST_CASE("docs: every example in the page is one of these, verbatim", "[rewrite]") {
   const std::string page = read(std::string(RW_SOURCE_DIR) + "/docs/rewrite.md");
   const auto all = snippets();
-  REQUIRE(all.size() == 7);
+  REQUIRE(all.size() == 8);
   for (const auto& [name, body] : all) {
     INFO("snippet `" << name << "` is not in docs/rewrite.md verbatim:\n" << body);
     CHECK(page.find("```cpp\n" + body + "```") != std::string::npos);

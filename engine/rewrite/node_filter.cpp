@@ -1,0 +1,173 @@
+// NodeFilter: building the checks and running them.
+#include "engine/rewrite/node_filter.hpp"
+
+#include <fmt/format.h>
+
+#include "engine/rewrite/errors.hpp"
+#include "engine/unify/graph_terms.hpp"
+#include "engine/unify/print.hpp"
+#include "engine/unify/term.hpp"
+
+namespace rw {
+
+namespace detail {
+struct FilterLiterals {
+  std::vector<Term> terms;
+};
+}  // namespace detail
+
+NodeFilter& NodeFilter::op(OpKind kind) {
+  kind_ = kind;
+  return *this;
+}
+
+NodeFilter& NodeFilter::arity(std::size_t n) {
+  arity_ = static_cast<std::uint32_t>(std::min<std::size_t>(n, kAnyArity - 1));
+  return *this;
+}
+
+NodeFilter& NodeFilter::all_inputs_constant() {
+  all_constant_ = true;
+  return *this;
+}
+
+int NodeFilter::node_at(std::span<const std::uint32_t> path) {
+  int at = kNode;
+  for (std::size_t depth = 0; depth < path.size(); ++depth) {
+    const std::uint32_t input = path[depth];
+    int found = -1;
+    for (std::size_t i = 0; i < first_literal_; ++i) {
+      const Check& c = checks_[i];
+      if (c.what == Require::Computed && c.parent == at && c.input == input) {
+        found = static_cast<int>(i);
+        break;
+      }
+    }
+    if (found < 0) {
+      if (checks_.size() == kMaxChecks || input > kNode - 1) return -1;
+      Check c;
+      c.parent = static_cast<std::uint16_t>(at);
+      c.input = static_cast<std::uint16_t>(input);
+      checks_.insert(checks_.begin() + static_cast<std::ptrdiff_t>(first_literal_), c);
+      found = static_cast<int>(first_literal_++);
+    }
+    at = found;
+  }
+  return at;
+}
+
+bool NodeFilter::add(std::span<const std::uint32_t> path, Check c) {
+  if (path.empty()) throw RewriteError("a node filter check needs a path to an input");
+  const int parent = node_at(path.first(path.size() - 1));
+  const std::uint32_t input = path.back();
+  if (parent < 0 || checks_.size() == kMaxChecks || input > kNode - 1) return false;
+  c.parent = static_cast<std::uint16_t>(parent);
+  c.input = static_cast<std::uint16_t>(input);
+  if (c.what == Require::Literal) {
+    checks_.push_back(std::move(c));
+  } else {
+    checks_.insert(checks_.begin() + static_cast<std::ptrdiff_t>(first_literal_), std::move(c));
+    ++first_literal_;
+  }
+  return true;
+}
+
+NodeFilter& NodeFilter::computed(std::span<const std::uint32_t> path, OpKind kind,
+                                 std::optional<std::size_t> arity) {
+  if (path.empty()) throw RewriteError("a node filter check needs a path to an input");
+  const int at = node_at(path);
+  if (at < 0) return *this;
+  Check& c = checks_[static_cast<std::size_t>(at)];
+  if (kind) c.kind = kind;
+  if (arity) c.arity = static_cast<std::uint32_t>(std::min<std::size_t>(*arity, kAnyArity - 1));
+  return *this;
+}
+
+NodeFilter& NodeFilter::constant(std::span<const std::uint32_t> path) {
+  Check c;
+  c.what = Require::Constant;
+  add(path, std::move(c));
+  return *this;
+}
+
+NodeFilter& NodeFilter::literal(std::span<const std::uint32_t> path, FilterLiteral value) {
+  Check c;
+  c.what = Require::Literal;
+  c.literal = literals_ ? static_cast<std::uint32_t>(literals_->terms.size()) : 0;
+  if (!add(path, c)) return *this;
+  auto more = std::make_shared<detail::FilterLiterals>();
+  if (literals_) more->terms = literals_->terms;
+  more->terms.push_back(std::visit(
+      [](auto v) {
+        using T = decltype(v);
+        if constexpr (std::is_same_v<T, bool>) return Term::boolean(v);
+        else if constexpr (std::is_same_v<T, double>) return Term::number(v);
+        else return Term::integer(v);
+      },
+      value));
+  literals_ = std::move(more);
+  return *this;
+}
+
+bool NodeFilter::accepts(const Apply& node) const {
+  if (kind_ && node.op().kind() != kind_) return false;
+  if (arity_ != kAnyArity && node.num_inputs() != arity_) return false;
+  if (all_constant_)
+    for (const Var& in : node.inputs())
+      if (!in->is_constant()) return false;
+  const Apply* at[kMaxChecks];
+  const std::size_t n = checks_.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    const Check& c = checks_[i];
+    const Apply* parent = c.parent == kNode ? &node : at[c.parent];
+    if (c.input >= parent->num_inputs()) return false;
+    const Variable& v = *parent->input(c.input);
+    switch (c.what) {
+      case Require::Computed: {
+        const Apply* owner = v.owner();
+        if (!owner || (c.kind && owner->op().kind() != c.kind) ||
+            (c.arity != kAnyArity && owner->num_inputs() != c.arity))
+          return false;
+        at[i] = owner;
+        break;
+      }
+      case Require::Constant:
+        if (!v.is_constant()) return false;
+        break;
+      case Require::Literal: {
+        const Constant* k = v.as_constant();
+        if (!k || !literal_matches_constant(literals_->terms[c.literal], *k)) return false;
+        break;
+      }
+    }
+  }
+  return true;
+}
+
+std::string NodeFilter::to_string() const {
+  if (accepts_all()) return "any";
+  std::string out;
+  auto sep = [&] { return out.empty() ? "" : ", "; };
+  auto node = [](OpKind kind, std::uint32_t arity) {
+    std::string s = kind ? std::string(kind.name()) : std::string("_");
+    if (arity != kAnyArity) s += fmt::format("/{}", arity);
+    return s;
+  };
+  if (kind_ || arity_ != kAnyArity) out += node(kind_, arity_);
+  if (all_constant_) out += std::string(sep()) + "*=const";
+  for (const Check& c : checks_) {
+    std::vector<std::uint32_t> path{c.input};
+    for (std::uint16_t p = c.parent; p != kNode; p = checks_[p].parent) path.push_back(checks_[p].input);
+    std::string where = "[";
+    for (std::size_t i = path.size(); i-- > 0;) where += fmt::format("{}{}", path[i], i ? "," : "");
+    where += "]";
+    switch (c.what) {
+      case Require::Computed: out += fmt::format("{}{}:{}", sep(), where, node(c.kind, c.arity)); break;
+      case Require::Constant: out += fmt::format("{}{}=const", sep(), where); break;
+      case Require::Literal: out += fmt::format("{}{}={}", sep(), where, rw::to_string(literals_->terms[c.literal])); break;
+    }
+  }
+  return out;
+}
+
+}  // namespace rw

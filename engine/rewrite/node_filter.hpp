@@ -1,0 +1,108 @@
+// NodeFilter: a necessary condition for a node rewriter to apply, stated as
+// data (the node's Op kind and arity, what computes its inputs, which inputs
+// are constants) so that drivers turn most nodes away in a few compares,
+// before a `transform` call builds anything.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "engine/graph/apply.hpp"
+#include "engine/graph/op.hpp"
+
+namespace rw {
+
+namespace detail {
+struct FilterLiterals;
+}
+
+/// A literal a filter compares a constant with, as the rules language writes
+/// it: `1`, `0.5`, `true`.
+using FilterLiteral = std::variant<std::int64_t, double, bool>;
+
+/// What a node must look like for a rewriter to have a chance: a conjunction
+/// of checks on the node and on the variables below it, each reached by a
+/// path of input positions from the node (`{1}` is input 1; `{0, 2}` is input
+/// 2 of the node computing input 0).
+///
+/// A filter only ever says "no" where `transform` would fail, so a driver may
+/// skip `transform` when `accepts` is false; `true` promises nothing. The
+/// empty filter accepts every node. PatternNodeRewriter compiles one from its
+/// input pattern (`x * 1` gives: a `mul` node with two inputs whose input 1 is
+/// a constant holding 1); ConstantFolding asks for constant inputs.
+///
+/// At most `kMaxChecks` checks below the node are kept; further ones are
+/// dropped, which only makes the filter accept more.
+class NodeFilter {
+ public:
+  /// The most checks below the node a filter holds.
+  static constexpr std::size_t kMaxChecks = 16;
+
+  /// The filter that accepts every node.
+  NodeFilter() = default;
+
+  /// The node's Op must be of kind `kind`.
+  NodeFilter& op(OpKind kind);
+  /// The node must have exactly `n` inputs.
+  NodeFilter& arity(std::size_t n);
+  /// Every input of the node must be a constant.
+  NodeFilter& all_inputs_constant();
+  /// The variable at `path` (not empty) must be computed by a node — of an
+  /// Op of kind `kind` unless that is none, with `arity` inputs if given.
+  /// The variables on the way must be computed by nodes (implied).
+  NodeFilter& computed(std::span<const std::uint32_t> path, OpKind kind = {},
+                       std::optional<std::size_t> arity = std::nullopt);
+  /// The variable at `path` (not empty) must be a constant.
+  NodeFilter& constant(std::span<const std::uint32_t> path);
+  /// The variable at `path` (not empty) must be a constant that the literal
+  /// matches as a pattern's literal does (`literal_matches_constant`): one
+  /// element of that value.
+  NodeFilter& literal(std::span<const std::uint32_t> path, FilterLiteral value);
+
+  /// False when the node cannot be rewritten; true when it may be.
+  bool accepts(const Apply& node) const;
+  /// True for a filter without checks.
+  bool accepts_all() const {
+    return !kind_ && arity_ == kAnyArity && !all_constant_ && checks_.empty();
+  }
+  /// The checks, for messages and tests: `mul/2, [1]=1`, `[0]:add/2`, `*=const`
+  /// ("any" for the empty filter).
+  std::string to_string() const;
+
+ private:
+  static constexpr std::uint32_t kAnyArity = std::numeric_limits<std::uint32_t>::max();
+  static constexpr std::uint16_t kNode = std::numeric_limits<std::uint16_t>::max();
+  enum class Require : std::uint8_t { Computed, Constant, Literal };
+  struct Check {
+    std::uint16_t parent = kNode;  // the check whose node this one reads an input of
+    std::uint16_t input = 0;
+    Require what = Require::Computed;
+    OpKind kind;                    // Computed: none for any Op
+    std::uint32_t arity = kAnyArity;  // Computed
+    std::uint32_t literal = 0;        // Literal: its index in literals_
+  };
+  // The index of the Computed check at `path`, adding it (and its prefix)
+  // when missing; kNode for the empty path, -1 when the table is full.
+  int node_at(std::span<const std::uint32_t> path);
+  bool add(std::span<const std::uint32_t> path, Check c);  // false: dropped (table full)
+
+  OpKind kind_;
+  std::uint32_t arity_ = kAnyArity;
+  bool all_constant_ = false;
+  // Structural checks first, literal checks (the dearer ones) after them; a
+  // check's parent always comes before it.
+  std::vector<Check> checks_;
+  std::size_t first_literal_ = 0;
+  // The literals as terms, kept out of this header (it is included wherever
+  // rewriters are); shared by copies, copied when a literal is added.
+  std::shared_ptr<const detail::FilterLiterals> literals_;
+};
+
+}  // namespace rw
