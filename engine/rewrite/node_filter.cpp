@@ -63,7 +63,7 @@ bool NodeFilter::add(std::span<const std::uint32_t> path, Check c) {
   if (parent < 0 || checks_.size() == kMaxChecks || input > kNode - 1) return false;
   c.parent = static_cast<std::uint16_t>(parent);
   c.input = static_cast<std::uint16_t>(input);
-  if (c.what == Require::Literal) {
+  if (c.what == Require::Literal || c.what == Require::Same) {
     checks_.push_back(std::move(c));
   } else {
     checks_.insert(checks_.begin() + static_cast<std::ptrdiff_t>(first_literal_), std::move(c));
@@ -109,6 +109,20 @@ NodeFilter& NodeFilter::literal(std::span<const std::uint32_t> path, FilterLiter
   return *this;
 }
 
+NodeFilter& NodeFilter::same_value(std::span<const std::uint32_t> path,
+                                   std::span<const std::uint32_t> other) {
+  if (other.empty()) throw RewriteError("a node filter check needs a path to an input");
+  if (path.empty()) throw RewriteError("a node filter check needs a path to an input");
+  const int other_parent = node_at(other.first(other.size() - 1));
+  if (other_parent < 0 || other.back() > kNode - 1) return *this;
+  Check c;
+  c.what = Require::Same;
+  c.other_parent = static_cast<std::uint16_t>(other_parent);
+  c.other_input = static_cast<std::uint16_t>(other.back());
+  add(path, c);
+  return *this;
+}
+
 bool NodeFilter::accepts(const Apply& node) const {
   if (kind_ && node.op().kind() != kind_) return false;
   if (arity_ != kAnyArity && node.num_inputs() != arity_) return false;
@@ -134,6 +148,17 @@ bool NodeFilter::accepts(const Apply& node) const {
       case Require::Constant:
         if (!v.is_constant()) return false;
         break;
+      case Require::Same: {
+        const Apply* other = c.other_parent == kNode ? &node : at[c.other_parent];
+        if (c.other_input >= other->num_inputs()) return false;
+        const Variable& w = *other->input(c.other_input);
+        if (&v == &w || (v.is_constant() && w.is_constant())) break;
+        const Apply* a = v.owner();
+        const Apply* b = w.owner();
+        if (!a || !b || a->op().kind() != b->op().kind() || a->num_inputs() != b->num_inputs())
+          return false;
+        break;
+      }
       case Require::Literal: {
         const Constant* k = v.as_constant();
         if (!k || !literal_matches_constant(literals_->terms[c.literal], *k)) return false;
@@ -155,16 +180,20 @@ std::string NodeFilter::to_string() const {
   };
   if (kind_ || arity_ != kAnyArity) out += node(kind_, arity_);
   if (all_constant_) out += std::string(sep()) + "*=const";
-  for (const Check& c : checks_) {
-    std::vector<std::uint32_t> path{c.input};
-    for (std::uint16_t p = c.parent; p != kNode; p = checks_[p].parent) path.push_back(checks_[p].input);
+  auto at = [&](std::uint16_t parent, std::uint16_t input) {
+    std::vector<std::uint32_t> path{input};
+    for (std::uint16_t p = parent; p != kNode; p = checks_[p].parent) path.push_back(checks_[p].input);
     std::string where = "[";
     for (std::size_t i = path.size(); i-- > 0;) where += fmt::format("{}{}", path[i], i ? "," : "");
-    where += "]";
+    return where + "]";
+  };
+  for (const Check& c : checks_) {
+    const std::string where = at(c.parent, c.input);
     switch (c.what) {
       case Require::Computed: out += fmt::format("{}{}:{}", sep(), where, node(c.kind, c.arity)); break;
       case Require::Constant: out += fmt::format("{}{}=const", sep(), where); break;
       case Require::Literal: out += fmt::format("{}{}={}", sep(), where, rw::to_string(literals_->terms[c.literal])); break;
+      case Require::Same: out += fmt::format("{}{}=={}", sep(), where, at(c.other_parent, c.other_input)); break;
     }
   }
   return out;

@@ -66,20 +66,26 @@ class NodeFilter {
   /// element of that value.
   NodeFilter& literal(std::span<const std::uint32_t> path, FilterLiteral value);
 
+  /// The variables at `path` and `other` (neither empty) must be able to be
+  /// one value, as a pattern variable written twice requires: the same
+  /// variable, two constants, or two variables computed by Ops of one kind
+  /// with as many inputs (the matcher then compares them in full).
+  NodeFilter& same_value(std::span<const std::uint32_t> path, std::span<const std::uint32_t> other);
+
   /// False when the node cannot be rewritten; true when it may be.
   bool accepts(const Apply& node) const;
   /// True for a filter without checks.
   bool accepts_all() const {
     return !kind_ && arity_ == kAnyArity && !all_constant_ && checks_.empty();
   }
-  /// The checks, for messages and tests: `mul/2, [1]=1`, `[0]:add/2`, `*=const`
-  /// ("any" for the empty filter).
+  /// The checks, for messages and tests: `mul/2, [1]=1`, `[0]:add/2`,
+  /// `[1]==[0,1]`, `*=const` ("any" for the empty filter).
   std::string to_string() const;
 
  private:
   static constexpr std::uint32_t kAnyArity = std::numeric_limits<std::uint32_t>::max();
   static constexpr std::uint16_t kNode = std::numeric_limits<std::uint16_t>::max();
-  enum class Require : std::uint8_t { Computed, Constant, Literal };
+  enum class Require : std::uint8_t { Computed, Constant, Literal, Same };
   struct Check {
     std::uint16_t parent = kNode;  // the check whose node this one reads an input of
     std::uint16_t input = 0;
@@ -87,6 +93,7 @@ class NodeFilter {
     OpKind kind;                    // Computed: none for any Op
     std::uint32_t arity = kAnyArity;  // Computed
     std::uint32_t literal = 0;        // Literal: its index in literals_
+    std::uint16_t other_parent = kNode, other_input = 0;  // Same: the other variable
   };
   // The index of the Computed check at `path`, adding it (and its prefix)
   // when missing; kNode for the empty path, -1 when the table is full.
@@ -96,8 +103,8 @@ class NodeFilter {
   OpKind kind_;
   std::uint32_t arity_ = kAnyArity;
   bool all_constant_ = false;
-  // Structural checks first, literal checks (the dearer ones) after them; a
-  // check's parent always comes before it.
+  // Structural checks first, literal and same-value checks (the dearer ones,
+  // which no check reads below) after them; a check's parents come before it.
   std::vector<Check> checks_;
   std::size_t first_literal_ = 0;
   // The literals as terms, kept out of this header (it is included wherever

@@ -88,10 +88,19 @@ NodeFilter filter_of(const Pattern& p) {
     std::vector<std::uint32_t> path;
   };
   std::vector<Item> stack{{&p.term(), {}}};
+  // Where each variable was met first (in the matcher's order), for the
+  // occurrences after it, which must be the same value.
+  std::vector<std::pair<Term, std::vector<std::uint32_t>>> first;
   while (!stack.empty()) {
     Item item = std::move(stack.back());
     stack.pop_back();
     const Term& t = *item.term;
+    if (t.is_var() && !item.path.empty()) {
+      auto seen = std::find_if(first.begin(), first.end(), [&](const auto& e) { return e.first.same(t); });
+      if (seen == first.end()) first.emplace_back(t, item.path);
+      else f.same_value(item.path, seen->second);
+      continue;
+    }
     if (is_literal(t)) {
       if (item.path.empty()) continue;
       if (t.kind() == TermKind::Int) f.literal(item.path, t.as_int());

@@ -138,6 +138,42 @@ TEST_CASE("a literal check matches constants as the matcher does", "[rewrite]") 
     }
 }
 
+TEST_CASE("a same-value check refuses what the matcher's binding check refuses", "[rewrite]") {
+  Var x = fvec("x"), y = fvec("y");
+  const std::uint32_t in0[] = {0}, in1[] = {1};
+  NodeFilter same;
+  same.same_value(in1, in0);
+  CHECK(same.to_string() == "[1]==[0]");
+  const Pattern square(t_mul(kX, kX));
+  // Each case: the filter may only refuse what `x * x` does not match.
+  const std::vector<std::pair<Var, bool>> cases = {
+      {mul(x, x), true},                         // one variable
+      {mul(fconst(2), fconst(2)), true},         // two constants
+      {mul(fconst(2), fconst(3)), true},         // (the matcher compares values)
+      {mul(exp(x), exp(x)), true},               // one kind: the matcher looks further
+      {mul(exp(x), exp(y)), true},
+      {mul(x, y), false},                        // two graph inputs
+      {mul(exp(x), log(x)), false},              // two kinds
+      {mul(x, exp(x)), false},                   // an input and a computed variable
+      {mul(fconst(2), x), false},                // a constant and an input
+      {mul(add(x, y), fconst(1)), false}};
+  for (const auto& [v, accepted] : cases) {
+    INFO(to_infix(v));
+    CHECK(same.accepts(node_of(v)) == accepted);
+    if (match(square, v)) CHECK(accepted);
+  }
+  CHECK(static_cast<bool>(match(square, mul(exp(x), exp(x)))));
+  CHECK_FALSE(match(square, mul(exp(x), exp(y))));
+  // Deeper paths: (x * y) / y.
+  const std::uint32_t in01[] = {0, 1};
+  NodeFilter cancel;
+  cancel.same_value(in1, in01);
+  CHECK(cancel.to_string() == "[0]:_, [1]==[0,1]");
+  CHECK(cancel.accepts(node_of(div(mul(x, y), y))));
+  CHECK_FALSE(cancel.accepts(node_of(div(mul(x, y), x))));
+  CHECK_FALSE(cancel.accepts(node_of(div(x, y))));  // input 0 is not computed
+}
+
 TEST_CASE("a filter refuses checks that make no sense, naming them", "[rewrite]") {
   NodeFilter f;
   CHECK_THROWS_MATCHES(f.constant({}), RewriteError,
@@ -145,6 +181,11 @@ TEST_CASE("a filter refuses checks that make no sense, naming them", "[rewrite]"
   CHECK_THROWS_MATCHES(f.computed({}), RewriteError,
                        Catch::Message("a node filter check needs a path to an input"));
   CHECK_THROWS_MATCHES(f.literal({}, 1), RewriteError,
+                       Catch::Message("a node filter check needs a path to an input"));
+  const std::uint32_t in0[] = {0};
+  CHECK_THROWS_MATCHES(f.same_value(in0, {}), RewriteError,
+                       Catch::Message("a node filter check needs a path to an input"));
+  CHECK_THROWS_MATCHES(f.same_value({}, in0), RewriteError,
                        Catch::Message("a node filter check needs a path to an input"));
   // Nothing was added by the refused calls.
   CHECK(f.accepts_all());
@@ -169,7 +210,8 @@ TEST_CASE("checks beyond the limit are dropped, so the filter accepts more", "[r
 
 TEST_CASE("pattern rewriters and constant folding declare their filters", "[rewrite]") {
   const PatternNodeRewriter cancel("cancel", Pattern(t_div(t_mul(kX, kY), kY)), kX);
-  CHECK(cancel.filter().to_string() == "div/2, [0]:mul/2");
+  // y is written twice: input 1 and input 1 of the mul must be able to be one value.
+  CHECK(cancel.filter().to_string() == "div/2, [0]:mul/2, [1]==[0,1]");
   const PatternNodeRewriter mul_one("mul_one", Pattern(t_mul(kX, 1)), kX);
   CHECK(mul_one.filter().to_string() == "mul/2, [1]=1");
   const PatternNodeRewriter sym("sym", Pattern(compound(Term("exp"), compound(Term("log"), kX))), kX);
