@@ -87,6 +87,38 @@ static_assert(sizeof(Vertex) == sizeof(void*), "listS vertex descriptors are poi
 
 inline constexpr std::uint64_t kNoUpper = std::numeric_limits<std::uint64_t>::max();
 
+/// Vectors lent out for the length of one call and kept for the next, so that
+/// replacing a node allocates nothing once the graph has warmed up. A lease,
+/// not a plain member, because a feature's callback may re-enter the graph.
+template <class T> class ScratchPool {
+ public:
+  class Lease {
+   public:
+    explicit Lease(ScratchPool& pool) : pool_(pool) {
+      if (!pool.free_.empty()) {
+        v_ = std::move(pool.free_.back());
+        pool.free_.pop_back();
+      }
+    }
+    ~Lease() {
+      v_.clear();
+      pool_.free_.push_back(std::move(v_));
+    }
+    Lease(const Lease&) = delete;
+    Lease& operator=(const Lease&) = delete;
+    T& operator*() { return v_; }
+    T* operator->() { return &v_; }
+
+   private:
+    ScratchPool& pool_;
+    T v_;
+  };
+  Lease lease() { return Lease(*this); }
+
+ private:
+  std::vector<T> free_;
+};
+
 struct FGraphImpl {
   FunctionGraph* self = nullptr;
   mutable BGraph g;
@@ -110,6 +142,7 @@ struct FGraphImpl {
     Var old_var;
     Var new_var;
   };
+  ScratchPool<std::vector<Change>> journals;
 
   static Vertex vertex_of(const Apply* a) { return static_cast<Vertex>(a->vertex_); }
   bool holds(const Apply* a) const { return a->fgraph_ == this && a->vertex_ != nullptr; }
@@ -181,64 +214,83 @@ struct FGraphImpl {
     ++n_nodes;
   }
 
-  /// What importing `var` would add: nodes not yet in the graph (inputs
-  /// before users) and constants not yet in it. Claims the nodes for this
-  /// graph; throws, releasing them, when `var` needs a missing input or a node
-  /// of another graph.
+  /// What importing a variable adds: nodes not yet in the graph (inputs
+  /// before users, claimed for this graph but without vertices), constants
+  /// that were not in it (their root vertices are added at once, which is
+  /// what makes them met only once), and the nodes of the graph they are
+  /// built from, whose order labels bound the new nodes' labels from below.
   struct Import {
     std::vector<Apply*> nodes;
     std::vector<Var> constants;
-  };
-  Import collect_new(const Var& var) {
-    Import out;
+    std::vector<Apply*> frontier;
     std::vector<std::pair<Apply*, std::uint32_t>> stack;
-    std::vector<Apply*> claimed;
-    std::unordered_set<const Variable*> seen_constants;
-    auto release = [&] {
-      for (Apply* a : claimed)
-        if (!a->vertex_) a->fgraph_ = nullptr;
-    };
+    void clear() {
+      nodes.clear();
+      constants.clear();
+      frontier.clear();
+      stack.clear();
+    }
+  };
+  ScratchPool<Import> imports;
+
+  /// Fills `out` with what importing `var` (not in the graph) adds. Throws
+  /// when `var` needs a missing input or a node of another graph, leaving
+  /// the graph as it was.
+  void collect_new(const Var& var, Import& out) {
     auto enter = [&](Variable* v) {
       Apply* o = v->owner();
       if (!o) {
         if (roots.contains(v)) return;
         if (v->is_constant()) {
-          if (seen_constants.insert(v).second) out.constants.push_back(v->ref());
+          out.constants.push_back(v->ref());
+          add_root_vertex(out.constants.back(), false);
           return;
         }
-        release();
+        abandon(out);
         throw MissingInputError(fmt::format(
             "{} is needed but is neither an input of the graph nor a constant", describe(*v)));
       }
-      if (o->fgraph_ == this) return;  // in the graph, or already met in this walk
+      if (o->fgraph_ == this) {  // in the graph, or already met in this walk
+        if (o->vertex_) out.frontier.push_back(o);
+        return;
+      }
       if (o->fgraph_) {
-        release();
+        abandon(out);
         throw Error(fmt::format("{} belongs to another FunctionGraph; clone it first",
                                 describe(*v)));
       }
       o->fgraph_ = this;
-      claimed.push_back(o);
-      stack.emplace_back(o, 0);
+      out.stack.emplace_back(o, 0);
     };
     enter(var.get());
-    while (!stack.empty()) {
-      auto& [node, next] = stack.back();
+    while (!out.stack.empty()) {
+      auto& [node, next] = out.stack.back();
       if (next < node->n_inputs_) {
         Variable* in = node->inputs_[next++].get();
         enter(in);
         continue;
       }
       out.nodes.push_back(node);
-      stack.pop_back();
+      out.stack.pop_back();
     }
-    return out;
   }
 
-  /// Imports `var`; new nodes get labels strictly between lo and hi.
-  void import_var(const Var& var, std::string_view reason, std::uint64_t lo, std::uint64_t hi) {
-    if (contains(*var)) return;
-    Import imp = collect_new(var);
-    for (const Var& c : imp.constants) add_root_vertex(c, false);
+  /// Undoes a collect_new that will not be imported: releases the claimed
+  /// nodes and removes the constants' root vertices.
+  void abandon(Import& imp) {
+    for (Apply* a : imp.nodes) a->fgraph_ = nullptr;
+    for (const auto& [a, next] : imp.stack) a->fgraph_ = nullptr;
+    for (const Var& c : imp.constants) {
+      auto it = roots.find(c.get());
+      boost::remove_vertex(it->second, g);
+      roots.erase(it);
+    }
+    imp.clear();
+  }
+
+  /// Adds the collected nodes, with labels strictly between lo and hi, and
+  /// tells the features.
+  void commit(const Import& imp, std::string_view reason, std::uint64_t lo, std::uint64_t hi) {
     const std::uint64_t k = imp.nodes.size();
     if (hi == kNoUpper) {
       for (Apply* a : imp.nodes) a->label_ = (next_label += gap);
@@ -252,6 +304,14 @@ struct FGraphImpl {
     for (Apply* a : imp.nodes) add_node_vertex(a);
     for (Apply* a : imp.nodes)
       for (const auto& f : features) f->on_import(*self, *a, reason);
+  }
+
+  /// Imports `var`; new nodes get labels strictly between lo and hi.
+  void import_var(const Var& var, std::string_view reason, std::uint64_t lo, std::uint64_t hi) {
+    if (contains(*var)) return;
+    auto imp = imports.lease();
+    collect_new(var, *imp);
+    commit(*imp, reason, lo, hi);
   }
 
   void remove_in_edge(Vertex target, std::uint32_t slot) {
@@ -269,8 +329,12 @@ struct FGraphImpl {
   }
 
   /// Removes what `var` was the last use of, users before what they use.
+  ScratchPool<std::vector<Var>> var_lists;
+
   void prune_if_unused(const Var& var, std::string_view reason) {
-    std::vector<Var> work{var};
+    auto lease = var_lists.lease();
+    std::vector<Var>& work = *lease;
+    work.push_back(var);
     while (!work.empty()) {
       Var v = std::move(work.back());
       work.pop_back();
@@ -316,39 +380,43 @@ struct FGraphImpl {
           old_var->type()->to_string(), describe(*new_var), new_var->type()->to_string()));
   }
 
-  /// Label range for the nodes `new_var` brings in; throws when using
-  /// `new_var` in `clients` would close a cycle.
-  std::pair<std::uint64_t, std::uint64_t> plan(const Var& old_var, const Var& new_var,
-                                               const ClientList& clients) {
+  /// Makes each of `clients` (the uses of `old_var`) use `new_var`: imports
+  /// what `new_var` needs — one walk finds the new nodes and the existing
+  /// nodes they are built from — then changes the inputs. Throws, changing
+  /// nothing, when `new_var` needs what the graph cannot give or using it in
+  /// `clients` would close a cycle; a later failure is undone by the caller
+  /// through the journal.
+  void replace_uses(const Var& old_var, const Var& new_var, const ClientList& clients,
+                    std::string_view reason, std::vector<Change>* journal) {
     if (labels_dirty) relabel();
     std::uint64_t hi = kNoUpper;
     for (const Client& c : clients)
       if (c.node) hi = std::min(hi, c.node->label_);
-    // The existing nodes new_var is built from, through nodes not yet in the graph.
-    std::vector<Apply*> frontier;
+    auto lease = imports.lease();
+    Import& imp = *lease;
     if (contains(*new_var)) {
-      if (new_var->owner()) frontier.push_back(new_var->owner());
+      if (new_var->owner()) imp.frontier.push_back(new_var->owner());
     } else {
-      std::unordered_set<const Apply*> seen;
-      std::vector<Apply*> stack;
-      if (new_var->owner()) stack.push_back(new_var->owner());
-      while (!stack.empty()) {
-        Apply* a = stack.back();
-        stack.pop_back();
-        if (!seen.insert(a).second) continue;
-        if (holds(a)) {
-          frontier.push_back(a);
-          continue;
-        }
-        for (const Var& in : a->inputs())
-          if (in->owner()) stack.push_back(in->owner());
-      }
+      collect_new(new_var, imp);
     }
     std::uint64_t lo = 0;
-    for (const Apply* a : frontier) lo = std::max(lo, a->label_);
-    if (hi == kNoUpper || lo < hi) return {lo, hi};
+    for (const Apply* a : imp.frontier) lo = std::max(lo, a->label_);
+    if (hi != kNoUpper && lo >= hi) {
+      try {
+        check_acyclic(old_var, new_var, clients, imp.frontier, hi);
+      } catch (...) {
+        abandon(imp);
+        throw;
+      }
+    }
+    commit(imp, reason, lo, hi);
+    for (const Client& c : clients) change_input(c, new_var, reason, journal, lo, hi);
+  }
 
-    // Labels overlap: search backwards from the frontier for a client of old_var.
+  /// When labels overlap: searches backwards from the frontier, among nodes
+  /// labelled at least `hi`, for a client of `old_var`; throws on finding one.
+  void check_acyclic(const Var& old_var, const Var& new_var, const ClientList& clients,
+                     const std::vector<Apply*>& frontier, std::uint64_t hi) {
     std::unordered_set<const Apply*> targets;
     for (const Client& c : clients)
       if (c.node) targets.insert(c.node);
@@ -366,7 +434,6 @@ struct FGraphImpl {
         if (in->owner() && holds(in->owner())) stack.push_back(in->owner());
     }
     labels_dirty = true;  // no cycle, but the new edges go against the labels
-    return {lo, hi};
   }
 
   void rollback(std::vector<Change>& journal, std::string_view reason) {
@@ -625,7 +692,8 @@ void FunctionGraph::replace(const Var& old_var, const Var& new_var, std::string_
 
 void FunctionGraph::replace_all(std::span<const std::pair<Var, Var>> pairs,
                                 std::string_view reason) {
-  std::vector<FGraphImpl::Change> journal;
+  auto lease = impl_->journals.lease();
+  std::vector<FGraphImpl::Change>& journal = *lease;
   try {
     for (const auto& [old_var, new_var] : pairs) {
       if (!old_var || !new_var) throw ReplacementError("null variable in a replacement");
@@ -633,9 +701,7 @@ void FunctionGraph::replace_all(std::span<const std::pair<Var, Var>> pairs,
         throw ReplacementError(fmt::format("{} is not in the graph", describe(*old_var)));
       if (old_var == new_var) continue;
       impl_->check_types(old_var, new_var);
-      const ClientList cs = clients(*old_var);
-      const auto [lo, hi] = impl_->plan(old_var, new_var, cs);
-      for (const Client& c : cs) impl_->change_input(c, new_var, reason, &journal, lo, hi);
+      impl_->replace_uses(old_var, new_var, clients(*old_var), reason, &journal);
     }
     for (const auto& f : impl_->features) f->validate(*this);
   } catch (const std::exception& e) {
@@ -648,7 +714,8 @@ void FunctionGraph::replace_all(std::span<const std::pair<Var, Var>> pairs,
 
 void FunctionGraph::change_input(const Client& client, const Var& new_var,
                                  std::string_view reason) {
-  std::vector<FGraphImpl::Change> journal;
+  auto lease = impl_->journals.lease();
+  std::vector<FGraphImpl::Change>& journal = *lease;
   try {
     if (!new_var) throw ReplacementError("null variable in a replacement");
     if (client.node ? !impl_->holds(client.node) || client.slot >= client.node->num_inputs()
@@ -657,9 +724,7 @@ void FunctionGraph::change_input(const Client& client, const Var& new_var,
     const Var& old_var =
         client.node ? client.node->input(client.slot) : impl_->outputs[client.slot];
     impl_->check_types(old_var, new_var);
-    const ClientList one{client};
-    const auto [lo, hi] = impl_->plan(old_var, new_var, one);
-    impl_->change_input(client, new_var, reason, &journal, lo, hi);
+    impl_->replace_uses(old_var, new_var, ClientList{client}, reason, &journal);
     for (const auto& f : impl_->features) f->validate(*this);
   } catch (const std::exception& e) {
     impl_->rollback(journal, reason);
