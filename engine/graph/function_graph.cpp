@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <list>
 #include <unordered_set>
 
 #include <boost/container/small_vector.hpp>
@@ -23,6 +24,7 @@
 #include <boost/graph/topological_sort.hpp>
 #include <fmt/format.h>
 
+#include "engine/graph/detail/node_pool.hpp"
 #include "engine/graph/errors.hpp"
 #include "engine/graph/op.hpp"
 #include "engine/graph/printing.hpp"
@@ -32,9 +34,15 @@ namespace rw::detail {
 /// Container selector for the per-vertex edge lists: most nodes have one or two
 /// inputs and clients, so keep two edges inline instead of allocating.
 struct InlineEdgesS {};
+/// Container selector for the vertex list and the graph's list of edges:
+/// std::list nodes from the graph's NodePool.
+struct PooledListS {};
 }  // namespace rw::detail
 
 namespace boost {
+template <class V> struct container_gen<rw::detail::PooledListS, V> {
+  using type = std::list<V, rw::detail::PoolAllocator<V>>;
+};
 template <class V> struct container_gen<rw::detail::InlineEdgesS, V> {
   using type = boost::container::small_vector<V, 2>;
 };
@@ -80,47 +88,51 @@ struct EdgeData {
   std::uint32_t out_pos;    // where the edge sits in its source's out-edge list
 };
 
-using BGraph = boost::adjacency_list<InlineEdgesS, boost::listS, boost::bidirectionalS,
-                                     VertexData, EdgeData>;
+using BGraph = boost::adjacency_list<InlineEdgesS, PooledListS, boost::bidirectionalS,
+                                     VertexData, EdgeData, boost::no_property, PooledListS>;
 using Vertex = BGraph::vertex_descriptor;
-static_assert(sizeof(Vertex) == sizeof(void*), "listS vertex descriptors are pointers");
+using StoredVertex = BGraph::stored_vertex;
+static_assert(sizeof(Vertex) == sizeof(void*), "list vertex descriptors are pointers");
 
 inline constexpr std::uint64_t kNoUpper = std::numeric_limits<std::uint64_t>::max();
 
-/// Vectors lent out for the length of one call and kept for the next, so that
-/// replacing a node allocates nothing once the graph has warmed up. A lease,
-/// not a plain member, because a feature's callback may re-enter the graph.
+/// Buffers lent out for the length of one call and kept for the next, so that
+/// replacing a node allocates nothing once the graph has warmed up. Lent, not
+/// plain members, because a feature's callback may re-enter the graph: each
+/// nested call gets the next buffer of the stack.
 template <class T> class ScratchPool {
  public:
   class Lease {
    public:
     explicit Lease(ScratchPool& pool) : pool_(pool) {
-      if (!pool.free_.empty()) {
-        v_ = std::move(pool.free_.back());
-        pool.free_.pop_back();
-      }
+      if (pool.depth_ == pool.items_.size()) pool.items_.push_back(std::make_unique<T>());
+      item_ = pool.items_[pool.depth_++].get();
     }
     ~Lease() {
-      v_.clear();
-      pool_.free_.push_back(std::move(v_));
+      item_->clear();
+      --pool_.depth_;
     }
     Lease(const Lease&) = delete;
     Lease& operator=(const Lease&) = delete;
-    T& operator*() { return v_; }
-    T* operator->() { return &v_; }
+    T& operator*() { return *item_; }
+    T* operator->() { return item_; }
 
    private:
     ScratchPool& pool_;
-    T v_;
+    T* item_;
   };
   Lease lease() { return Lease(*this); }
 
  private:
-  std::vector<T> free_;
+  std::vector<std::unique_ptr<T>> items_;
+  std::size_t depth_ = 0;
 };
 
 struct FGraphImpl {
   FunctionGraph* self = nullptr;
+  // Vertices, their list nodes and edges come from the pool, which therefore
+  // outlives the graph (declared first, destroyed last).
+  NodePool pool;
   mutable BGraph g;
   Vertex out_vertex{};
   std::vector<Var> inputs;
@@ -143,6 +155,36 @@ struct FGraphImpl {
     Var new_var;
   };
   ScratchPool<std::vector<Change>> journals;
+
+  FGraphImpl() {
+    g.m_vertices = decltype(g.m_vertices)(PoolAllocator<void*>(&pool));
+    g.m_edges = BGraph::EdgeContainer(BGraph::EdgeContainer::allocator_type(&pool));
+  }
+  ~FGraphImpl() {
+    g.m_edges.clear();
+    while (!g.m_vertices.empty()) free_vertex(static_cast<Vertex>(g.m_vertices.back()));
+  }
+  FGraphImpl(const FGraphImpl&) = delete;
+  FGraphImpl& operator=(const FGraphImpl&) = delete;
+
+  // Vertices are made and freed here rather than by boost::add_vertex and
+  // remove_vertex, which would take each from operator new; the rest of
+  // Boost.Graph sees an ordinary adjacency list.
+  Vertex new_vertex(VertexData&& d) {
+    auto* sv = new (pool.allocate(sizeof(StoredVertex))) StoredVertex();
+    sv->m_property = std::move(d);
+    sv->m_position = g.m_vertices.insert(g.m_vertices.end(), sv);
+    topo_valid = false;
+    return sv;
+  }
+  /// Frees a vertex that has no edges left.
+  void free_vertex(Vertex v) {
+    auto* sv = static_cast<StoredVertex*>(v);
+    g.m_vertices.erase(sv->m_position);
+    sv->~StoredVertex();
+    pool.deallocate(sv, sizeof(StoredVertex));
+    topo_valid = false;
+  }
 
   static Vertex vertex_of(const Apply* a) { return static_cast<Vertex>(a->vertex_); }
   bool holds(const Apply* a) const { return a->fgraph_ == this && a->vertex_ != nullptr; }
@@ -193,9 +235,8 @@ struct FGraphImpl {
     d.kind = VertexKind::Root;
     d.root = v;
     d.is_input = is_input;
-    const Vertex vx = boost::add_vertex(std::move(d), g);
+    const Vertex vx = new_vertex(std::move(d));
     roots.emplace(v.get(), vx);
-    topo_valid = false;
     return vx;
   }
 
@@ -203,8 +244,7 @@ struct FGraphImpl {
     VertexData d;
     d.kind = VertexKind::Node;
     d.node = ApplyRef(a);
-    const Vertex vx = boost::add_vertex(std::move(d), g);
-    topo_valid = false;
+    const Vertex vx = new_vertex(std::move(d));
     a->vertex_ = vx;
     a->fgraph_ = this;
     for (std::uint32_t i = 0; i < a->n_inputs_; ++i) {
@@ -282,7 +322,7 @@ struct FGraphImpl {
     for (const auto& [a, next] : imp.stack) a->fgraph_ = nullptr;
     for (const Var& c : imp.constants) {
       auto it = roots.find(c.get());
-      boost::remove_vertex(it->second, g);
+      free_vertex(it->second);
       roots.erase(it);
     }
     imp.clear();
@@ -344,16 +384,14 @@ struct FGraphImpl {
         ApplyRef keep(node);  // the vertex's reference goes away below
         for (const auto& f : features) f->on_prune(*self, *node, reason);
         remove_all_in_edges(p);
-        boost::remove_vertex(p, g);
-        topo_valid = false;
+        free_vertex(p);
         node->vertex_ = nullptr;
         node->fgraph_ = nullptr;
         --n_nodes;
         for (std::uint32_t i = 0; i < node->n_inputs_; ++i) work.push_back(node->inputs_[i]);
       } else if (!g[p].is_input) {
         roots.erase(v.get());
-        boost::remove_vertex(p, g);
-        topo_valid = false;
+        free_vertex(p);
       }
     }
   }
@@ -374,7 +412,7 @@ struct FGraphImpl {
   }
 
   void check_types(const Var& old_var, const Var& new_var) const {
-    if (!old_var->type()->is_super(*new_var->type()))
+    if (old_var->type() != new_var->type() && !old_var->type()->is_super(*new_var->type()))
       throw ReplacementError(fmt::format(
           "type mismatch: {} has type {}, but its replacement {} has type {}", describe(*old_var),
           old_var->type()->to_string(), describe(*new_var), new_var->type()->to_string()));
@@ -563,7 +601,7 @@ FunctionGraph::FunctionGraph(std::vector<Var> inputs, std::vector<Var> outputs, 
   impl_->self = this;
   detail::VertexData out;
   out.kind = VertexKind::Outputs;
-  impl_->out_vertex = boost::add_vertex(std::move(out), impl_->g);
+  impl_->out_vertex = impl_->new_vertex(std::move(out));
 
   std::unordered_set<const Variable*> seen;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
