@@ -153,7 +153,7 @@ class Builder {
     if (!t)
       fail(depth, extra,
            fmt::format("the literal {} is not exactly a {} value", to_string(lit), dtype_name(dt)));
-    return Constant::make(*t);
+    return Constant::make(std::move(*t));
   }
 
   // The Op a head stands for (failures placed at the current frames).
