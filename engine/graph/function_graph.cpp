@@ -371,15 +371,26 @@ struct FGraphImpl {
   /// Removes what `var` was the last use of, users before what they use.
   ScratchPool<std::vector<Var>> var_lists;
 
+  /// True when `v` is in the graph, has no use left, and is not an input.
+  bool unused(const Variable& v) const {
+    const Vertex p = producer(v);
+    return p != BGraph::null_vertex() && boost::out_degree(p, g) == 0 &&
+           (v.owner() || !g[p].is_input);
+  }
+
+  /// Removes what `var` was the last use of, users before what they use. A
+  /// variable is queued only once its last use is gone, which keeps the order
+  /// of a queue of every input and spares the handles of inputs still in use.
   void prune_if_unused(const Var& var, std::string_view reason) {
+    if (!unused(*var)) return;
     auto lease = var_lists.lease();
     std::vector<Var>& work = *lease;
     work.push_back(var);
     while (!work.empty()) {
       Var v = std::move(work.back());
       work.pop_back();
+      if (!unused(*v)) continue;  // met twice (`x * x`): already removed
       const Vertex p = producer(*v);
-      if (p == BGraph::null_vertex() || boost::out_degree(p, g) != 0) continue;
       if (Apply* node = v->owner()) {
         ApplyRef keep(node);  // the vertex's reference goes away below
         for (const auto& f : features) f->on_prune(*self, *node, reason);
@@ -388,8 +399,9 @@ struct FGraphImpl {
         node->vertex_ = nullptr;
         node->fgraph_ = nullptr;
         --n_nodes;
-        for (std::uint32_t i = 0; i < node->n_inputs_; ++i) work.push_back(node->inputs_[i]);
-      } else if (!g[p].is_input) {
+        for (std::uint32_t i = 0; i < node->n_inputs_; ++i)
+          if (unused(*node->inputs_[i])) work.push_back(node->inputs_[i]);
+      } else {
         roots.erase(v.get());
         free_vertex(p);
       }
