@@ -2,6 +2,7 @@
 #include "engine/rewrite/merge.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <queue>
@@ -66,14 +67,22 @@ struct MergeTables {
   FlatTable<OpSlot, OpSlotTraits> op_hashes;
   std::vector<OpPtr> ops;
 
+  // In front of the table, a direct-mapped cache of the Ops met last.
+  std::array<OpSlot, 16> recent{};
+
   std::uint64_t op_hash(const Apply& node) {
     const Op* op = &node.op();
     const std::uint64_t key = OpSlotTraits::hash({op, 0});
-    if (const OpSlot* s = op_hashes.find(key, [&](const OpSlot& x) { return x.op == op; }))
+    OpSlot& line = recent[key % recent.size()];
+    if (line.op == op) return line.name_hash;
+    if (const OpSlot* s = op_hashes.find(key, [&](const OpSlot& x) { return x.op == op; })) {
+      line = *s;
       return s->name_hash;
+    }
     const std::uint64_t h = std::hash<std::string_view>()(op->name());
     op_hashes.insert({op, h});
     ops.push_back(node.op_ptr());
+    line = {op, h};
     return h;
   }
 
