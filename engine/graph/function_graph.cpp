@@ -15,6 +15,7 @@
 #include "engine/graph/function_graph.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <limits>
 #include <list>
 #include <unordered_set>
@@ -128,6 +129,71 @@ template <class T> class ScratchPool {
   std::size_t depth_ = 0;
 };
 
+/// The vertex of each root variable (inputs and constants) in the graph: an
+/// open-addressing table (linear probing, backward-shift deletion) keyed by
+/// address, so that a constant coming and going costs no allocation. Lookup
+/// only; never iterated, so its order does not matter.
+class RootIndex {
+ public:
+  /// The vertex of `v`, or null_vertex.
+  Vertex find(const Variable* v) const {
+    if (slots_.empty()) return BGraph::null_vertex();
+    for (std::size_t i = home(v);; i = (i + 1) & mask_) {
+      if (!slots_[i].key) return BGraph::null_vertex();
+      if (slots_[i].key == v) return slots_[i].vertex;
+    }
+  }
+  bool contains(const Variable* v) const { return find(v) != BGraph::null_vertex(); }
+  /// Adds `v` (not already there).
+  void insert(const Variable* v, Vertex vertex) {
+    if (2 * (size_ + 1) > slots_.size()) grow();
+    std::size_t i = home(v);
+    while (slots_[i].key) i = (i + 1) & mask_;
+    slots_[i] = {v, vertex};
+    ++size_;
+  }
+  /// Removes `v` (which is there).
+  void erase(const Variable* v) {
+    std::size_t i = home(v);
+    while (slots_[i].key != v) i = (i + 1) & mask_;
+    for (std::size_t j = (i + 1) & mask_; slots_[j].key; j = (j + 1) & mask_) {
+      const std::size_t h = home(slots_[j].key);
+      if (((j - h) & mask_) >= ((j - i) & mask_)) {
+        slots_[i] = slots_[j];
+        i = j;
+      }
+    }
+    slots_[i] = {};
+    --size_;
+  }
+  std::size_t size() const { return size_; }
+
+ private:
+  struct Slot {
+    const Variable* key = nullptr;
+    Vertex vertex = nullptr;
+  };
+  std::size_t home(const Variable* v) const {
+    return static_cast<std::size_t>((reinterpret_cast<std::uintptr_t>(v) * 0x9E3779B97F4A7C15ULL) >>
+                                    shift_);
+  }
+  void grow() {
+    const std::size_t cap = slots_.empty() ? 16 : 2 * slots_.size();
+    std::vector<Slot> old(cap);
+    old.swap(slots_);
+    mask_ = cap - 1;
+    shift_ = 64 - std::countr_zero(cap);
+    size_ = 0;
+    for (const Slot& s : old)
+      if (s.key) insert(s.key, s.vertex);
+  }
+
+  std::vector<Slot> slots_;
+  std::size_t size_ = 0;
+  std::size_t mask_ = 0;
+  int shift_ = 64;
+};
+
 struct FGraphImpl {
   FunctionGraph* self = nullptr;
   // Vertices, their list nodes and edges come from the pool, which therefore
@@ -137,7 +203,7 @@ struct FGraphImpl {
   Vertex out_vertex{};
   std::vector<Var> inputs;
   std::vector<Var> outputs;
-  std::unordered_map<const Variable*, Vertex> roots;
+  RootIndex roots;
   std::size_t n_nodes = 0;
   std::vector<std::shared_ptr<Feature>> features;
   // Order labels (see the top of this file).
@@ -192,8 +258,7 @@ struct FGraphImpl {
   /// The vertex computing `v`, or null_vertex when `v` is not in the graph.
   Vertex producer(const Variable& v) const {
     if (const Apply* o = v.owner()) return holds(o) ? vertex_of(o) : BGraph::null_vertex();
-    auto it = roots.find(&v);
-    return it == roots.end() ? BGraph::null_vertex() : it->second;
+    return roots.find(&v);
   }
   bool contains(const Variable& v) const { return producer(v) != BGraph::null_vertex(); }
   static std::uint64_t label_of(const Variable& v) {
@@ -236,7 +301,7 @@ struct FGraphImpl {
     d.root = v;
     d.is_input = is_input;
     const Vertex vx = new_vertex(std::move(d));
-    roots.emplace(v.get(), vx);
+    roots.insert(v.get(), vx);
     return vx;
   }
 
@@ -321,9 +386,8 @@ struct FGraphImpl {
     for (Apply* a : imp.nodes) a->fgraph_ = nullptr;
     for (const auto& [a, next] : imp.stack) a->fgraph_ = nullptr;
     for (const Var& c : imp.constants) {
-      auto it = roots.find(c.get());
-      free_vertex(it->second);
-      roots.erase(it);
+      free_vertex(roots.find(c.get()));
+      roots.erase(c.get());
     }
     imp.clear();
   }
@@ -862,8 +926,7 @@ void FunctionGraph::check_integrity() const {
                              a->op().to_string(), t.node->op().to_string()));
         }
     } else if (d.kind == VertexKind::Root) {
-      auto it = m.roots.find(d.root.get());
-      if (it == m.roots.end() || it->second != v)
+      if (m.roots.find(d.root.get()) != v)
         fail(fmt::format("root {} is missing from the root index", describe(*d.root)));
       if (!d.is_input && !d.root->is_constant())
         fail(fmt::format("{} is in the graph but is neither an input nor a constant",
@@ -889,8 +952,8 @@ void FunctionGraph::check_integrity() const {
   if (m.roots.size() + node_count + 1 != boost::num_vertices(g))
     fail("vertex count disagrees with the node and root indexes");
   for (const Var& in : m.inputs) {
-    auto it = m.roots.find(in.get());
-    if (it == m.roots.end() || !g[it->second].is_input)
+    const Vertex r = m.roots.find(in.get());
+    if (r == BGraph::null_vertex() || !g[r].is_input)
       fail(fmt::format("input {} has no input vertex", describe(*in)));
   }
   try {
