@@ -214,6 +214,13 @@ struct FGraphImpl {
   // a pipeline that change nothing share one sort.
   mutable std::vector<Apply*> topo_nodes;
   mutable bool topo_valid = false;
+  // The depth-first search's buffers, kept between sorts.
+  struct TopoFrame {
+    Vertex v;
+    std::size_t next;
+  };
+  mutable std::vector<Vertex> topo_post;
+  mutable std::vector<TopoFrame> topo_stack;
 
   struct Change {
     Client client;
@@ -566,21 +573,20 @@ struct FGraphImpl {
   /// postorder of a depth-first search along out-edges, started from each
   /// vertex in vertex order) — the same algorithm without the generic
   /// machinery, which cost as much as a pass. Throws boost::not_a_dag.
-  std::vector<Vertex> topo_vertices() const {
-    std::vector<Vertex> post;
+  /// The result lives in a buffer kept for the next sort.
+  const std::vector<Vertex>& topo_vertices() const {
+    std::vector<Vertex>& post = topo_post;
+    post.clear();
     post.reserve(boost::num_vertices(g));
     for (auto [it, end] = boost::vertices(g); it != end; ++it) g[*it].color = boost::white_color;
-    struct Frame {
-      Vertex v;
-      std::size_t next;
-    };
-    std::vector<Frame> stack;
+    std::vector<TopoFrame>& stack = topo_stack;
+    stack.clear();
     for (auto [it, end] = boost::vertices(g); it != end; ++it) {
       if (g[*it].color != boost::white_color) continue;
       g[*it].color = boost::gray_color;
       stack.push_back({*it, 0});
       while (!stack.empty()) {
-        Frame& f = stack.back();
+        TopoFrame& f = stack.back();
         const auto& out = g.out_edge_list(f.v);
         if (f.next < out.size()) {
           const Vertex t = out[f.next++].get_target();
