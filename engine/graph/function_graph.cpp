@@ -509,6 +509,7 @@ struct FGraphImpl {
   /// through the journal.
   void replace_uses(const Var& old_var, const Var& new_var, const ClientList& clients,
                     std::string_view reason, std::vector<Change>* journal) {
+    if (clients.empty()) return;  // an unused input: nothing to point at new_var
     if (labels_dirty) relabel();
     std::uint64_t hi = kNoUpper;
     for (const Client& c : clients)

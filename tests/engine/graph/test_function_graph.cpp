@@ -484,3 +484,15 @@ TEST_CASE("nodes outlive the graph whose storage held them", "[graph]") {
   again.check_integrity();
   REQUIRE(again.num_nodes() == depth);
 }
+
+TEST_CASE("replacing a variable nobody uses imports nothing", "[graph]") {
+  Var x = fvec("x"), unused = fvec("unused");
+  FunctionGraph fg({x, unused}, {exp(x)}, false);
+  const std::string before = shape_of(fg);
+  Var c = fconst(4.0);
+  fg.replace(unused, add(x, c));
+  REQUIRE(shape_of(fg) == before);
+  REQUIRE(fg.num_nodes() == 1);
+  REQUIRE_FALSE(fg.contains(*c));
+  fg.check_integrity();
+}
