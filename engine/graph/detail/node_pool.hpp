@@ -80,8 +80,10 @@ class NodePool {
     return bytes == 0 ? 0 : (bytes - 1) / kGranule;
   }
   void grow() {
-    // The tail of the old chunk is left unused: at most kMaxBlock bytes.
-    chunks_.reserve(chunks_.size() + 1);
+    // The tail of the old chunk is left unused: at most kMaxBlock bytes. Room
+    // for the chunk's pointer first, so that keeping it cannot fail; grown
+    // geometrically, as push_back would.
+    if (chunks_.size() == chunks_.capacity()) chunks_.reserve(2 * chunks_.size() + 8);
     auto* c = static_cast<std::byte*>(::operator new(kChunkBytes));
     RW_POOL_POISON(c, kChunkBytes);
     chunks_.push_back(c);
