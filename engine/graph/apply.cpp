@@ -5,6 +5,8 @@
 #include <new>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
+
 #include "engine/graph/errors.hpp"
 #include "engine/graph/op.hpp"
 
@@ -87,10 +89,9 @@ ApplyRef Apply::clone_with_inputs(std::span<const Var> inputs) const {
   if (inputs.size() != n_inputs_)
     throw TypeError("clone of `" + op_->to_string() + "` with " + std::to_string(inputs.size()) +
                     " inputs instead of " + std::to_string(n_inputs_));
-  std::vector<TypePtr> types;
-  types.reserve(n_outputs_);
+  boost::container::small_vector<TypePtr, 4> types;  // no allocation for the usual node
   for (std::size_t i = 0; i < n_outputs_; ++i) types.push_back(outputs_[i].type());
-  ApplyRef copy = create(op_, inputs, types);
+  ApplyRef copy = create(op_, inputs, std::span<const TypePtr>(types.data(), types.size()));
   for (std::size_t i = 0; i < n_outputs_; ++i)
     if (!outputs_[i].name().empty()) copy->outputs_[i].set_name(outputs_[i].name());
   return copy;

@@ -15,7 +15,9 @@
 #include "engine/graph/function_graph.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <limits>
+#include <list>
 #include <unordered_set>
 
 #include <boost/container/small_vector.hpp>
@@ -23,6 +25,7 @@
 #include <boost/graph/topological_sort.hpp>
 #include <fmt/format.h>
 
+#include "engine/graph/detail/node_pool.hpp"
 #include "engine/graph/errors.hpp"
 #include "engine/graph/op.hpp"
 #include "engine/graph/printing.hpp"
@@ -32,9 +35,15 @@ namespace rw::detail {
 /// Container selector for the per-vertex edge lists: most nodes have one or two
 /// inputs and clients, so keep two edges inline instead of allocating.
 struct InlineEdgesS {};
+/// Container selector for the vertex list and the graph's list of edges:
+/// std::list nodes from the graph's NodePool.
+struct PooledListS {};
 }  // namespace rw::detail
 
 namespace boost {
+template <class V> struct container_gen<rw::detail::PooledListS, V> {
+  using type = std::list<V, rw::detail::PoolAllocator<V>>;
+};
 template <class V> struct container_gen<rw::detail::InlineEdgesS, V> {
   using type = boost::container::small_vector<V, 2>;
 };
@@ -80,20 +89,121 @@ struct EdgeData {
   std::uint32_t out_pos;    // where the edge sits in its source's out-edge list
 };
 
-using BGraph = boost::adjacency_list<InlineEdgesS, boost::listS, boost::bidirectionalS,
-                                     VertexData, EdgeData>;
+using BGraph = boost::adjacency_list<InlineEdgesS, PooledListS, boost::bidirectionalS,
+                                     VertexData, EdgeData, boost::no_property, PooledListS>;
 using Vertex = BGraph::vertex_descriptor;
-static_assert(sizeof(Vertex) == sizeof(void*), "listS vertex descriptors are pointers");
+using StoredVertex = BGraph::stored_vertex;
+static_assert(sizeof(Vertex) == sizeof(void*), "list vertex descriptors are pointers");
 
 inline constexpr std::uint64_t kNoUpper = std::numeric_limits<std::uint64_t>::max();
 
+/// Buffers lent out for the length of one call and kept for the next, so that
+/// replacing a node allocates nothing once the graph has warmed up. Lent, not
+/// plain members, because a feature's callback may re-enter the graph: each
+/// nested call gets the next buffer of the stack.
+template <class T> class ScratchPool {
+ public:
+  class Lease {
+   public:
+    explicit Lease(ScratchPool& pool) : pool_(pool) {
+      if (pool.depth_ == pool.items_.size()) pool.items_.push_back(std::make_unique<T>());
+      item_ = pool.items_[pool.depth_++].get();
+    }
+    ~Lease() {
+      item_->clear();
+      --pool_.depth_;
+    }
+    Lease(const Lease&) = delete;
+    Lease& operator=(const Lease&) = delete;
+    T& operator*() { return *item_; }
+    T* operator->() { return item_; }
+
+   private:
+    ScratchPool& pool_;
+    T* item_;
+  };
+  Lease lease() { return Lease(*this); }
+
+ private:
+  std::vector<std::unique_ptr<T>> items_;
+  std::size_t depth_ = 0;
+};
+
+/// The vertex of each root variable (inputs and constants) in the graph: an
+/// open-addressing table (linear probing, backward-shift deletion) keyed by
+/// address, so that a constant coming and going costs no allocation. Lookup
+/// only; never iterated, so its order does not matter.
+class RootIndex {
+ public:
+  /// The vertex of `v`, or null_vertex.
+  Vertex find(const Variable* v) const {
+    if (slots_.empty()) return BGraph::null_vertex();
+    for (std::size_t i = home(v);; i = (i + 1) & mask_) {
+      if (!slots_[i].key) return BGraph::null_vertex();
+      if (slots_[i].key == v) return slots_[i].vertex;
+    }
+  }
+  bool contains(const Variable* v) const { return find(v) != BGraph::null_vertex(); }
+  /// Adds `v` (not already there).
+  void insert(const Variable* v, Vertex vertex) {
+    if (2 * (size_ + 1) > slots_.size()) grow();
+    std::size_t i = home(v);
+    while (slots_[i].key) i = (i + 1) & mask_;
+    slots_[i] = {v, vertex};
+    ++size_;
+  }
+  /// Removes `v` (which is there).
+  void erase(const Variable* v) {
+    std::size_t i = home(v);
+    while (slots_[i].key != v) i = (i + 1) & mask_;
+    for (std::size_t j = (i + 1) & mask_; slots_[j].key; j = (j + 1) & mask_) {
+      const std::size_t h = home(slots_[j].key);
+      if (((j - h) & mask_) >= ((j - i) & mask_)) {
+        slots_[i] = slots_[j];
+        i = j;
+      }
+    }
+    slots_[i] = {};
+    --size_;
+  }
+  std::size_t size() const { return size_; }
+
+ private:
+  struct Slot {
+    const Variable* key = nullptr;
+    Vertex vertex = nullptr;
+  };
+  std::size_t home(const Variable* v) const {
+    return static_cast<std::size_t>((reinterpret_cast<std::uintptr_t>(v) * 0x9E3779B97F4A7C15ULL) >>
+                                    shift_);
+  }
+  void grow() {
+    const std::size_t cap = slots_.empty() ? 16 : 2 * slots_.size();
+    std::vector<Slot> old(cap);
+    old.swap(slots_);
+    mask_ = cap - 1;
+    shift_ = 64 - std::countr_zero(cap);
+    size_ = 0;
+    for (const Slot& s : old)
+      if (s.key) insert(s.key, s.vertex);
+  }
+
+  std::vector<Slot> slots_;
+  std::size_t size_ = 0;
+  std::size_t mask_ = 0;
+  int shift_ = 64;
+};
+
 struct FGraphImpl {
   FunctionGraph* self = nullptr;
+  // Vertices, their list nodes and edges come from the pool, which therefore
+  // outlives the graph (declared first, destroyed last).
+  NodePool pool;
   mutable BGraph g;
   Vertex out_vertex{};
   std::vector<Var> inputs;
   std::vector<Var> outputs;
-  std::unordered_map<const Variable*, Vertex> roots;
+  RootIndex roots;
   std::size_t n_nodes = 0;
   std::vector<std::shared_ptr<Feature>> features;
   // Order labels (see the top of this file).
@@ -104,12 +214,50 @@ struct FGraphImpl {
   // a pipeline that change nothing share one sort.
   mutable std::vector<Apply*> topo_nodes;
   mutable bool topo_valid = false;
+  // The depth-first search's buffers, kept between sorts.
+  struct TopoFrame {
+    Vertex v;
+    std::size_t next;
+  };
+  mutable std::vector<Vertex> topo_post;
+  mutable std::vector<TopoFrame> topo_stack;
 
   struct Change {
     Client client;
     Var old_var;
     Var new_var;
   };
+  ScratchPool<std::vector<Change>> journals;
+
+  FGraphImpl() {
+    g.m_vertices = decltype(g.m_vertices)(PoolAllocator<void*>(&pool));
+    g.m_edges = BGraph::EdgeContainer(BGraph::EdgeContainer::allocator_type(&pool));
+  }
+  ~FGraphImpl() {
+    g.m_edges.clear();
+    while (!g.m_vertices.empty()) free_vertex(static_cast<Vertex>(g.m_vertices.back()));
+  }
+  FGraphImpl(const FGraphImpl&) = delete;
+  FGraphImpl& operator=(const FGraphImpl&) = delete;
+
+  // Vertices are made and freed here rather than by boost::add_vertex and
+  // remove_vertex, which would take each from operator new; the rest of
+  // Boost.Graph sees an ordinary adjacency list.
+  Vertex new_vertex(VertexData&& d) {
+    auto* sv = new (pool.allocate(sizeof(StoredVertex))) StoredVertex();
+    sv->m_property = std::move(d);
+    sv->m_position = g.m_vertices.insert(g.m_vertices.end(), sv);
+    topo_valid = false;
+    return sv;
+  }
+  /// Frees a vertex that has no edges left.
+  void free_vertex(Vertex v) {
+    auto* sv = static_cast<StoredVertex*>(v);
+    g.m_vertices.erase(sv->m_position);
+    sv->~StoredVertex();
+    pool.deallocate(sv, sizeof(StoredVertex));
+    topo_valid = false;
+  }
 
   static Vertex vertex_of(const Apply* a) { return static_cast<Vertex>(a->vertex_); }
   bool holds(const Apply* a) const { return a->fgraph_ == this && a->vertex_ != nullptr; }
@@ -117,8 +265,7 @@ struct FGraphImpl {
   /// The vertex computing `v`, or null_vertex when `v` is not in the graph.
   Vertex producer(const Variable& v) const {
     if (const Apply* o = v.owner()) return holds(o) ? vertex_of(o) : BGraph::null_vertex();
-    auto it = roots.find(&v);
-    return it == roots.end() ? BGraph::null_vertex() : it->second;
+    return roots.find(&v);
   }
   bool contains(const Variable& v) const { return producer(v) != BGraph::null_vertex(); }
   static std::uint64_t label_of(const Variable& v) {
@@ -160,9 +307,8 @@ struct FGraphImpl {
     d.kind = VertexKind::Root;
     d.root = v;
     d.is_input = is_input;
-    const Vertex vx = boost::add_vertex(std::move(d), g);
-    roots.emplace(v.get(), vx);
-    topo_valid = false;
+    const Vertex vx = new_vertex(std::move(d));
+    roots.insert(v.get(), vx);
     return vx;
   }
 
@@ -170,8 +316,7 @@ struct FGraphImpl {
     VertexData d;
     d.kind = VertexKind::Node;
     d.node = ApplyRef(a);
-    const Vertex vx = boost::add_vertex(std::move(d), g);
-    topo_valid = false;
+    const Vertex vx = new_vertex(std::move(d));
     a->vertex_ = vx;
     a->fgraph_ = this;
     for (std::uint32_t i = 0; i < a->n_inputs_; ++i) {
@@ -181,64 +326,82 @@ struct FGraphImpl {
     ++n_nodes;
   }
 
-  /// What importing `var` would add: nodes not yet in the graph (inputs
-  /// before users) and constants not yet in it. Claims the nodes for this
-  /// graph; throws, releasing them, when `var` needs a missing input or a node
-  /// of another graph.
+  /// What importing a variable adds: nodes not yet in the graph (inputs
+  /// before users, claimed for this graph but without vertices), constants
+  /// that were not in it (their root vertices are added at once, which is
+  /// what makes them met only once), and the nodes of the graph they are
+  /// built from, whose order labels bound the new nodes' labels from below.
   struct Import {
     std::vector<Apply*> nodes;
     std::vector<Var> constants;
-  };
-  Import collect_new(const Var& var) {
-    Import out;
+    std::vector<Apply*> frontier;
     std::vector<std::pair<Apply*, std::uint32_t>> stack;
-    std::vector<Apply*> claimed;
-    std::unordered_set<const Variable*> seen_constants;
-    auto release = [&] {
-      for (Apply* a : claimed)
-        if (!a->vertex_) a->fgraph_ = nullptr;
-    };
+    void clear() {
+      nodes.clear();
+      constants.clear();
+      frontier.clear();
+      stack.clear();
+    }
+  };
+  ScratchPool<Import> imports;
+
+  /// Fills `out` with what importing `var` (not in the graph) adds. Throws
+  /// when `var` needs a missing input or a node of another graph, leaving
+  /// the graph as it was.
+  void collect_new(const Var& var, Import& out) {
     auto enter = [&](Variable* v) {
       Apply* o = v->owner();
       if (!o) {
         if (roots.contains(v)) return;
         if (v->is_constant()) {
-          if (seen_constants.insert(v).second) out.constants.push_back(v->ref());
+          out.constants.push_back(v->ref());
+          add_root_vertex(out.constants.back(), false);
           return;
         }
-        release();
+        abandon(out);
         throw MissingInputError(fmt::format(
             "{} is needed but is neither an input of the graph nor a constant", describe(*v)));
       }
-      if (o->fgraph_ == this) return;  // in the graph, or already met in this walk
+      if (o->fgraph_ == this) {  // in the graph, or already met in this walk
+        if (o->vertex_) out.frontier.push_back(o);
+        return;
+      }
       if (o->fgraph_) {
-        release();
+        abandon(out);
         throw Error(fmt::format("{} belongs to another FunctionGraph; clone it first",
                                 describe(*v)));
       }
       o->fgraph_ = this;
-      claimed.push_back(o);
-      stack.emplace_back(o, 0);
+      out.stack.emplace_back(o, 0);
     };
     enter(var.get());
-    while (!stack.empty()) {
-      auto& [node, next] = stack.back();
+    while (!out.stack.empty()) {
+      auto& [node, next] = out.stack.back();
       if (next < node->n_inputs_) {
         Variable* in = node->inputs_[next++].get();
         enter(in);
         continue;
       }
       out.nodes.push_back(node);
-      stack.pop_back();
+      out.stack.pop_back();
     }
-    return out;
   }
 
-  /// Imports `var`; new nodes get labels strictly between lo and hi.
-  void import_var(const Var& var, std::string_view reason, std::uint64_t lo, std::uint64_t hi) {
-    if (contains(*var)) return;
-    Import imp = collect_new(var);
-    for (const Var& c : imp.constants) add_root_vertex(c, false);
+  /// Undoes a collect_new that will not be imported: releases the claimed
+  /// nodes and removes the constants' root vertices.
+  void abandon(Import& imp) {
+    for (Apply* a : imp.nodes) a->fgraph_ = nullptr;
+    for (const auto& [a, next] : imp.stack) a->fgraph_ = nullptr;
+    for (const Var& c : imp.constants) {
+      free_vertex(roots.find(c.get()));
+      roots.erase(c.get());
+    }
+    imp.clear();
+  }
+
+  /// Adds the collected nodes, with labels strictly between lo and hi, and
+  /// tells the features.
+  void commit(const Import& imp, std::string_view reason, std::uint64_t lo, std::uint64_t hi) {
     const std::uint64_t k = imp.nodes.size();
     if (hi == kNoUpper) {
       for (Apply* a : imp.nodes) a->label_ = (next_label += gap);
@@ -252,6 +415,14 @@ struct FGraphImpl {
     for (Apply* a : imp.nodes) add_node_vertex(a);
     for (Apply* a : imp.nodes)
       for (const auto& f : features) f->on_import(*self, *a, reason);
+  }
+
+  /// Imports `var`; new nodes get labels strictly between lo and hi.
+  void import_var(const Var& var, std::string_view reason, std::uint64_t lo, std::uint64_t hi) {
+    if (contains(*var)) return;
+    auto imp = imports.lease();
+    collect_new(var, *imp);
+    commit(*imp, reason, lo, hi);
   }
 
   void remove_in_edge(Vertex target, std::uint32_t slot) {
@@ -269,27 +440,41 @@ struct FGraphImpl {
   }
 
   /// Removes what `var` was the last use of, users before what they use.
+  ScratchPool<std::vector<Var>> var_lists;
+
+  /// True when `v` is in the graph, has no use left, and is not an input.
+  bool unused(const Variable& v) const {
+    const Vertex p = producer(v);
+    return p != BGraph::null_vertex() && boost::out_degree(p, g) == 0 &&
+           (v.owner() || !g[p].is_input);
+  }
+
+  /// Removes what `var` was the last use of, users before what they use. A
+  /// variable is queued only once its last use is gone, which keeps the order
+  /// of a queue of every input and spares the handles of inputs still in use.
   void prune_if_unused(const Var& var, std::string_view reason) {
-    std::vector<Var> work{var};
+    if (!unused(*var)) return;
+    auto lease = var_lists.lease();
+    std::vector<Var>& work = *lease;
+    work.push_back(var);
     while (!work.empty()) {
       Var v = std::move(work.back());
       work.pop_back();
+      if (!unused(*v)) continue;  // met twice (`x * x`): already removed
       const Vertex p = producer(*v);
-      if (p == BGraph::null_vertex() || boost::out_degree(p, g) != 0) continue;
       if (Apply* node = v->owner()) {
         ApplyRef keep(node);  // the vertex's reference goes away below
         for (const auto& f : features) f->on_prune(*self, *node, reason);
         remove_all_in_edges(p);
-        boost::remove_vertex(p, g);
-        topo_valid = false;
+        free_vertex(p);
         node->vertex_ = nullptr;
         node->fgraph_ = nullptr;
         --n_nodes;
-        for (std::uint32_t i = 0; i < node->n_inputs_; ++i) work.push_back(node->inputs_[i]);
-      } else if (!g[p].is_input) {
+        for (std::uint32_t i = 0; i < node->n_inputs_; ++i)
+          if (unused(*node->inputs_[i])) work.push_back(node->inputs_[i]);
+      } else {
         roots.erase(v.get());
-        boost::remove_vertex(p, g);
-        topo_valid = false;
+        free_vertex(p);
       }
     }
   }
@@ -310,45 +495,50 @@ struct FGraphImpl {
   }
 
   void check_types(const Var& old_var, const Var& new_var) const {
-    if (!old_var->type()->is_super(*new_var->type()))
+    if (old_var->type() != new_var->type() && !old_var->type()->is_super(*new_var->type()))
       throw ReplacementError(fmt::format(
           "type mismatch: {} has type {}, but its replacement {} has type {}", describe(*old_var),
           old_var->type()->to_string(), describe(*new_var), new_var->type()->to_string()));
   }
 
-  /// Label range for the nodes `new_var` brings in; throws when using
-  /// `new_var` in `clients` would close a cycle.
-  std::pair<std::uint64_t, std::uint64_t> plan(const Var& old_var, const Var& new_var,
-                                               const ClientList& clients) {
+  /// Makes each of `clients` (the uses of `old_var`) use `new_var`: imports
+  /// what `new_var` needs — one walk finds the new nodes and the existing
+  /// nodes they are built from — then changes the inputs. Throws, changing
+  /// nothing, when `new_var` needs what the graph cannot give or using it in
+  /// `clients` would close a cycle; a later failure is undone by the caller
+  /// through the journal.
+  void replace_uses(const Var& old_var, const Var& new_var, const ClientList& clients,
+                    std::string_view reason, std::vector<Change>* journal) {
+    if (clients.empty()) return;  // an unused input: nothing to point at new_var
     if (labels_dirty) relabel();
     std::uint64_t hi = kNoUpper;
     for (const Client& c : clients)
       if (c.node) hi = std::min(hi, c.node->label_);
-    // The existing nodes new_var is built from, through nodes not yet in the graph.
-    std::vector<Apply*> frontier;
+    auto lease = imports.lease();
+    Import& imp = *lease;
     if (contains(*new_var)) {
-      if (new_var->owner()) frontier.push_back(new_var->owner());
+      if (new_var->owner()) imp.frontier.push_back(new_var->owner());
     } else {
-      std::unordered_set<const Apply*> seen;
-      std::vector<Apply*> stack;
-      if (new_var->owner()) stack.push_back(new_var->owner());
-      while (!stack.empty()) {
-        Apply* a = stack.back();
-        stack.pop_back();
-        if (!seen.insert(a).second) continue;
-        if (holds(a)) {
-          frontier.push_back(a);
-          continue;
-        }
-        for (const Var& in : a->inputs())
-          if (in->owner()) stack.push_back(in->owner());
-      }
+      collect_new(new_var, imp);
     }
     std::uint64_t lo = 0;
-    for (const Apply* a : frontier) lo = std::max(lo, a->label_);
-    if (hi == kNoUpper || lo < hi) return {lo, hi};
+    for (const Apply* a : imp.frontier) lo = std::max(lo, a->label_);
+    if (hi != kNoUpper && lo >= hi) {
+      try {
+        check_acyclic(old_var, new_var, clients, imp.frontier, hi);
+      } catch (...) {
+        abandon(imp);
+        throw;
+      }
+    }
+    commit(imp, reason, lo, hi);
+    for (const Client& c : clients) change_input(c, new_var, reason, journal, lo, hi);
+  }
 
-    // Labels overlap: search backwards from the frontier for a client of old_var.
+  /// When labels overlap: searches backwards from the frontier, among nodes
+  /// labelled at least `hi`, for a client of `old_var`; throws on finding one.
+  void check_acyclic(const Var& old_var, const Var& new_var, const ClientList& clients,
+                     const std::vector<Apply*>& frontier, std::uint64_t hi) {
     std::unordered_set<const Apply*> targets;
     for (const Client& c : clients)
       if (c.node) targets.insert(c.node);
@@ -366,7 +556,6 @@ struct FGraphImpl {
         if (in->owner() && holds(in->owner())) stack.push_back(in->owner());
     }
     labels_dirty = true;  // no cycle, but the new edges go against the labels
-    return {lo, hi};
   }
 
   void rollback(std::vector<Change>& journal, std::string_view reason) {
@@ -385,21 +574,20 @@ struct FGraphImpl {
   /// postorder of a depth-first search along out-edges, started from each
   /// vertex in vertex order) — the same algorithm without the generic
   /// machinery, which cost as much as a pass. Throws boost::not_a_dag.
-  std::vector<Vertex> topo_vertices() const {
-    std::vector<Vertex> post;
+  /// The result lives in a buffer kept for the next sort.
+  const std::vector<Vertex>& topo_vertices() const {
+    std::vector<Vertex>& post = topo_post;
+    post.clear();
     post.reserve(boost::num_vertices(g));
     for (auto [it, end] = boost::vertices(g); it != end; ++it) g[*it].color = boost::white_color;
-    struct Frame {
-      Vertex v;
-      std::size_t next;
-    };
-    std::vector<Frame> stack;
+    std::vector<TopoFrame>& stack = topo_stack;
+    stack.clear();
     for (auto [it, end] = boost::vertices(g); it != end; ++it) {
       if (g[*it].color != boost::white_color) continue;
       g[*it].color = boost::gray_color;
       stack.push_back({*it, 0});
       while (!stack.empty()) {
-        Frame& f = stack.back();
+        TopoFrame& f = stack.back();
         const auto& out = g.out_edge_list(f.v);
         if (f.next < out.size()) {
           const Vertex t = out[f.next++].get_target();
@@ -496,7 +684,7 @@ FunctionGraph::FunctionGraph(std::vector<Var> inputs, std::vector<Var> outputs, 
   impl_->self = this;
   detail::VertexData out;
   out.kind = VertexKind::Outputs;
-  impl_->out_vertex = boost::add_vertex(std::move(out), impl_->g);
+  impl_->out_vertex = impl_->new_vertex(std::move(out));
 
   std::unordered_set<const Variable*> seen;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
@@ -625,7 +813,8 @@ void FunctionGraph::replace(const Var& old_var, const Var& new_var, std::string_
 
 void FunctionGraph::replace_all(std::span<const std::pair<Var, Var>> pairs,
                                 std::string_view reason) {
-  std::vector<FGraphImpl::Change> journal;
+  auto lease = impl_->journals.lease();
+  std::vector<FGraphImpl::Change>& journal = *lease;
   try {
     for (const auto& [old_var, new_var] : pairs) {
       if (!old_var || !new_var) throw ReplacementError("null variable in a replacement");
@@ -633,9 +822,7 @@ void FunctionGraph::replace_all(std::span<const std::pair<Var, Var>> pairs,
         throw ReplacementError(fmt::format("{} is not in the graph", describe(*old_var)));
       if (old_var == new_var) continue;
       impl_->check_types(old_var, new_var);
-      const ClientList cs = clients(*old_var);
-      const auto [lo, hi] = impl_->plan(old_var, new_var, cs);
-      for (const Client& c : cs) impl_->change_input(c, new_var, reason, &journal, lo, hi);
+      impl_->replace_uses(old_var, new_var, clients(*old_var), reason, &journal);
     }
     for (const auto& f : impl_->features) f->validate(*this);
   } catch (const std::exception& e) {
@@ -648,7 +835,8 @@ void FunctionGraph::replace_all(std::span<const std::pair<Var, Var>> pairs,
 
 void FunctionGraph::change_input(const Client& client, const Var& new_var,
                                  std::string_view reason) {
-  std::vector<FGraphImpl::Change> journal;
+  auto lease = impl_->journals.lease();
+  std::vector<FGraphImpl::Change>& journal = *lease;
   try {
     if (!new_var) throw ReplacementError("null variable in a replacement");
     if (client.node ? !impl_->holds(client.node) || client.slot >= client.node->num_inputs()
@@ -657,9 +845,7 @@ void FunctionGraph::change_input(const Client& client, const Var& new_var,
     const Var& old_var =
         client.node ? client.node->input(client.slot) : impl_->outputs[client.slot];
     impl_->check_types(old_var, new_var);
-    const ClientList one{client};
-    const auto [lo, hi] = impl_->plan(old_var, new_var, one);
-    impl_->change_input(client, new_var, reason, &journal, lo, hi);
+    impl_->replace_uses(old_var, new_var, ClientList{client}, reason, &journal);
     for (const auto& f : impl_->features) f->validate(*this);
   } catch (const std::exception& e) {
     impl_->rollback(journal, reason);
@@ -747,8 +933,7 @@ void FunctionGraph::check_integrity() const {
                              a->op().to_string(), t.node->op().to_string()));
         }
     } else if (d.kind == VertexKind::Root) {
-      auto it = m.roots.find(d.root.get());
-      if (it == m.roots.end() || it->second != v)
+      if (m.roots.find(d.root.get()) != v)
         fail(fmt::format("root {} is missing from the root index", describe(*d.root)));
       if (!d.is_input && !d.root->is_constant())
         fail(fmt::format("{} is in the graph but is neither an input nor a constant",
@@ -774,8 +959,8 @@ void FunctionGraph::check_integrity() const {
   if (m.roots.size() + node_count + 1 != boost::num_vertices(g))
     fail("vertex count disagrees with the node and root indexes");
   for (const Var& in : m.inputs) {
-    auto it = m.roots.find(in.get());
-    if (it == m.roots.end() || !g[it->second].is_input)
+    const Vertex r = m.roots.find(in.get());
+    if (r == BGraph::null_vertex() || !g[r].is_input)
       fail(fmt::format("input {} has no input vertex", describe(*in)));
   }
   try {

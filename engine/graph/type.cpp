@@ -135,8 +135,4 @@ Tensor NullType::filter(const Tensor&, bool, bool) const {
   throw TypeError("an undefined gradient holds no value: " + why_);
 }
 
-const TensorType* as_tensor_type(const Type& type) {
-  return dynamic_cast<const TensorType*>(&type);
-}
-
 }  // namespace rw

@@ -14,6 +14,7 @@
 namespace rw {
 
 class Type;
+class TensorType;
 class Var;
 /// Types are immutable and shared.
 using TypePtr = std::shared_ptr<const Type>;
@@ -38,6 +39,10 @@ class Type {
   /// True when every value valid for `other` is valid for this type (this type
   /// is the same or more general).
   virtual bool is_super(const Type& other) const { return equals(other); }
+
+  /// This type as a TensorType, or nullptr: what `as_tensor_type` asks,
+  /// which the graph and every Op ask so often that a dynamic_cast showed.
+  virtual const TensorType* as_tensor() const { return nullptr; }
 
   /// Returns `value` if it is valid for this type; otherwise converts it where
   /// that loses nothing (or, with `allow_downcast`, where it may lose
@@ -75,6 +80,7 @@ class TensorType final : public Type {
   std::size_t hash() const override;
   std::string to_string() const override;
   bool is_super(const Type& other) const override;
+  const TensorType* as_tensor() const override { return this; }
   Tensor filter(const Tensor& value, bool strict = false,
                 bool allow_downcast = false) const override;
   bool is_valid_value(const Tensor& value) const override;
@@ -118,7 +124,7 @@ class NullType final : public Type {
 };
 
 /// The TensorType of `type`, or nullptr when it is another kind of type.
-const TensorType* as_tensor_type(const Type& type);
+inline const TensorType* as_tensor_type(const Type& type) { return type.as_tensor(); }
 /// `f64[?,3]` for a dtype and static shape.
 std::string format_tensor_type(DType dtype, std::span<const std::int64_t> shape);
 

@@ -30,8 +30,13 @@ Var Constant::make(Tensor value, TypePtr type, std::string name) {
     StaticShape shape(value.shape().begin(), value.shape().end());
     type = TensorType::make(value.dtype(), std::move(shape));
   }
-  // Constants are immutable: keep a private copy, converted to the type.
-  Tensor owned = type->filter(value).copy();
+  Tensor owned = type->filter(value);
+  value = Tensor();  // this handle would make the storage look shared
+  // Constants are immutable: keep a private copy, converted to the type —
+  // unless the storage already is private (a temporary moved in, or filter's
+  // conversion), as for the literals of a rule's right side.
+  if (owned.storage().use_count() != 1 || !owned.is_contiguous() || owned.offset() != 0)
+    owned = owned.copy();
   return Var(new Constant(std::move(owned), std::move(type), std::move(name)));
 }
 

@@ -2,6 +2,8 @@
 #include "engine/rewrite/merge.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cstdint>
 #include <functional>
 #include <queue>
 #include <string_view>
@@ -26,19 +28,6 @@ struct NodeSlotTraits {
   static bool is_empty(const NodeSlot& s) { return s.node == nullptr; }
   static std::uint64_t hash(const NodeSlot& s) { return s.hash; }
 };
-// The signature a node was registered under, to find it again when its
-// inputs change.
-struct SigSlot {
-  Apply* node;
-  std::uint64_t hash;
-};
-struct SigSlotTraits {
-  static SigSlot empty() { return {nullptr, 0}; }
-  static bool is_empty(const SigSlot& s) { return s.node == nullptr; }
-  static std::uint64_t hash(const SigSlot& s) {
-    return reinterpret_cast<std::uintptr_t>(s.node) >> 3;
-  }
-};
 struct ConstSlot {
   std::uint64_t hash;
   Variable* constant;
@@ -49,29 +38,71 @@ struct ConstSlotTraits {
   static std::uint64_t hash(const ConstSlot& s) { return s.hash; }
 };
 
+struct OpSlot {
+  const Op* op;
+  std::uint64_t name_hash;
+};
+struct OpSlotTraits {
+  static OpSlot empty() { return {nullptr, 0}; }
+  static bool is_empty(const OpSlot& s) { return s.op == nullptr; }
+  static std::uint64_t hash(const OpSlot& s) {
+    return reinterpret_cast<std::uintptr_t>(s.op) >> 4;
+  }
+};
+
+// A node is registered under the signature of its current inputs; when an
+// input changes, the signature it was registered under is recomputed from the
+// old input, so no second table maps nodes to their signatures.
 struct MergeTables {
   FlatTable<NodeSlot, NodeSlotTraits> nodes;
-  FlatTable<SigSlot, SigSlotTraits> registered;
   FlatTable<ConstSlot, ConstSlotTraits> constants;
   // Representative constants stay alive while they are in the table.
   std::vector<Var> keep;
+  // The hash of each Op's name, by Op: nodes share few Ops, and asking an Op
+  // its name is a virtual call and hashing it a loop. The Ops are kept alive
+  // so that an address is never reused by another Op while it is in the table.
+  // The name, not Op::hash: nodes with equal inputs are rare, so same_node's
+  // full comparison seldom runs, while Op::hash would write out every
+  // parameter of every new Op (a fused Composite's whole program).
+  FlatTable<OpSlot, OpSlotTraits> op_hashes;
+  std::vector<OpPtr> ops;
+
+  // In front of the table, a direct-mapped cache of the Ops met last.
+  std::array<OpSlot, 16> recent{};
+
+  std::uint64_t op_hash(const Apply& node) {
+    const Op* op = &node.op();
+    const std::uint64_t key = OpSlotTraits::hash({op, 0});
+    OpSlot& line = recent[key % recent.size()];
+    if (line.op == op) return line.name_hash;
+    if (const OpSlot* s = op_hashes.find(key, [&](const OpSlot& x) { return x.op == op; })) {
+      line = *s;
+      return s->name_hash;
+    }
+    const std::uint64_t h = std::hash<std::string_view>()(op->name());
+    op_hashes.insert({op, h});
+    ops.push_back(node.op_ptr());
+    line = {op, h};
+    return h;
+  }
+
+  /// The signature of `node`, with input `slot` taken to be `at_slot` (the
+  /// signature a node had before an input changed).
+  std::uint64_t signature(const Apply& node, std::size_t slot = SIZE_MAX,
+                          const Variable* at_slot = nullptr) {
+    std::uint64_t h = op_hash(node) ^ (node.num_outputs() * 0x9E3779B97F4A7C15ULL);
+    const std::span<const Var> ins = node.inputs();
+    for (std::size_t i = 0; i < ins.size(); ++i) {
+      const Variable* in = i == slot ? at_slot : ins[i].get();
+      h ^= reinterpret_cast<std::uintptr_t>(in) + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
+    }
+    return h;
+  }
 };
 
 }  // namespace detail
 
 namespace {
-
-std::uint64_t signature(const Apply& node) {
-  // The Op's name, not its hash: nodes with equal inputs are rare, so
-  // same_node's full comparison seldom runs, while Op::hash would write out
-  // every parameter of every new Op (a fused Composite's whole program).
-  std::uint64_t h = std::hash<std::string_view>()(node.op().name()) ^
-                    (node.num_outputs() * 0x9E3779B97F4A7C15ULL);
-  for (const Var& in : node.inputs()) {
-    h ^= reinterpret_cast<std::uintptr_t>(in.get()) + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
-  }
-  return h;
-}
 
 bool same_node(const Apply& a, const Apply& b) {
   if (a.num_inputs() != b.num_inputs() || a.num_outputs() != b.num_outputs()) return false;
@@ -79,8 +110,6 @@ bool same_node(const Apply& a, const Apply& b) {
     if (a.input(i) != b.input(i)) return false;
   return a.op_ptr() == b.op_ptr() || a.op() == b.op();
 }
-
-std::uint64_t sig_key(const Apply* node) { return reinterpret_cast<std::uintptr_t>(node) >> 3; }
 
 }  // namespace
 
@@ -111,38 +140,34 @@ void MergeFeature::process_constant(const FunctionGraph& fgraph, Variable& c) {
 }
 
 void MergeFeature::process_node(Apply& node) {
-  if (tables_->registered.find(sig_key(&node),
-                               [&](const detail::SigSlot& s) { return s.node == &node; }))
-    return;
-  const std::uint64_t h = signature(node);
+  const std::uint64_t h = tables_->signature(node);
   detail::NodeSlot* found = tables_->nodes.find(
-      h, [&](const detail::NodeSlot& s) { return s.node != &node && same_node(node, *s.node); });
-  if (found) {
+      h, [&](const detail::NodeSlot& s) { return s.node == &node || same_node(node, *s.node); });
+  if (!found) {
+    tables_->nodes.insert({h, &node});
+  } else if (found->node != &node) {
     scheduled_.push_back({ApplyRef(&node), ApplyRef(found->node), nullptr, nullptr});
-    return;
   }
-  tables_->nodes.insert({h, &node});
-  tables_->registered.insert({&node, h});
 }
 
-void MergeFeature::forget_node(Apply& node) {
-  const detail::SigSlot* reg = tables_->registered.find(
-      sig_key(&node), [&](const detail::SigSlot& s) { return s.node == &node; });
-  if (!reg) return;
-  const std::uint64_t h = reg->hash;
-  tables_->registered.erase(sig_key(&node), [&](const detail::SigSlot& s) { return s.node == &node; });
-  tables_->nodes.erase(h, [&](const detail::NodeSlot& s) { return s.node == &node; });
+void MergeFeature::forget_node(Apply& node, std::uint64_t registered_as) {
+  tables_->nodes.erase(registered_as, [&](const detail::NodeSlot& s) { return s.node == &node; });
 }
 
 void MergeFeature::on_attach(FunctionGraph& fgraph) {
   if (attached_) throw RewriteError("a MergeFeature serves one FunctionGraph at a time");
   attached_ = true;
   // In the graph's order labels, so that of duplicates already there the
-  // earliest stays (see MergeOptimizer::apply).
+  // earliest stays (see MergeOptimizer::apply). Labels are distinct, and in a
+  // graph not yet rewritten the import order is already the label order.
   std::vector<std::pair<std::uint64_t, Apply*>> nodes;
-  for (Apply* node : fgraph.toposort()) nodes.emplace_back(fgraph.order_of(*node), node);
-  std::stable_sort(nodes.begin(), nodes.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  const std::vector<Apply*> all = fgraph.nodes();
+  nodes.reserve(all.size());
+  for (Apply* node : all) nodes.emplace_back(fgraph.order_of(*node), node);
+  const auto by_label = [](const auto& a, const auto& b) { return a.first < b.first; };
+  if (!std::is_sorted(nodes.begin(), nodes.end(), by_label))
+    std::sort(nodes.begin(), nodes.end(), by_label);
+  tables_->nodes.reserve(nodes.size());
   for (const auto& [order, node] : nodes) on_import(fgraph, *node, "merge: attach");
 }
 
@@ -158,13 +183,15 @@ void MergeFeature::on_import(FunctionGraph& fgraph, Apply& node, std::string_vie
   process_node(node);
 }
 
-void MergeFeature::on_prune(FunctionGraph&, Apply& node, std::string_view) { forget_node(node); }
+void MergeFeature::on_prune(FunctionGraph&, Apply& node, std::string_view) {
+  forget_node(node, tables_->signature(node));
+}
 
-void MergeFeature::on_change_input(FunctionGraph& fgraph, const Client& client, const Var&,
-                                   const Var& new_var, std::string_view) {
+void MergeFeature::on_change_input(FunctionGraph& fgraph, const Client& client,
+                                   const Var& old_var, const Var& new_var, std::string_view) {
   if (new_var->is_constant()) process_constant(fgraph, *new_var);
   if (client.node) {
-    forget_node(*client.node);
+    forget_node(*client.node, tables_->signature(*client.node, client.slot, old_var.get()));
     process_node(*client.node);
   }
 }
@@ -227,7 +254,9 @@ PassReport MergeOptimizer::apply(FunctionGraph& fgraph, RewriteContext& ctx) con
   };
   take_new();
   while (!queue.empty()) {
-    const MergeFeature::Candidate c = sched[queue.top().index];
+    // Taken, not copied: each entry is met once, and a copy costs eight
+    // reference count changes per merge.
+    const MergeFeature::Candidate c = std::move(sched[queue.top().index]);
     queue.pop();
     pairs.clear();
     Apply* node = c.node.get();

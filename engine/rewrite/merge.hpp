@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -53,7 +54,8 @@ class MergeFeature final : public Feature {
   };
   void process_node(Apply& node);
   void process_constant(const FunctionGraph& fgraph, Variable& constant);
-  void forget_node(Apply& node);
+  /// Removes `node`'s entry, made under the signature `registered_as`.
+  void forget_node(Apply& node, std::uint64_t registered_as);
 
   bool attached_ = false;
   std::vector<Candidate> scheduled_;

@@ -78,13 +78,12 @@ bool literal_matches_constant(const Term& literal, const Constant& c) {
   }
 }
 
-bool has_term_view(const Variable& v) {
-  const Apply* a = v.owner();
-  if (!a) return false;
-  if (a->num_outputs() == 1) return true;
-  const auto d = a->op().default_output();
+namespace detail {
+bool is_default_output(const Variable& v) {
+  const auto d = v.owner()->op().default_output();
   return d && *d == v.index();
 }
+}  // namespace detail
 
 Term expand_graph(const Var& v) {
   if (!v || !has_term_view(*v))

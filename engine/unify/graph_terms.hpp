@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "engine/graph/apply.hpp"
 #include "engine/graph/op.hpp"
 #include "engine/graph/variable.hpp"
 #include "engine/unify/term.hpp"
@@ -30,9 +31,19 @@ std::optional<PropValue> term_to_prop(const Term& term);
 ///  - a boolean literal matches bool constants only.
 bool literal_matches_constant(const Term& literal, const Constant& c);
 
+namespace detail {
+/// has_term_view for an output of a node with several outputs.
+bool is_default_output(const Variable& v);
+}  // namespace detail
+
 /// Whether a graph variable reads as `op(inputs…)`: it has an owner, and is
-/// that node's only output or its default output.
-bool has_term_view(const Variable& v);
+/// that node's only output or its default output. Inline: the matcher asks it
+/// of every variable it steps into.
+inline bool has_term_view(const Variable& v) {
+  const Apply* a = v.owner();
+  if (!a) return false;
+  return a->num_outputs() == 1 || detail::is_default_output(v);
+}
 
 /// The node defining `v` as the compound `op(input terms…)` (one level; the
 /// inputs stay graph terms). Throws TermError when `v` has no term view.

@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <variant>
 
+#include <boost/container/small_vector.hpp>
 #include <fmt/format.h>
 
 #include "engine/graph/apply.hpp"
@@ -93,14 +94,15 @@ class Builder {
     visit(root);
     while (!frames_.empty()) {
       Frame& f = frames_.back();
-      if (f.next < f.args.size()) {
-        Term arg = f.args[f.next++];
-        visit(arg);
+      if (f.next < f.args_end - f.args_begin) {
+        const Term* arg = args_[f.args_begin + f.next++];
+        visit(*arg);
         continue;
       }
       Var built = finish();
       const std::uint64_t key = frames_.back().key;
       results_.resize(frames_.back().base);
+      args_.resize(frames_.back().args_begin);
       frames_.pop_back();
       if (key) memo_.emplace(key, built);
       results_.emplace_back(std::move(built));
@@ -114,9 +116,13 @@ class Builder {
  private:
   // A built input, or a literal waiting for its application's dtype.
   using Item = std::variant<Var, Term>;
+  // A node being built. Its arguments are pointers into the term (which the
+  // caller and the substitution keep alive), stacked in args_ from
+  // args_begin to args_end.
   struct Frame {
     OpPtr op;
-    std::vector<Term> args;
+    std::size_t args_begin = 0;
+    std::size_t args_end = 0;
     std::size_t next = 0;  // the argument being built is next - 1
     std::size_t base = 0;
     std::uint64_t key = 0;
@@ -153,7 +159,7 @@ class Builder {
     if (!t)
       fail(depth, extra,
            fmt::format("the literal {} is not exactly a {} value", to_string(lit), dtype_name(dt)));
-    return Constant::make(*t);
+    return Constant::make(std::move(*t));
   }
 
   // The Op a head stands for (failures placed at the current frames).
@@ -222,16 +228,17 @@ class Builder {
     }
     Frame f;
     f.base = results_.size();
+    f.args_begin = args_.size();
     f.key = remember ? t->bits() : 0;
     if (t->is_compound() && !t->is_tuple()) {
       f.op = resolve(t->head());
-      f.args.assign(t->args().begin(), t->args().end());
+      for (const Term& a : t->args()) args_.push_back(&a);
     } else if (t->is_pair()) {
       // The list form (head arg…).
       f.op = resolve(t->car());
       const Term* c = &s_.walk(t->cdr());
       while (c->is_pair()) {
-        f.args.push_back(c->car());
+        args_.push_back(&c->car());
         c = &s_.walk(c->cdr());
       }
       if (!c->is_nil())
@@ -241,6 +248,7 @@ class Builder {
       fail(depth, -1,
            fmt::format("`{}` ({}) is not a graph value", to_string(*t), term_kind_name(t->kind())));
     }
+    f.args_end = args_.size();
     frames_.push_back(std::move(f));
   }
 
@@ -248,13 +256,12 @@ class Builder {
   Var finish() {
     const Frame& f = frames_.back();
     const std::size_t depth = frames_.size() - 1;  // the frames above this one
-    const std::size_t n = f.args.size();
+    const std::size_t n = f.args_end - f.args_begin;
     std::optional<DType> dt;
     for (std::size_t i = 0; i < n && !dt; ++i)
       if (auto* v = std::get_if<Var>(&results_[f.base + i]))
         if (const TensorType* tt = (*v)->tensor_type()) dt = tt->dtype();
-    std::vector<Var> inputs;
-    inputs.reserve(n);
+    boost::container::small_vector<Var, 8> inputs;
     for (std::size_t i = 0; i < n; ++i) {
       Item& item = results_[f.base + i];
       if (auto* v = std::get_if<Var>(&item)) {
@@ -266,7 +273,7 @@ class Builder {
       }
     }
     try {
-      ApplyRef node = f.op->make_node(inputs);
+      ApplyRef node = f.op->make_node(std::span<const Var>(inputs.data(), inputs.size()));
       return node->default_output();
     } catch (const Error& e) {
       fail(depth, -1, fmt::format("`{}` refused its inputs: {}", f.op->to_string(), e.what()));
@@ -275,8 +282,11 @@ class Builder {
 
   const Substitution& s_;
   const GraphBuildOptions& o_;
-  std::vector<Frame> frames_;
-  std::vector<Item> results_;
+  // Inline room for the usual right side, so that building one allocates
+  // nothing but its nodes.
+  boost::container::small_vector<Frame, 8> frames_;
+  boost::container::small_vector<const Term*, 16> args_;
+  boost::container::small_vector<Item, 16> results_;
   std::unordered_map<std::uint64_t, Var> memo_;
 };
 

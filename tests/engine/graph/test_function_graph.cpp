@@ -390,3 +390,109 @@ TEST_CASE("a feature whose on_attach throws is not attached", "[graph]") {
   REQUIRE(fg.features().empty());
   REQUIRE(fg.find_feature<Refuses>() == nullptr);
 }
+
+TEST_CASE("a refused replacement releases the nodes and constants it brought in", "[graph]") {
+  Var x = fvec("x"), y = fvec("y");
+  Var e = exp(x);
+  Var m = mul(e, y);
+  Var out = add(m, log(e));
+  FunctionGraph fg({x, y}, {out}, false);
+  const std::string before = shape_of(fg);
+  const std::size_t nodes_before = fg.num_nodes();
+
+  // New nodes and a new constant, found before the cycle is: all given back.
+  Var two = fconst(2.0);
+  Var cyclic = add(neg(m), two);
+  REQUIRE_THROWS_WITH(fg.replace(e, cyclic), Catch::Contains("cycle"));
+  // A new constant and new nodes, then an input the graph lacks.
+  Var three = fconst(3.0);
+  Var missing = mul(add(x, three), fvec("z"));
+  REQUIRE_THROWS_WITH(fg.replace(e, missing), Catch::Contains("`z` is needed"));
+
+  REQUIRE(shape_of(fg) == before);
+  REQUIRE(fg.num_nodes() == nodes_before);
+  REQUIRE_FALSE(fg.contains(*two));
+  REQUIRE_FALSE(fg.contains(*three));
+  REQUIRE_FALSE(cyclic->owner()->in_fgraph());
+  REQUIRE_FALSE(cyclic->owner()->input(0)->owner()->in_fgraph());
+  REQUIRE_FALSE(missing->owner()->input(0)->owner()->in_fgraph());
+  fg.check_integrity();
+
+  // Released, the same nodes can be imported where they make no cycle.
+  fg.replace(out, cyclic);
+  REQUIRE(fg.contains(*cyclic->owner()));
+  REQUIRE(fg.contains(*two));
+  REQUIRE(to_infix(fg.outputs()[0]) == "-(exp(x) * y) + 2.0");
+  fg.check_integrity();
+}
+
+TEST_CASE("a feature may replace from inside a callback", "[graph]") {
+  // While the outer replacement is importing and changing inputs, the nested
+  // one imports nodes of its own: the graph's scratch buffers must not be
+  // shared between the two.
+  class Nested final : public Feature {
+   public:
+    Var target, replacement;
+    int fired = 0;
+    void on_change_input(FunctionGraph& fg, const Client&, const Var&, const Var&,
+                         std::string_view reason) override {
+      if (fired++ == 0) fg.replace(target, replacement, std::string(reason) + " (nested)");
+    }
+  };
+  Var x = fvec("x"), y = fvec("y");
+  Var l = log(y);
+  FunctionGraph fg({x, y}, {add(exp(x), l), mul(exp(x), l)}, false);
+  auto nested = std::make_shared<Nested>();
+  nested->target = l;
+  nested->replacement = mul(y, add(y, fconst(1.0)));
+  fg.attach_feature(nested);
+  const Var e = fg.outputs()[0]->owner()->input(0);
+  fg.replace(e, neg(sub(x, fconst(2.0))), "outer");
+  fg.check_integrity();
+  REQUIRE(nested->fired >= 2);
+  REQUIRE(to_infix(fg.outputs()[0]) == "-(x - 2.0) + y * (y + 1.0)");
+  REQUIRE_FALSE(fg.contains(*l));
+  REQUIRE(fg.num_nodes() == 7);  // add, mul (the outputs), neg, sub, the other exp, mul, add
+}
+
+TEST_CASE("nodes outlive the graph whose storage held them", "[graph]") {
+  // Vertices and edges live in the graph's own pool; nodes and variables are
+  // counted separately, so handles stay valid after the graph is gone.
+  Var x = fvec("x");
+  Var kept, pruned;
+  {
+    Var v = x;
+    for (int i = 0; i < 200; ++i) v = (i % 2) ? exp(v) : add(v, fconst(i));
+    FunctionGraph fg({x}, {v}, false);
+    pruned = v->owner()->input(0);
+    kept = v;
+    for (int i = 0; i < 50; ++i) {
+      const Var out = fg.outputs()[0];
+      fg.replace(out, neg(out->owner()->input(0)), "shrink");
+      fg.check_integrity();
+    }
+    kept = fg.outputs()[0];
+    REQUIRE(kept->owner()->in_fgraph());
+  }
+  REQUIRE_FALSE(kept->owner()->in_fgraph());
+  REQUIRE_FALSE(pruned->owner()->in_fgraph());
+  // Still whole: walkable, and importable into a new graph.
+  std::size_t depth = 0;
+  for (Var v = kept; v->owner(); v = v->owner()->input(0)) ++depth;
+  REQUIRE(depth > 100);
+  FunctionGraph again({x}, {kept}, false);
+  again.check_integrity();
+  REQUIRE(again.num_nodes() == depth);
+}
+
+TEST_CASE("replacing a variable nobody uses imports nothing", "[graph]") {
+  Var x = fvec("x"), unused = fvec("unused");
+  FunctionGraph fg({x, unused}, {exp(x)}, false);
+  const std::string before = shape_of(fg);
+  Var c = fconst(4.0);
+  fg.replace(unused, add(x, c));
+  REQUIRE(shape_of(fg) == before);
+  REQUIRE(fg.num_nodes() == 1);
+  REQUIRE_FALSE(fg.contains(*c));
+  fg.check_integrity();
+}

@@ -88,6 +88,23 @@ TEST_CASE("a constant keeps its own copy of its value", "[graph]") {
   REQUIRE(c->as_constant()->value().at({0}) == 1.0);
 }
 
+TEST_CASE("a constant adopts a value nobody else holds instead of copying it", "[graph]") {
+  Tensor t = Tensor::from({1.0, 2.0});
+  const void* storage = t.storage().get();
+  Var moved = Constant::make(std::move(t));
+  REQUIRE(moved->as_constant()->value().storage().get() == storage);
+
+  // A view of a larger buffer is copied even when nobody else holds it.
+  Tensor big = Tensor::from({1.0, 2.0, 3.0});
+  Tensor part = big.slice(0, 1, 3);
+  big = Tensor();
+  const void* part_storage = part.storage().get();
+  Var from_view = Constant::make(std::move(part));
+  REQUIRE(from_view->as_constant()->value().storage().get() != part_storage);
+  REQUIRE(from_view->as_constant()->value().at({0}) == 2.0);
+  REQUIRE(from_view->as_constant()->value().offset() == 0);
+}
+
 TEST_CASE("a constant with an explicit type is checked against it", "[graph]") {
   auto f32vec = TensorType::make(DType::Float32, {kUnknownDim});
   REQUIRE_THROWS_AS(Constant::make(Tensor::from({1.0, 2.0}), f32vec), TypeError);

@@ -130,3 +130,30 @@ TEST_CASE("the merge feature follows its graph when the graph is moved", "[rewri
   REQUIRE(fg.num_nodes() == 2);
   fg.check_integrity();
 }
+
+TEST_CASE("a node whose input changed is known by its new inputs only", "[rewrite]") {
+  // exp(x) becomes exp(y), then goes away: its old entry must be gone too, or
+  // looking up a new exp(x) would reach the freed node (the sanitizer build
+  // catches that) or schedule a merge with it.
+  Var x = fvec("x"), y = fvec("y");
+  FunctionGraph fg({x, y}, {add(exp(x), y)});
+  MergeOptimizer merge;
+  merge.add_requirements(fg);
+  auto* feature = fg.find_feature<MergeFeature>();
+  Apply* e = fg.outputs()[0]->owner()->input(0)->owner();
+  const Var xi = fg.inputs()[0], yi = fg.inputs()[1];
+  fg.change_input(Client{e, 0}, yi);
+  REQUIRE(to_infix(fg.outputs()[0]) == "exp(y) + y");
+  fg.replace(e->output(0), neg(yi));
+  REQUIRE(feature->scheduled() == 0);
+  fg.replace(fg.outputs()[0]->owner()->input(0), exp(xi));
+  REQUIRE(feature->scheduled() == 0);
+  // A true duplicate is still found.
+  fg.replace(fg.outputs()[0]->owner()->input(1), exp(xi));
+  REQUIRE(feature->scheduled() == 1);
+  RewriteContext ctx;
+  REQUIRE(merge.run(fg, ctx).applications == 1);
+  REQUIRE(to_infix(fg.outputs()[0]) == "exp(x) + exp(x)");
+  REQUIRE(fg.num_nodes() == 2);
+  fg.check_integrity();
+}
