@@ -122,18 +122,19 @@ std::string program_expression(const ScalarProgram& p) {
   return out;
 }
 
-std::vector<Reg> inline_program(ScalarProgram& target, const ScalarProgram& source,
-                                std::span<const Reg> args) {
+std::span<const Reg> ProgramInliner::inline_into(ScalarProgram& target,
+                                                 const ScalarProgram& source,
+                                                 std::span<const Reg> args) {
   if (args.size() != source.num_inputs())
     throw std::invalid_argument(fmt::format("inline_program: the program takes {} inputs, got {}",
                                             source.num_inputs(), args.size()));
-  std::vector<Reg> map(source.num_registers());
+  map_.assign(source.num_registers(), Reg{});
   for (std::size_t k = 0; k < args.size(); ++k)
-    map[source.inputs()[k].id] = target.cast(args[k], source.input_dtype(k));
+    map_[source.inputs()[k].id] = target.cast(args[k], source.input_dtype(k));
   for (std::uint32_t r = 0; r < source.num_registers(); ++r)
     if (source.kind(Reg{r}) == RegKind::Constant) {
       const std::uint64_t bits = source.constant_bits(Reg{r});
-      map[r] = visit_dtype(source.dtype(Reg{r}), [&]<class T>() {
+      map_[r] = visit_dtype(source.dtype(Reg{r}), [&]<class T>() {
         T v;
         std::memcpy(&v, &bits, sizeof(T));
         return target.constant_of<T>(v);
@@ -142,15 +143,20 @@ std::vector<Reg> inline_program(ScalarProgram& target, const ScalarProgram& sour
   SmallVec<Reg, 3> operands;
   for (const ScalarInstr& in : source.instructions()) {
     operands.clear();
-    for (Reg a : in.args) operands.push_back(map[a.id]);
-    std::optional<DType> cast_to;
-    if (in.op == ScalarOp::Cast) cast_to = source.dtype(in.out);
-    map[in.out.id] = target.apply(in.op, std::span<const Reg>(operands.begin(), operands.size()),
-                                  cast_to);
+    for (Reg a : in.args) operands.push_back(map_[a.id]);
+    map_[in.out.id] =
+        target.append_from(source, in, std::span<const Reg>(operands.begin(), operands.size()));
   }
-  std::vector<Reg> outs;
-  for (Reg o : source.outputs()) outs.push_back(map[o.id]);
-  return outs;
+  outs_.clear();
+  for (Reg o : source.outputs()) outs_.push_back(map_[o.id]);
+  return outs_;
+}
+
+std::vector<Reg> inline_program(ScalarProgram& target, const ScalarProgram& source,
+                                std::span<const Reg> args) {
+  ProgramInliner inliner;
+  const std::span<const Reg> outs = inliner.inline_into(target, source, args);
+  return {outs.begin(), outs.end()};
 }
 
 // ---------------------------------------------------------------------------

@@ -30,6 +30,19 @@ std::string program_expression(const ScalarProgram& program);
 std::vector<Reg> inline_program(ScalarProgram& target, const ScalarProgram& source,
                                 std::span<const Reg> args);
 
+/// inline_program for many programs into one (what fusion does for every
+/// node of a group), keeping its buffers from one call to the next.
+class ProgramInliner {
+ public:
+  /// As inline_program; the registers returned stay valid until the next call.
+  std::span<const Reg> inline_into(ScalarProgram& target, const ScalarProgram& source,
+                                   std::span<const Reg> args);
+
+ private:
+  std::vector<Reg> map_;   // source register -> target register
+  std::vector<Reg> outs_;
+};
+
 /// A chain of elementwise operations run as one loop (Aesara's
 /// Elemwise(Composite)): the inputs broadcast as for any elementwise Op, and
 /// `program` runs over them in cache-sized blocks on every thread, reading
