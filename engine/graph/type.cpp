@@ -1,6 +1,8 @@
 // Type, TensorType and the gradient marker types.
 #include "engine/graph/type.hpp"
 
+#include <typeinfo>
+
 #include <fmt/format.h>
 
 #include "engine/graph/errors.hpp"
@@ -136,7 +138,9 @@ Tensor NullType::filter(const Tensor&, bool, bool) const {
 }
 
 const TensorType* as_tensor_type(const Type& type) {
-  return dynamic_cast<const TensorType*>(&type);
+  // TensorType is final: comparing type_info gives dynamic_cast's answer
+  // without its walk of the hierarchy, and every pass asks this of every node.
+  return typeid(type) == typeid(TensorType) ? static_cast<const TensorType*>(&type) : nullptr;
 }
 
 }  // namespace rw
