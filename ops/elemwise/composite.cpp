@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "engine/graph/errors.hpp"
+#include "ops/detail/op_cast.hpp"
 #include "ops/detail/util.hpp"
 #include "ops/errors.hpp"
 #include "runtime/kernels/elemwise.hpp"
@@ -162,8 +163,30 @@ std::vector<Reg> inline_program(ScalarProgram& target, const ScalarProgram& sour
 // ---------------------------------------------------------------------------
 // Composite
 
+struct Composite::Shared {
+  ScalarProgram program;
+  // Both written out on first use — the listing when the Op is compared
+  // (props), the expression when it is printed: for a fused chain of
+  // thousands of nodes they cost as much as the rest of the rewrite.
+  std::once_flag listing_once;
+  std::string listing;
+  std::once_flag expression_once;
+  std::string expression;
+};
+
+namespace {
+template <class Shared> std::shared_ptr<Shared> share(ScalarProgram program) {
+  auto shared = std::make_shared<Shared>();
+  shared->program = std::move(program);
+  return shared;
+}
+}  // namespace
+
 Composite::Composite(ScalarProgram program, IoMap inplace)
-    : ElemwiseBase(std::move(inplace)), program_(std::move(program)) {
+    : Composite(share<Shared>(std::move(program)), std::move(inplace)) {}
+
+Composite::Composite(std::shared_ptr<Shared> shared, IoMap inplace)
+    : ElemwiseBase(std::move(inplace)), shared_(std::move(shared)), program_(shared_->program) {
   if (program_.num_inputs() == 0 || program_.num_outputs() == 0)
     throw ValueError(fmt::format("`composite` needs a program with inputs and outputs, got {} "
                                  "inputs and {} outputs",
@@ -182,12 +205,12 @@ Composite::Composite(ScalarProgram program, IoMap inplace)
 }
 
 std::shared_ptr<const Composite> Composite::with_inplace(IoMap inplace) const {
-  return std::make_shared<Composite>(program_, std::move(inplace));
+  return std::shared_ptr<const Composite>(new Composite(shared_, std::move(inplace)));
 }
 
 Props Composite::props() const {
-  std::call_once(listing_once_, [&] { listing_ = program_.to_string(); });
-  Props p{{"program", listing_}};
+  std::call_once(shared_->listing_once, [&] { shared_->listing = program_.to_string(); });
+  Props p{{"program", shared_->listing}};
   if (!inplace_pattern().empty()) {
     std::vector<std::int64_t> flat;
     for (const auto& [o, i] : inplace_pattern()) {
@@ -200,13 +223,15 @@ Props Composite::props() const {
 }
 
 bool Composite::equals(const Op& other) const {
-  const auto* c = dynamic_cast<const Composite*>(&other);
-  return c && inplace_pattern() == c->inplace_pattern() && Op::equals(other);
+  const auto* c = ops_detail::op_as<Composite>(other);
+  if (!c || inplace_pattern() != c->inplace_pattern()) return false;
+  return c->shared_ == shared_ || Op::equals(other);
 }
 
 std::string Composite::to_string() const {
-  std::call_once(expression_once_, [&] { expression_ = program_expression(program_); });
-  std::string s = "Composite{" + expression_ + "}";
+  std::call_once(shared_->expression_once,
+                 [&] { shared_->expression = program_expression(program_); });
+  std::string s = "Composite{" + shared_->expression + "}";
   if (!inplace_pattern().empty()) {
     s += "{inplace=(";
     bool first = true;

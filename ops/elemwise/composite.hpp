@@ -83,14 +83,12 @@ class Composite final : public ElemwiseBase {
   ScalarProgram build_program(std::span<const DType> input_dtypes) const override;
 
  private:
-  ScalarProgram program_;
-  // Both written out on first use — the listing when the Op is compared
-  // (props), the expression when it is printed: for a fused chain of
-  // thousands of nodes they cost as much as the rest of the rewrite.
-  mutable std::once_flag listing_once_;
-  mutable std::string listing_;
-  mutable std::once_flag expression_once_;
-  mutable std::string expression_;
+  /// The program and its texts, shared by a Composite and its in-place
+  /// variants (which the in-place pass makes for every Composite).
+  struct Shared;
+  Composite(std::shared_ptr<Shared> shared, IoMap inplace);
+  std::shared_ptr<Shared> shared_;
+  const ScalarProgram& program_;  // shared_->program
 };
 
 /// `op` (sum, prod, max, min, mean, any, all) over `axis` (none: all) of the

@@ -6,12 +6,11 @@
 #include <optional>
 #include <span>
 #include <stdexcept>
-#include <type_traits>
-#include <typeinfo>
 
 #include "engine/graph/errors.hpp"
 #include "engine/rewrite/detail/flat_table.hpp"
 #include "engine/rewrite/standard.hpp"
+#include "ops/detail/op_cast.hpp"
 #include "ops/elemwise/composite.hpp"
 #include "ops/reduce/reduce.hpp"
 #include "ops/shape/alloc.hpp"
@@ -24,12 +23,7 @@ namespace {
 /// back into its group visits before it gives up and keeps the value out.
 constexpr std::size_t kCycleSearchBudget = 512;
 
-/// `op` as a `T` when it is one. T is final, so comparing type_info gives
-/// dynamic_cast's answer, without walking the class hierarchy for every node.
-template <class T> const T* op_as(const Op& op) {
-  static_assert(std::is_final_v<T>);
-  return typeid(op) == typeid(T) ? static_cast<const T*>(&op) : nullptr;
-}
+using ops_detail::op_as;
 
 /// The elementwise Op of `op`: an Elemwise, Fill or Composite (the subclasses
 /// of ElemwiseBase), or nullptr.
