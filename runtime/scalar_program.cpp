@@ -155,6 +155,11 @@ void ScalarProgram::output(Reg r) {
   outputs_.push_back(r);
 }
 
+void ScalarProgram::reserve(std::size_t registers, std::size_t instructions) {
+  regs_.reserve(registers);
+  instrs_.reserve(instructions);
+}
+
 int ScalarProgram::cost() const {
   int c = 0;
   for (const ScalarInstr& i : instrs_) c += scalar_op_info(i.op).cost;

@@ -25,13 +25,13 @@ constexpr std::size_t kCycleSearchBudget = 512;
 
 using ops_detail::op_as;
 
-/// The elementwise Op of `op`: an Elemwise, Fill or Composite (the subclasses
-/// of ElemwiseBase), or nullptr.
+/// The elementwise Op of `op`: an Elemwise, Fill or Composite (the classes
+/// of ElemwiseBase, all final), or nullptr.
 const ElemwiseBase* elemwise_base(const Op& op) {
   if (const auto* e = op_as<Elemwise>(op)) return e;
   if (const auto* c = op_as<Composite>(op)) return c;
   if (const auto* f = op_as<Fill>(op)) return f;
-  return dynamic_cast<const ElemwiseBase*>(&op);
+  return nullptr;
 }
 
 /// Whether `node` computes its outputs elementwise from its inputs: an
@@ -365,13 +365,27 @@ class Grouper {
       var(*in).reg = g.program.input(in->tensor_type()->dtype());
       g.inputs.push_back(in);
     }
-    SmallVec<Reg, 4> args;
+    // Each member's own program (cached by its Op), then the group's sized
+    // for all of them at once.
+    subs_.clear();
+    std::size_t registers = g.inputs.size(), instructions = 0;
     DTypes dtypes;
-    ScalarProgram scratch;
     for (std::uint32_t m : members_) {
       const Apply& node = *order_[m];
-      args.clear();
       dtypes.clear();
+      for (const Var& in : node.inputs()) dtypes.push_back(in->tensor_type()->dtype());
+      const ElemwiseBase* e = elemwise_base(node.op());
+      const ScalarProgram* sub = e ? &e->program(dtypes) : nullptr;
+      subs_.push_back(sub);
+      registers += sub ? sub->num_registers() : 2;
+      instructions += sub ? sub->instructions().size() : 0;
+    }
+    g.program.reserve(registers, instructions);
+    SmallVec<Reg, 4> args;
+    ScalarProgram scratch;
+    for (std::size_t k = 0; k < members_.size(); ++k) {
+      const Apply& node = *order_[members_[k]];
+      args.clear();
       for (const Var& in : node.inputs()) {
         VarState& s = var(*in);
         if (s.role == Role::None) {
@@ -384,11 +398,14 @@ class Grouper {
           s.role = Role::Constant;
         }
         args.push_back(s.reg);
-        dtypes.push_back(in->tensor_type()->dtype());
       }
-      const ScalarProgram& sub = node_program(node, dtypes, scratch);
-      const std::span<const Reg> outs =
-          inliner_.inline_into(g.program, sub, std::span<const Reg>(args.begin(), args.size()));
+      if (!subs_[k]) {  // zeros_like/ones_like
+        dtypes.clear();
+        for (const Var& in : node.inputs()) dtypes.push_back(in->tensor_type()->dtype());
+        subs_[k] = &node_program(node, dtypes, scratch);
+      }
+      const std::span<const Reg> outs = inliner_.inline_into(
+          g.program, *subs_[k], std::span<const Reg>(args.begin(), args.size()));
       for (std::size_t o = 0; o < outs.size(); ++o) var(node.output_var(o)).reg = outs[o];
     }
     // The root's outputs, then the values other nodes (or the graph) read
@@ -431,6 +448,7 @@ class Grouper {
   std::size_t num_external_ = 0;       // values the group reads (constants of one element apart)
   std::vector<std::uint32_t> heap_;
   std::vector<std::uint32_t> stack_, seen_;
+  std::vector<const ScalarProgram*> subs_;  // the members' programs, while building
   ProgramInliner inliner_;
 };
 
