@@ -7,6 +7,7 @@
 #include "engine/graph/errors.hpp"
 #include "engine/rewrite/destroy_handler.hpp"
 #include "engine/rewrite/standard.hpp"
+#include "engine/rewrite/walking.hpp"
 #include "ops/detail/op_cast.hpp"
 #include "ops/detail/util.hpp"
 #include "ops/elemwise/composite.hpp"
@@ -202,6 +203,25 @@ RewriteResult GemmFromDot::transform(FunctionGraph& fgraph, Apply& node,
 
 // ---------------------------------------------------------------------------
 
+GemmFormation::GemmFormation(std::string name)
+    : GraphRewriter(name), walk_(in2out(std::move(name), {std::make_shared<GemmFromDot>()})) {}
+
+void GemmFormation::add_requirements(FunctionGraph& fgraph) const {
+  walk_->add_requirements(fgraph);
+}
+
+PassReport GemmFormation::apply(FunctionGraph& fgraph, RewriteContext& ctx) const {
+  for (const Apply* node : fgraph.nodes())
+    if (ops_detail::op_as<Dot>(node->op())) return walk_->apply(fgraph, ctx);
+  PassReport report;
+  report.stop = StopReason::Completed;
+  return report;
+}
+
+std::string GemmFormation::summary(int indent) const { return walk_->summary(indent); }
+
+// ---------------------------------------------------------------------------
+
 InplacePass::InplacePass(std::string name) : GraphRewriter(std::move(name)) {}
 
 void InplacePass::add_requirements(FunctionGraph& fgraph) const {
@@ -319,7 +339,7 @@ PassReport InplacePass::apply(FunctionGraph& fgraph, RewriteContext& ctx) const 
 }
 
 void register_inplace_rewrites(SequenceDB& db) {
-  db.add(std::make_shared<GemmFromDot>(), {"fast_run", "gemm"},
+  db.add(std::make_shared<GemmFormation>(), {"fast_run", "gemm"},
          {.position = position::kFusion - 1});
   db.add(std::make_shared<InplacePass>(), {"fast_run", "inplace"},
          {.position = position::kInplace});
