@@ -138,21 +138,54 @@ template <class T> class Numbering {
 };
 
 /// The grouping of one run of the pass. Nodes are numbered by their position
-/// in the graph's topological order, variables as they are met; everything a
-/// group's growth asks (membership, the cycle searches' marks, the inputs it
-/// reads) lives in flat arrays indexed by those numbers and stamped with the
+/// in the graph's topological order and variables densely (each node's
+/// outputs in a row, then the inputs and constants it reads); the graph's
+/// edges are read once into flat arrays of those numbers (each node's inputs,
+/// each output's clients in the graph's order), so growing groups hashes
+/// nothing. Everything a growth asks (membership, the cycle searches' marks,
+/// what each variable is to the group) lives in flat arrays stamped with the
 /// growth it belongs to, so that starting a new group clears nothing.
 class Grouper {
  public:
   Grouper(const FunctionGraph& fgraph, const FusionOptions& options)
       : fgraph_(fgraph), options_(options), order_(fgraph.toposort()) {
-    nodes_.resize(order_.size());
-    position_.reserve(order_.size());
-    for (std::size_t k = 0; k < order_.size(); ++k) {
-      position_.number(order_[k]);
-      nodes_[k].fusable = fusable(*order_[k]);
-      has_reduce_ = has_reduce_ || op_as<Reduce>(order_[k]->op()) != nullptr;
+    const std::size_t n = order_.size();
+    nodes_.resize(n);
+    position_.reserve(n);
+    out_base_.resize(n + 1);
+    for (std::size_t k = 0; k < n; ++k) {
+      const Apply& node = *order_[k];
+      position_.number(&node);
+      nodes_[k].fusable = fusable(node);
+      has_reduce_ = has_reduce_ || op_as<Reduce>(node.op()) != nullptr;
+      out_base_[k + 1] = out_base_[k] + static_cast<std::uint32_t>(node.num_outputs());
     }
+    const std::uint32_t num_outputs = out_base_[n];
+    in_begin_.resize(n + 1);
+    for (std::size_t k = 0; k < n; ++k) {
+      for (const Var& in : order_[k]->inputs()) {
+        Edge e{};
+        if (const Apply* o = in->owner()) {
+          e.owner = *position_.find(o);
+          e.var = out_base_[e.owner] + static_cast<std::uint32_t>(in->index());
+        } else {
+          e.owner = kNone;
+          e.var = num_outputs + roots_.number(in.get());
+          e.foldable = foldable_constant(*in);
+        }
+        in_.push_back(e);
+      }
+      in_begin_[k + 1] = static_cast<std::uint32_t>(in_.size());
+    }
+    clients_begin_.reserve(num_outputs + 1);
+    clients_begin_.push_back(0);
+    for (std::size_t k = 0; k < n; ++k)
+      for (std::size_t o = 0; o < order_[k]->num_outputs(); ++o) {
+        for (const Client& c : fgraph.clients(order_[k]->output_var(o)))
+          clients_.push_back(c.is_output() ? kNone : *position_.find(c.node));
+        clients_begin_.push_back(static_cast<std::uint32_t>(clients_.size()));
+      }
+    vars_.resize(num_outputs + roots_.size());
   }
 
   /// Whether the graph had a Reduce node when grouping started.
@@ -178,6 +211,9 @@ class Grouper {
   }
 
  private:
+  /// No node: the owner of a graph input or constant, the reader of a graph
+  /// output.
+  static constexpr std::uint32_t kNone = 0xffffffffu;
   /// Per node (by position): facts, and marks stamped with the growth (or,
   /// for `visited`, the search) that set them.
   struct NodeState {
@@ -189,6 +225,13 @@ class Grouper {
     std::uint32_t clear = 0;    // known not to
     std::uint32_t visited = 0;
   };
+  /// One input slot: the variable read, its owner's position (kNone for a
+  /// graph input or constant), and whether it is a constant of one element.
+  struct Edge {
+    std::uint32_t var;
+    std::uint32_t owner;
+    bool foldable = false;
+  };
   /// What a variable is to the growing group, valid when `stamp` is its stamp.
   enum class Role : std::uint8_t { None, External, Internal, Input, Constant };
   struct VarState {
@@ -197,15 +240,21 @@ class Grouper {
     Reg reg;  // for Internal (once built), Input and Constant
   };
 
-  std::uint32_t pos(const Apply* node) const { return *position_.find(node); }
-  VarState& var(const Variable& v) {
-    const std::uint32_t n = variables_.number(&v);
-    if (n >= vars_.size()) vars_.resize(n + 1);
-    VarState& s = vars_[n];
+  std::span<const Edge> inputs(std::uint32_t p) const {
+    return {in_.data() + in_begin_[p], in_.data() + in_begin_[p + 1]};
+  }
+  /// The readers of variable `v`, an output of a node, in the graph's order.
+  std::span<const std::uint32_t> clients(std::uint32_t v) const {
+    return {clients_.data() + clients_begin_[v], clients_.data() + clients_begin_[v + 1]};
+  }
+  VarState& var(std::uint32_t v) {
+    VarState& s = vars_[v];
     if (s.stamp != stamp_) s = {stamp_, Role::None, Reg{}};
     return s;
   }
-  bool is_member(const Apply* node) const { return nodes_[pos(node)].member == stamp_; }
+  bool outside(std::uint32_t client) const {
+    return client == kNone || nodes_[client].member != stamp_;
+  }
 
   /// Whether a node outside the group, reading a value the group would
   /// export, leads back into the group (the Composite would then feed
@@ -231,16 +280,12 @@ class Grouper {
         break;
       }
       if (s.clear == stamp_ || n > root_) continue;
-      const Apply* node = order_[n];
-      for (std::size_t o = 0; o < node->num_outputs(); ++o)
-        for (const Client& c : fgraph_.clients(node->output_var(o))) {
-          if (c.is_output()) continue;
-          const std::uint32_t p = pos(c.node);
-          if (nodes_[p].visited != search_) {
-            nodes_[p].visited = search_;
-            stack_.push_back(p);
+      for (std::uint32_t v = out_base_[n]; v < out_base_[n + 1]; ++v)
+        for (std::uint32_t c : clients(v))
+          if (c != kNone && nodes_[c].visited != search_) {
+            nodes_[c].visited = search_;
+            stack_.push_back(c);
           }
-        }
     }
     // Every node seen lies on a path from start: when start reaches the
     // group only start is known to (the others may not); otherwise none does.
@@ -253,26 +298,25 @@ class Grouper {
   /// Adds `p` to the group: its outputs are no longer read from outside, its
   /// inputs are, and their owners are candidates.
   void join(std::uint32_t p) {
-    const Apply& node = *order_[p];
     nodes_[p].member = stamp_;
     members_.push_back(p);
-    for (std::size_t o = 0; o < node.num_outputs(); ++o) {
-      VarState& s = var(node.output_var(o));
+    for (std::uint32_t v = out_base_[p]; v < out_base_[p + 1]; ++v) {
+      VarState& s = var(v);
       if (s.role == Role::External) --num_external_;
       s.role = Role::Internal;
     }
-    for (const Var& in : node.inputs())
-      if (!foldable_constant(*in))
-        if (VarState& s = var(*in); s.role == Role::None) {
+    for (const Edge& e : inputs(p))
+      if (!e.foldable)
+        if (VarState& s = var(e.var); s.role == Role::None) {
           s.role = Role::External;
           ++num_external_;
         }
-    for (const Var& in : node.inputs())
-      if (const Apply* o = in->owner()) {
-        NodeState& s = nodes_[pos(o)];
+    for (const Edge& e : inputs(p))
+      if (e.owner != kNone) {
+        NodeState& s = nodes_[e.owner];
         if (!s.assigned && s.queued != stamp_) {
           s.queued = stamp_;
-          heap_.push_back(pos(o));
+          heap_.push_back(e.owner);
           std::push_heap(heap_.begin(), heap_.end());
         }
       }
@@ -297,45 +341,44 @@ class Grouper {
       const Apply& node = *order_[p];
       bool fits = true, used_outside = false;
       for (std::size_t o = 0; o < node.num_outputs() && fits; ++o) {
-        const Variable& out = node.output_var(o);
-        fits = same_pattern(*out.tensor_type(), *pattern_);
-        for (const Client& c : fgraph_.clients(out))
-          if (c.is_output() || !is_member(c.node)) used_outside = true;
+        fits = same_pattern(*node.output_var(o).tensor_type(), *pattern_);
+        for (std::uint32_t c : clients(out_base_[p] + static_cast<std::uint32_t>(o)))
+          used_outside = used_outside || outside(c);
       }
       if (!fits) continue;
-      if (used_outside && !(options_.multi_output && exportable(node))) continue;
-      if (bounded && !within_limit(node)) continue;
+      if (used_outside && !(options_.multi_output && exportable(p))) continue;
+      if (bounded && !within_limit(p)) continue;
       join(p);
     }
   }
 
-  /// Whether every reader of `node`'s outputs outside the group may read them
+  /// Whether every reader of `p`'s outputs outside the group may read them
   /// from the Composite (none leads back into the group).
-  bool exportable(const Apply& node) {
-    for (std::size_t o = 0; o < node.num_outputs(); ++o)
-      for (const Client& c : fgraph_.clients(node.output_var(o)))
-        if (!c.is_output() && !is_member(c.node) && leads_back(pos(c.node))) return false;
+  bool exportable(std::uint32_t p) {
+    for (std::uint32_t v = out_base_[p]; v < out_base_[p + 1]; ++v)
+      for (std::uint32_t c : clients(v))
+        if (c != kNone && nodes_[c].member != stamp_ && leads_back(c)) return false;
     return true;
   }
 
-  /// Whether the group, with `node`, still reads at most max_inputs values.
-  bool within_limit(const Apply& node) {
+  /// Whether the group, with `p`, still reads at most max_inputs values.
+  bool within_limit(std::uint32_t p) {
     std::size_t count = num_external_;
-    for (std::size_t o = 0; o < node.num_outputs(); ++o)
-      count -= var(node.output_var(o)).role == Role::External ? 1 : 0;
-    SmallVec<const Variable*, 8> fresh;
-    for (const Var& in : node.inputs())
-      if (!foldable_constant(*in) && var(*in).role == Role::None &&
-          std::find(fresh.begin(), fresh.end(), in.get()) == fresh.end())
-        fresh.push_back(in.get());
+    for (std::uint32_t v = out_base_[p]; v < out_base_[p + 1]; ++v)
+      count -= var(v).role == Role::External ? 1 : 0;
+    SmallVec<std::uint32_t, 8> fresh;
+    for (const Edge& e : inputs(p))
+      if (!e.foldable && var(e.var).role == Role::None &&
+          std::find(fresh.begin(), fresh.end(), e.var) == fresh.end())
+        fresh.push_back(e.var);
     return count + fresh.size() <= options_.max_inputs;
   }
 
   /// The rank of an input of a Composite: the graph's inputs as the graph
   /// lists them, then computed values in graph order, then constants.
-  std::size_t input_rank(const Variable& v) {
+  std::size_t input_rank(const Edge& e, const Variable& v) {
     const std::span<const Var> graph_inputs = fgraph_.inputs();
-    if (const Apply* o = v.owner()) return graph_inputs.size() + pos(o);
+    if (e.owner != kNone) return graph_inputs.size() + e.owner;
     if (graph_inputs_.size() == 0)
       for (const Var& in : graph_inputs) graph_inputs_.number(in.get());
     const auto k = graph_inputs_.find(&v);
@@ -349,20 +392,23 @@ class Grouper {
     Group g;
     std::reverse(members_.begin(), members_.end());
     // (rank, first use): sorting these is a stable sort by rank.
-    std::vector<std::pair<std::size_t, std::size_t>> ranked;
-    std::vector<Var> first_use;
-    for (std::uint32_t m : members_)
-      for (const Var& in : order_[m]->inputs())
-        if (VarState& s = var(*in); s.role == Role::External) {
+    ranked_.clear();
+    first_use_.clear();
+    for (std::uint32_t m : members_) {
+      const std::span<const Edge> edges = inputs(m);
+      for (std::size_t i = 0; i < edges.size(); ++i)
+        if (VarState& s = var(edges[i].var); s.role == Role::External) {
           s.role = Role::Input;
-          ranked.emplace_back(input_rank(*in), first_use.size());
-          first_use.push_back(in);
+          const Var& in = order_[m]->input(i);
+          ranked_.emplace_back(input_rank(edges[i], *in), first_use_.size());
+          first_use_.emplace_back(in, edges[i].var);
         }
-    std::sort(ranked.begin(), ranked.end());
-    g.inputs.reserve(ranked.size());
-    for (const auto& [rank, k] : ranked) {
-      const Var& in = first_use[k];
-      var(*in).reg = g.program.input(in->tensor_type()->dtype());
+    }
+    std::sort(ranked_.begin(), ranked_.end());
+    g.inputs.reserve(ranked_.size());
+    for (const auto& [rank, k] : ranked_) {
+      const auto& [in, id] = first_use_[k];
+      var(id).reg = g.program.input(in->tensor_type()->dtype());
       g.inputs.push_back(in);
     }
     // Each member's own program (cached by its Op), then the group's sized
@@ -384,14 +430,16 @@ class Grouper {
     SmallVec<Reg, 4> args;
     ScalarProgram scratch;
     for (std::size_t k = 0; k < members_.size(); ++k) {
-      const Apply& node = *order_[members_[k]];
+      const std::uint32_t m = members_[k];
+      const Apply& node = *order_[m];
+      const std::span<const Edge> edges = inputs(m);
       args.clear();
-      for (const Var& in : node.inputs()) {
-        VarState& s = var(*in);
+      for (std::size_t i = 0; i < edges.size(); ++i) {
+        VarState& s = var(edges[i].var);
         if (s.role == Role::None) {
-          if (!foldable_constant(*in))
+          if (!edges[i].foldable)
             throw std::logic_error("ElemwiseFusion: an input of the group was not collected");
-          const Tensor& value = in->as_constant()->value();
+          const Tensor& value = node.input(i)->as_constant()->value();
           s.reg = visit_dtype(value.dtype(), [&]<class T>() {
             return g.program.constant_of<T>(value.contiguous().item<T>());
           });
@@ -406,25 +454,25 @@ class Grouper {
       }
       const std::span<const Reg> outs = inliner_.inline_into(
           g.program, *subs_[k], std::span<const Reg>(args.begin(), args.size()));
-      for (std::size_t o = 0; o < outs.size(); ++o) var(node.output_var(o)).reg = outs[o];
+      for (std::size_t o = 0; o < outs.size(); ++o)
+        var(out_base_[m] + static_cast<std::uint32_t>(o)).reg = outs[o];
     }
     // The root's outputs, then the values other nodes (or the graph) read
     // from inside the group, in graph order.
     const Apply& root = *order_[root_];
     for (std::size_t o = 0; o < root.num_outputs(); ++o) {
-      g.program.output(var(root.output_var(o)).reg);
+      g.program.output(var(out_base_[root_] + static_cast<std::uint32_t>(o)).reg);
       g.outputs.push_back(root.output(o));
     }
     for (std::uint32_t m : members_) {
       if (m == root_) continue;
-      const Apply& node = *order_[m];
-      for (std::size_t o = 0; o < node.num_outputs(); ++o) {
-        bool outside = false;
-        for (const Client& c : fgraph_.clients(node.output_var(o)))
-          outside = outside || c.is_output() || !is_member(c.node);
-        if (!outside) continue;
-        g.program.output(var(node.output_var(o)).reg);
-        g.outputs.push_back(node.output(o));
+      for (std::uint32_t v = out_base_[m]; v < out_base_[m + 1]; ++v) {
+        const std::span<const std::uint32_t> readers = clients(v);
+        if (std::none_of(readers.begin(), readers.end(),
+                         [&](std::uint32_t c) { return outside(c); }))
+          continue;
+        g.program.output(var(v).reg);
+        g.outputs.push_back(order_[m]->output(v - out_base_[m]));
       }
     }
     return g;
@@ -435,7 +483,15 @@ class Grouper {
   const std::vector<Apply*> order_;
   Numbering<Apply> position_;
   std::vector<NodeState> nodes_;
-  Numbering<Variable> variables_;
+  // The graph, read once: node p's outputs are variables out_base_[p] …
+  // out_base_[p + 1] - 1; its input slots in_[in_begin_[p] …]; the readers
+  // of output variable v clients_[clients_begin_[v] …] (kNone: the graph).
+  std::vector<std::uint32_t> out_base_;
+  std::vector<std::uint32_t> in_begin_;
+  std::vector<Edge> in_;
+  std::vector<std::uint32_t> clients_begin_;
+  std::vector<std::uint32_t> clients_;
+  Numbering<Variable> roots_;  // graph inputs and constants, numbered after the outputs
   std::vector<VarState> vars_;
   Numbering<Variable> graph_inputs_;
   bool has_reduce_ = false;
@@ -448,7 +504,10 @@ class Grouper {
   std::size_t num_external_ = 0;       // values the group reads (constants of one element apart)
   std::vector<std::uint32_t> heap_;
   std::vector<std::uint32_t> stack_, seen_;
-  std::vector<const ScalarProgram*> subs_;  // the members' programs, while building
+  // Buffers of build().
+  std::vector<std::pair<std::size_t, std::size_t>> ranked_;
+  std::vector<std::pair<Var, std::uint32_t>> first_use_;
+  std::vector<const ScalarProgram*> subs_;
   ProgramInliner inliner_;
 };
 
