@@ -7,6 +7,8 @@
 #include "engine/graph/errors.hpp"
 #include "engine/rewrite/destroy_handler.hpp"
 #include "engine/rewrite/standard.hpp"
+#include "engine/rewrite/walking.hpp"
+#include "ops/detail/op_cast.hpp"
 #include "ops/detail/util.hpp"
 #include "ops/elemwise/composite.hpp"
 #include "ops/elemwise/fusion.hpp"
@@ -38,7 +40,7 @@ std::optional<double> one_element_constant(const Var& v) {
 const Elemwise* elemwise_of(const Variable& v, ScalarOp op) {
   const Apply* owner = v.owner();
   if (!owner) return nullptr;
-  const auto* e = dynamic_cast<const Elemwise*>(&owner->op());
+  const auto* e = ops_detail::op_as<Elemwise>(owner->op());
   return e && e->scalar_op() == op && !e->inplace_input() ? e : nullptr;
 }
 
@@ -55,7 +57,7 @@ Term term_of(const Var& v) {
 }
 
 bool is_dot(const Variable& v) {
-  return v.owner() && dynamic_cast<const Dot*>(&v.owner()->op()) != nullptr;
+  return v.owner() && ops_detail::op_as<Dot>(v.owner()->op()) != nullptr;
 }
 
 /// The type an in-place output needs of its input: same dtype, rank and axes
@@ -119,7 +121,7 @@ void collect_terms(const FunctionGraph& fgraph, const Var& v, double scale, int 
       collect_terms(fgraph, b.owner()->input(1), -t.scale, depth - 1, out, terms);
       return;
     }
-    const auto* g = b.owner() ? dynamic_cast<const Gemm*>(&b.owner()->op()) : nullptr;
+    const auto* g = b.owner() ? ops_detail::op_as<Gemm>(b.owner()->op()) : nullptr;
     if (g && !g->inplace()) {
       const Apply& gemm = *b.owner();
       const auto alpha = gemm_scalar(gemm, 1), beta = gemm_scalar(gemm, 4);
@@ -137,7 +139,7 @@ void collect_terms(const FunctionGraph& fgraph, const Var& v, double scale, int 
 
 RewriteResult GemmFromDot::transform(FunctionGraph& fgraph, Apply& node,
                                      const RewriteContext&) const {
-  const auto* e = dynamic_cast<const Elemwise*>(&node.op());
+  const auto* e = ops_detail::op_as<Elemwise>(node.op());
   if (!e || e->inplace_input() || (e->scalar_op() == ScalarOp::Sub && node.num_inputs() != 2))
     return RewriteResult::fail("not an add or a two-input sub");
   const TensorType& out = *node.output_var(0).tensor_type();
@@ -201,6 +203,25 @@ RewriteResult GemmFromDot::transform(FunctionGraph& fgraph, Apply& node,
 
 // ---------------------------------------------------------------------------
 
+GemmFormation::GemmFormation(std::string name)
+    : GraphRewriter(name), walk_(in2out(std::move(name), {std::make_shared<GemmFromDot>()})) {}
+
+void GemmFormation::add_requirements(FunctionGraph& fgraph) const {
+  walk_->add_requirements(fgraph);
+}
+
+PassReport GemmFormation::apply(FunctionGraph& fgraph, RewriteContext& ctx) const {
+  for (const Apply* node : fgraph.nodes())
+    if (ops_detail::op_as<Dot>(node->op())) return walk_->apply(fgraph, ctx);
+  PassReport report;
+  report.stop = StopReason::Completed;
+  return report;
+}
+
+std::string GemmFormation::summary(int indent) const { return walk_->summary(indent); }
+
+// ---------------------------------------------------------------------------
+
 InplacePass::InplacePass(std::string name) : GraphRewriter(std::move(name)) {}
 
 void InplacePass::add_requirements(FunctionGraph& fgraph) const {
@@ -209,13 +230,15 @@ void InplacePass::add_requirements(FunctionGraph& fgraph) const {
 
 namespace {
 
+using ops_detail::op_as;
+
 /// The in-place Op of `node`'s Op writing output `out` into input `in`, on top
 /// of the pairs `pairs` it already has; null when the Op has none.
 OpPtr inplace_variant(const Apply& node, const IoMap& pairs) {
   const Op& op = node.op();
-  if (const auto* e = dynamic_cast<const Elemwise*>(&op)) return e->with_inplace(pairs.front().second);
-  if (dynamic_cast<const Fill*>(&op)) return std::make_shared<Fill>(pairs.front().second);
-  if (const auto* c = dynamic_cast<const Composite*>(&op)) return c->with_inplace(pairs);
+  if (const auto* e = op_as<Elemwise>(op)) return e->with_inplace(pairs.front().second);
+  if (op_as<Fill>(op)) return std::make_shared<Fill>(pairs.front().second);
+  if (const auto* c = op_as<Composite>(op)) return c->with_inplace(pairs);
   return nullptr;
 }
 
@@ -244,9 +267,14 @@ PassReport InplacePass::apply(FunctionGraph& fgraph, RewriteContext& ctx) const 
   std::vector<Var> order;
   for (Apply* n : fgraph.toposort()) order.push_back(n->output(0));
 
+  std::vector<TypePtr> types;
   auto try_replace = [&](Apply& node, const OpPtr& op) -> bool {
-    std::vector<Var> ins(node.inputs().begin(), node.inputs().end());
-    const ApplyRef fresh = op->make_node(ins);
+    // The in-place form of an Op types its outputs as the Op does: the node
+    // is built with the old one's inputs and output types, without make_node
+    // checking again what it checked then.
+    types.clear();
+    for (std::size_t o = 0; o < node.num_outputs(); ++o) types.push_back(node.output_var(o).type());
+    const ApplyRef fresh = Apply::create(op, node.inputs(), types);
     std::vector<std::pair<Var, Var>> pairs;
     for (std::size_t o = 0; o < node.num_outputs(); ++o)
       if (fgraph.num_clients(node.output_var(o)) > 0)
@@ -266,13 +294,14 @@ PassReport InplacePass::apply(FunctionGraph& fgraph, RewriteContext& ctx) const 
     Apply* node = first->owner();
     if (!fgraph.contains(*node) || !node->op().destroy_map().empty()) continue;
     const Op& op = node->op();
-    if (dynamic_cast<const ElemwiseBase*>(&op)) {
+    const bool composite = op_as<Composite>(op) != nullptr;
+    if (composite || op_as<Elemwise>(op) || op_as<Fill>(op)) {
       // Outputs one at a time, each into the first input that can take it;
       // an Elemwise or Fill has one output, a Composite may have several.
       IoMap pairs;
       std::vector<bool> taken(node->num_inputs(), false);
       for (std::size_t o = 0; o < node->num_outputs(); ++o) {
-        if (pairs.size() == 1 && !dynamic_cast<const Composite*>(&op)) break;
+        if (pairs.size() == 1 && !composite) break;
         for (std::size_t i = 0; i < node->num_inputs(); ++i) {
           if (taken[i] ||
               !can_hold(*node->input(i)->tensor_type(), *node->output_var(o).tensor_type()))
@@ -295,12 +324,12 @@ PassReport InplacePass::apply(FunctionGraph& fgraph, RewriteContext& ctx) const 
       }
       continue;
     }
-    if (const auto* inc = dynamic_cast<const IncSubtensor*>(&op)) {
+    if (const auto* inc = op_as<IncSubtensor>(op)) {
       if (!dh.can_destroy(fgraph, *node, 0)) continue;
       try_replace(*node, std::make_shared<IncSubtensor>(inc->index().codes(), inc->is_set(), true));
       continue;
     }
-    if (dynamic_cast<const Gemm*>(&op)) {
+    if (op_as<Gemm>(op)) {
       if (!dh.can_destroy(fgraph, *node, 0)) continue;
       try_replace(*node, std::make_shared<Gemm>(true));
     }
@@ -310,7 +339,7 @@ PassReport InplacePass::apply(FunctionGraph& fgraph, RewriteContext& ctx) const 
 }
 
 void register_inplace_rewrites(SequenceDB& db) {
-  db.add(std::make_shared<GemmFromDot>(), {"fast_run", "gemm"},
+  db.add(std::make_shared<GemmFormation>(), {"fast_run", "gemm"},
          {.position = position::kFusion - 1});
   db.add(std::make_shared<InplacePass>(), {"fast_run", "inplace"},
          {.position = position::kInplace});

@@ -128,12 +128,36 @@ Reg ScalarProgram::apply(ScalarOp op, std::span<const Reg> args, std::optional<D
   return out;
 }
 
+Reg ScalarProgram::append_from(const ScalarProgram& source, const ScalarInstr& instr,
+                               std::span<const Reg> args) {
+  // A cast may fold into a constant or reuse an earlier cast here, where it
+  // did not in `source`: those go through apply.
+  bool same = instr.op != ScalarOp::Cast && args.size() == instr.args.size();
+  for (std::size_t i = 0; same && i < args.size(); ++i)
+    same = args[i].id < regs_.size() && regs_[args[i].id].dtype == source.regs_[instr.args[i].id].dtype;
+  if (!same) {
+    std::optional<DType> cast_to;
+    if (instr.op == ScalarOp::Cast) cast_to = source.regs_[instr.out.id].dtype;
+    return apply(instr.op, args, cast_to);
+  }
+  const Reg out{static_cast<std::uint32_t>(regs_.size())};
+  regs_.push_back({RegKind::Temp, source.regs_[instr.out.id].dtype,
+                   static_cast<std::uint32_t>(instrs_.size())});
+  instrs_.push_back({instr.op, SmallVec<Reg, 3>(args), out, instr.kernel});
+  return out;
+}
+
 void ScalarProgram::output(Reg r) {
   if (r.id >= regs_.size())
     throw std::invalid_argument(
         fmt::format("output: register %{} does not belong to this program (it has {} registers)",
                     r.id, regs_.size()));
   outputs_.push_back(r);
+}
+
+void ScalarProgram::reserve(std::size_t registers, std::size_t instructions) {
+  regs_.reserve(registers);
+  instrs_.reserve(instructions);
 }
 
 int ScalarProgram::cost() const {

@@ -73,8 +73,17 @@ class ScalarProgram {
   }
   /// `r` converted to `dtype` (r itself when it already has that dtype).
   Reg cast(Reg r, DType dtype);
+  /// Appends instruction `instr` of program `source` with its operands at
+  /// `args` in this program (what inlining `source` does): the same as
+  /// `apply(instr.op, args, …)`, without looking the signature and kernel up
+  /// again when the operands have the dtypes they have in `source`, which is
+  /// what an inliner maps them to. Throws as `apply` does.
+  Reg append_from(const ScalarProgram& source, const ScalarInstr& instr, std::span<const Reg> args);
   /// Marks `r` as the next output. A register may be output more than once.
   void output(Reg r);
+  /// Room for this many registers and instructions without reallocating
+  /// (for a builder that knows the size beforehand, such as fusion).
+  void reserve(std::size_t registers, std::size_t instructions);
 
   /// Number of inputs, outputs, registers.
   std::size_t num_inputs() const { return inputs_.size(); }

@@ -2,12 +2,14 @@
 #include "engine/rewrite/destroy_handler.hpp"
 
 #include <algorithm>
+#include <functional>
 
 #include <fmt/format.h>
 
 #include "engine/graph/errors.hpp"
 #include "engine/graph/op.hpp"
 #include "engine/graph/printing.hpp"
+#include "runtime/small_vec.hpp"
 
 namespace rw {
 
@@ -52,9 +54,12 @@ void DestroyHandler::on_change_input(FunctionGraph&, const Client& client, const
   if (client.node) {
     // The node reads something else now: as a destroyer it overwrites
     // another value, as a view it shows another buffer to what reads it.
+    // Outputs that are no view show buffers of their own: nothing changed
+    // for their readers.
     if (destroyers_.contains(client.node)) changed_nodes_.emplace_back(client.node);
-    for (std::size_t o = 0; o < client.node->num_outputs(); ++o)
-      changed_vars_.push_back(client.node->output(o));
+    if (!client.node->op().view_map().empty())
+      for (std::size_t o = 0; o < client.node->num_outputs(); ++o)
+        changed_vars_.push_back(client.node->output(o));
   }
 }
 
@@ -128,8 +133,8 @@ void DestroyHandler::destroyers_near(const FunctionGraph& fgraph, const Variable
     root = owner->input(*viewed).get();
   }
   // ...then down every view of it to the nodes that overwrite it.
-  std::vector<const Variable*> stack{root};
-  std::vector<const Variable*> seen{root};
+  SmallVec<const Variable*, 8> stack{root};
+  SmallVec<const Variable*, 8> seen{root};
   while (!stack.empty()) {
     const Variable* v = stack.back();
     stack.pop_back();
@@ -154,8 +159,18 @@ void DestroyHandler::validate(const FunctionGraph& fgraph) {
   } else if (!destroyers_.empty()) {
     for (const ApplyRef& n : changed_nodes_)
       if (fgraph.contains(*n) && destroyers_.contains(n.get())) candidates.push_back(n.get());
-    for (const Var& v : changed_vars_)
+    // A replacement reports the same value many times (once per reader it
+    // moved): each is looked at once.
+    std::sort(changed_vars_.begin(), changed_vars_.end(),
+              [](const Var& a, const Var& b) { return std::less<>{}(a.get(), b.get()); });
+    const Variable* last = nullptr;
+    for (const Var& v : changed_vars_) {
+      if (v.get() == last) continue;
+      last = v.get();
       if (fgraph.contains(*v)) destroyers_near(fgraph, *v, candidates);
+    }
+    std::sort(candidates.begin(), candidates.end(), std::less<>{});
+    candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
   }
   changed_vars_.clear();
   changed_nodes_.clear();

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "engine/graph/errors.hpp"
+#include "ops/detail/op_cast.hpp"
 #include "ops/detail/util.hpp"
 #include "ops/errors.hpp"
 #include "runtime/kernels/elemwise.hpp"
@@ -122,18 +123,19 @@ std::string program_expression(const ScalarProgram& p) {
   return out;
 }
 
-std::vector<Reg> inline_program(ScalarProgram& target, const ScalarProgram& source,
-                                std::span<const Reg> args) {
+std::span<const Reg> ProgramInliner::inline_into(ScalarProgram& target,
+                                                 const ScalarProgram& source,
+                                                 std::span<const Reg> args) {
   if (args.size() != source.num_inputs())
     throw std::invalid_argument(fmt::format("inline_program: the program takes {} inputs, got {}",
                                             source.num_inputs(), args.size()));
-  std::vector<Reg> map(source.num_registers());
+  map_.assign(source.num_registers(), Reg{});
   for (std::size_t k = 0; k < args.size(); ++k)
-    map[source.inputs()[k].id] = target.cast(args[k], source.input_dtype(k));
+    map_[source.inputs()[k].id] = target.cast(args[k], source.input_dtype(k));
   for (std::uint32_t r = 0; r < source.num_registers(); ++r)
     if (source.kind(Reg{r}) == RegKind::Constant) {
       const std::uint64_t bits = source.constant_bits(Reg{r});
-      map[r] = visit_dtype(source.dtype(Reg{r}), [&]<class T>() {
+      map_[r] = visit_dtype(source.dtype(Reg{r}), [&]<class T>() {
         T v;
         std::memcpy(&v, &bits, sizeof(T));
         return target.constant_of<T>(v);
@@ -142,22 +144,49 @@ std::vector<Reg> inline_program(ScalarProgram& target, const ScalarProgram& sour
   SmallVec<Reg, 3> operands;
   for (const ScalarInstr& in : source.instructions()) {
     operands.clear();
-    for (Reg a : in.args) operands.push_back(map[a.id]);
-    std::optional<DType> cast_to;
-    if (in.op == ScalarOp::Cast) cast_to = source.dtype(in.out);
-    map[in.out.id] = target.apply(in.op, std::span<const Reg>(operands.begin(), operands.size()),
-                                  cast_to);
+    for (Reg a : in.args) operands.push_back(map_[a.id]);
+    map_[in.out.id] =
+        target.append_from(source, in, std::span<const Reg>(operands.begin(), operands.size()));
   }
-  std::vector<Reg> outs;
-  for (Reg o : source.outputs()) outs.push_back(map[o.id]);
-  return outs;
+  outs_.clear();
+  for (Reg o : source.outputs()) outs_.push_back(map_[o.id]);
+  return outs_;
+}
+
+std::vector<Reg> inline_program(ScalarProgram& target, const ScalarProgram& source,
+                                std::span<const Reg> args) {
+  ProgramInliner inliner;
+  const std::span<const Reg> outs = inliner.inline_into(target, source, args);
+  return {outs.begin(), outs.end()};
 }
 
 // ---------------------------------------------------------------------------
 // Composite
 
+struct Composite::Shared {
+  ScalarProgram program;
+  // Both written out on first use — the listing when the Op is compared
+  // (props), the expression when it is printed: for a fused chain of
+  // thousands of nodes they cost as much as the rest of the rewrite.
+  std::once_flag listing_once;
+  std::string listing;
+  std::once_flag expression_once;
+  std::string expression;
+};
+
+namespace {
+template <class Shared> std::shared_ptr<Shared> share(ScalarProgram program) {
+  auto shared = std::make_shared<Shared>();
+  shared->program = std::move(program);
+  return shared;
+}
+}  // namespace
+
 Composite::Composite(ScalarProgram program, IoMap inplace)
-    : ElemwiseBase(std::move(inplace)), program_(std::move(program)) {
+    : Composite(share<Shared>(std::move(program)), std::move(inplace)) {}
+
+Composite::Composite(std::shared_ptr<Shared> shared, IoMap inplace)
+    : ElemwiseBase(std::move(inplace)), shared_(std::move(shared)), program_(shared_->program) {
   if (program_.num_inputs() == 0 || program_.num_outputs() == 0)
     throw ValueError(fmt::format("`composite` needs a program with inputs and outputs, got {} "
                                  "inputs and {} outputs",
@@ -176,12 +205,12 @@ Composite::Composite(ScalarProgram program, IoMap inplace)
 }
 
 std::shared_ptr<const Composite> Composite::with_inplace(IoMap inplace) const {
-  return std::make_shared<Composite>(program_, std::move(inplace));
+  return std::shared_ptr<const Composite>(new Composite(shared_, std::move(inplace)));
 }
 
 Props Composite::props() const {
-  std::call_once(listing_once_, [&] { listing_ = program_.to_string(); });
-  Props p{{"program", listing_}};
+  std::call_once(shared_->listing_once, [&] { shared_->listing = program_.to_string(); });
+  Props p{{"program", shared_->listing}};
   if (!inplace_pattern().empty()) {
     std::vector<std::int64_t> flat;
     for (const auto& [o, i] : inplace_pattern()) {
@@ -194,13 +223,15 @@ Props Composite::props() const {
 }
 
 bool Composite::equals(const Op& other) const {
-  const auto* c = dynamic_cast<const Composite*>(&other);
-  return c && inplace_pattern() == c->inplace_pattern() && Op::equals(other);
+  const auto* c = ops_detail::op_as<Composite>(other);
+  if (!c || inplace_pattern() != c->inplace_pattern()) return false;
+  return c->shared_ == shared_ || Op::equals(other);
 }
 
 std::string Composite::to_string() const {
-  std::call_once(expression_once_, [&] { expression_ = program_expression(program_); });
-  std::string s = "Composite{" + expression_ + "}";
+  std::call_once(shared_->expression_once,
+                 [&] { shared_->expression = program_expression(program_); });
+  std::string s = "Composite{" + shared_->expression + "}";
   if (!inplace_pattern().empty()) {
     s += "{inplace=(";
     bool first = true;

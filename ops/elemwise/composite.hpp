@@ -30,6 +30,19 @@ std::string program_expression(const ScalarProgram& program);
 std::vector<Reg> inline_program(ScalarProgram& target, const ScalarProgram& source,
                                 std::span<const Reg> args);
 
+/// inline_program for many programs into one (what fusion does for every
+/// node of a group), keeping its buffers from one call to the next.
+class ProgramInliner {
+ public:
+  /// As inline_program; the registers returned stay valid until the next call.
+  std::span<const Reg> inline_into(ScalarProgram& target, const ScalarProgram& source,
+                                   std::span<const Reg> args);
+
+ private:
+  std::vector<Reg> map_;   // source register -> target register
+  std::vector<Reg> outs_;
+};
+
 /// A chain of elementwise operations run as one loop (Aesara's
 /// Elemwise(Composite)): the inputs broadcast as for any elementwise Op, and
 /// `program` runs over them in cache-sized blocks on every thread, reading
@@ -70,14 +83,12 @@ class Composite final : public ElemwiseBase {
   ScalarProgram build_program(std::span<const DType> input_dtypes) const override;
 
  private:
-  ScalarProgram program_;
-  // Both written out on first use — the listing when the Op is compared
-  // (props), the expression when it is printed: for a fused chain of
-  // thousands of nodes they cost as much as the rest of the rewrite.
-  mutable std::once_flag listing_once_;
-  mutable std::string listing_;
-  mutable std::once_flag expression_once_;
-  mutable std::string expression_;
+  /// The program and its texts, shared by a Composite and its in-place
+  /// variants (which the in-place pass makes for every Composite).
+  struct Shared;
+  Composite(std::shared_ptr<Shared> shared, IoMap inplace);
+  std::shared_ptr<Shared> shared_;
+  const ScalarProgram& program_;  // shared_->program
 };
 
 /// `op` (sum, prod, max, min, mean, any, all) over `axis` (none: all) of the

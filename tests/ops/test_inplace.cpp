@@ -6,7 +6,9 @@
 
 #include "engine/compile/function.hpp"
 #include "engine/compile/profile.hpp"
+#include "engine/graph/printing.hpp"
 #include "engine/rewrite/mode.hpp"
+#include "engine/rewrite/profile.hpp"
 #include "engine/rewrite/standard.hpp"
 #include "engine/rewrite/walking.hpp"
 #include "ops/api.hpp"
@@ -338,4 +340,37 @@ TEST_CASE("a sum of several products becomes a chain of gemms", "[ops][inplace]"
         GemmFromDot().transform(fg, *fg.outputs()[0]->owner(), RewriteContext{});
     CHECK(why.reason() == "the addend does not have the product's type");
   }
+}
+
+TEST_CASE("gemm_from_dot skips graphs without a dot and still forms gemms where one appears",
+          "[ops][inplace]") {
+  const GemmFormation pass;
+  const Var x = matrix("x"), y = matrix("y"), z = matrix("z");
+
+  // No dot: the walk is skipped — no node tried, the graph unchanged.
+  FunctionGraph plain({x, z}, {z + x * 2.0});
+  const std::string before = debugprint(plain);
+  RewriteProfile prof;
+  RewriteContext ctx;
+  ctx.profile = &prof;
+  const PassReport skipped = pass.rewrite(plain, ctx);
+  CHECK(skipped.ok());
+  CHECK_FALSE(skipped.changed);
+  CHECK(debugprint(plain) == before);
+  const PassProfile* p = prof.find("gemm_from_dot");
+  REQUIRE(p != nullptr);
+  CHECK(p->find_rewriter("gemm_from_dot") == nullptr);
+
+  // The same pass on a graph with a dot: the sum becomes a gemm.
+  FunctionGraph with_dot({x, y, z}, {z + dot(x, y)});
+  RewriteProfile prof2;
+  RewriteContext ctx2;
+  ctx2.profile = &prof2;
+  const PassReport formed = pass.rewrite(with_dot, ctx2);
+  CHECK(formed.changed);
+  REQUIRE(with_dot.num_nodes() == 1);
+  CHECK(with_dot.outputs()[0]->owner()->op().to_string() == "gemm{inplace=false}");
+  const RewriterStats* s = prof2.find("gemm_from_dot")->find_rewriter("gemm_from_dot");
+  REQUIRE(s != nullptr);
+  CHECK(s->applied == 1);
 }

@@ -1,5 +1,6 @@
 // Composite and CompositeReduce: printing, typing, equality, running, in place.
 #include <cmath>
+#include <cstring>
 
 #include <catch2/catch.hpp>
 
@@ -66,6 +67,57 @@ TEST_CASE("inline_program replays a program with exact constants and converted i
   CHECK(got.equal(Tensor::from({std::exp(-0.5) * 2.0 + 1.5, std::exp(1.0) * 3.0 + 1.5})));
   const std::vector<Reg> one = {x};
   CHECK_THROWS_AS(inline_program(outer, exp_neg_times_plus(), one), std::invalid_argument);
+}
+
+TEST_CASE("ProgramInliner reuses its buffers and gives inline_program's program",
+          "[ops][composite]") {
+  // Inlining twice into one program, through one inliner and through
+  // inline_program, must build the same listing.
+  ScalarProgram a, b;
+  const Reg xa = a.input(f32), ya = a.input(f64);
+  const Reg xb = b.input(f32), yb = b.input(f64);
+  ProgramInliner inliner;
+  const Reg first = inliner.inline_into(a, exp_neg_times_plus(), std::vector<Reg>{xa, ya})[0];
+  const Reg second = inliner.inline_into(a, exp_neg_times_plus(), std::vector<Reg>{ya, first})[0];
+  a.output(second);
+  const Reg first_b = inline_program(b, exp_neg_times_plus(), std::vector<Reg>{xb, yb})[0];
+  b.output(inline_program(b, exp_neg_times_plus(), std::vector<Reg>{yb, first_b})[0]);
+  CHECK(a.to_string() == b.to_string());
+  CHECK(program_expression(a) == "exp(-i1) * (exp(-float64(i0)) * i1 + 1.5) + 1.5");
+  CHECK_THROWS_AS(inliner.inline_into(a, exp_neg_times_plus(), std::vector<Reg>{xa}),
+                  std::invalid_argument);
+}
+
+TEST_CASE("an inlined cast of a constant folds into a constant", "[ops][composite]") {
+  // The source casts its input; inlined on a constant, the cast is done at
+  // build time (as apply does), not copied as an instruction.
+  ScalarProgram source;
+  const std::vector<Reg> in = {source.input(DType::Int32)};
+  source.output(source.apply(ScalarOp::Cast, in, f64));
+  REQUIRE(source.instructions().size() == 1);
+  ScalarProgram target;
+  target.input(f64);
+  const Reg seven = target.constant_of<std::int32_t>(7);
+  const Reg out = inline_program(target, source, std::vector<Reg>{seven})[0];
+  CHECK(target.kind(out) == RegKind::Constant);
+  CHECK(target.dtype(out) == f64);
+  CHECK(target.instructions().empty());
+  double v = 0;
+  const std::uint64_t bits = target.constant_bits(out);
+  std::memcpy(&v, &bits, sizeof v);
+  CHECK(v == 7.0);
+}
+
+TEST_CASE("a Composite's in-place variants share its program", "[ops][composite]") {
+  const Composite a(exp_neg_times_plus());
+  const auto in_place = a.with_inplace({{0, 0}});
+  CHECK(&in_place->scalar_program() == &a.scalar_program());
+  CHECK_FALSE(*in_place == a);
+  // Back to no in-place pair: equal to the original, listing and all.
+  const auto back = in_place->with_inplace({});
+  CHECK(*back == a);
+  CHECK(back->props() == a.props());
+  CHECK(back->to_string() == "Composite{exp(-i0) * i1 + 1.5}");
 }
 
 TEST_CASE("Composite types its node by broadcasting and checks its inputs", "[ops][composite]") {

@@ -432,3 +432,87 @@ TEST_CASE("a group whose result is a constant of an input's shape computes it", 
   CHECK(fused[0].equal(plain[0]));
   CHECK(fused[1].equal(plain[1]));
 }
+
+namespace {
+
+/// A random DAG of `n` elementwise nodes over six vectors, each reading two
+/// earlier values (so most values have several readers and groups must
+/// export them), with one-element constants; its last value and a dozen
+/// others are outputs. The same seed gives the same graph.
+std::pair<std::vector<Var>, std::vector<Var>> random_dag(std::uint64_t seed, int n) {
+  std::uint64_t state = seed;
+  auto next = [&](std::uint64_t bound) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<std::size_t>((state >> 33) % bound);
+  };
+  std::vector<Var> inputs;
+  for (int k = 0; k < 6; ++k) inputs.push_back(vector(fmt::format("x{}", k)));
+  std::vector<Var> values = inputs;
+  for (int k = 0; k < n; ++k) {
+    // Mostly recent values (chains), sometimes any earlier one (wide reach).
+    auto pick = [&] {
+      const std::size_t back = next(4) == 0 ? next(values.size()) : next(std::min<std::size_t>(8, values.size()));
+      return values[values.size() - 1 - back];
+    };
+    const Var a = pick(), b = pick();
+    switch (next(5)) {
+      case 0: values.push_back(tanh(a + b)); break;
+      case 1: values.push_back(a * b); break;
+      case 2: values.push_back((a - b) * 0.5); break;
+      case 3: values.push_back(maximum(a, b)); break;
+      default: values.push_back(-a); break;
+    }
+  }
+  Var all = inputs[0];  // every input is read
+  for (std::size_t k = 1; k < inputs.size(); ++k) all = all + inputs[k];
+  std::vector<Var> outputs = {values.back() * all};
+  for (int k = 0; k < 12; ++k) outputs.push_back(values[6 + next(values.size() - 6)]);
+  return {inputs, outputs};
+}
+
+}  // namespace
+
+TEST_CASE("a large random DAG fuses into Composites that compute what it computed",
+          "[ops][fusion]") {
+  const FusionOptions options{.max_inputs = 8};
+  const auto [inputs, outputs] = random_dag(11, 1500);
+  FunctionGraph fg(inputs, outputs);
+  const std::size_t before = fg.num_nodes();
+  const PassReport report = ElemwiseFusion(options).rewrite(fg);
+  fg.check_integrity();
+  CHECK(report.applications > 0);
+  CHECK(fg.num_nodes() < before / 4);
+  std::size_t composites = 0;
+  for (const Apply* n : fg.nodes()) {
+    // A node left on its own is one no group could take in.
+    if (n->op().name() != "composite") continue;
+    ++composites;
+    CHECK(n->num_inputs() <= options.max_inputs);
+  }
+  CHECK(composites == report.applications);
+
+  // Addresses do not matter: the same graph built again (other allocations)
+  // fuses into the same Composites, in the same order, reading the same inputs.
+  const auto [inputs2, outputs2] = random_dag(11, 1500);
+  FunctionGraph again(inputs2, outputs2);
+  ElemwiseFusion(options).rewrite(again);
+  CHECK(op_strings(again) == op_strings(fg));
+  auto listings = [](const FunctionGraph& g) {
+    std::vector<std::string> out;
+    for (const Apply* n : g.toposort())
+      if (const auto* c = dynamic_cast<const Composite*>(&n->op()))
+        out.push_back(c->scalar_program().to_string());
+    return out;
+  };
+  CHECK(listings(again) == listings(fg));
+
+  Rng rng(5);
+  std::vector<Tensor> args;
+  for (std::size_t k = 0; k < inputs.size(); ++k) args.push_back(rng.uniform({37}, -1.0, 1.0));
+  const auto [plain, fused] = both_ways(inputs, outputs, args, fusion_only(options));
+  REQUIRE(fused.size() == plain.size());
+  for (std::size_t k = 0; k < plain.size(); ++k) {
+    INFO("output " << k);
+    CHECK(allclose(fused[k], plain[k], 1e-12, 1e-12, /*equal_nan=*/true));
+  }
+}
