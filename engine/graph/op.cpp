@@ -103,15 +103,46 @@ OpKind Op::intern_kind() const {
   return k;
 }
 
+namespace {
+// What every Op without properties points at: no allocation for them. Never
+// destroyed, so Ops that outlive static destruction may still use it.
+const Props& no_props() {
+  static const Props* const none = new Props();
+  return *none;
+}
+}  // namespace
+
+Op::~Op() {
+  const Props* p = props_.load(std::memory_order_relaxed);
+  if (p != &no_props()) delete p;
+}
+
+const Props& Op::cached_props() const {
+  if (const Props* p = props_.load(std::memory_order_acquire)) return *p;
+  Props computed = props();
+  const Props* expected = nullptr;
+  if (computed.empty()) {
+    props_.compare_exchange_strong(expected, &no_props(), std::memory_order_acq_rel);
+    return no_props();
+  }
+  auto made = std::make_unique<const Props>(std::move(computed));
+  // Two threads may compute them at once; the first to publish wins.
+  if (props_.compare_exchange_strong(expected, made.get(), std::memory_order_acq_rel))
+    return *made.release();
+  return *expected;
+}
+
 bool Op::equals(const Op& other) const {
-  return typeid(*this) == typeid(other) && name() == other.name() && props() == other.props();
+  if (this == &other) return true;
+  return hash() == other.hash() && typeid(*this) == typeid(other) && kind() == other.kind() &&
+         cached_props() == other.cached_props();
 }
 
 std::size_t Op::hash() const {
   std::size_t h = hash_.load(std::memory_order_relaxed);
   if (h != 0) return h;
   h = std::hash<std::string_view>()(name());
-  for (const auto& p : props())
+  for (const auto& p : cached_props())
     h = h * 1000003u ^ (std::hash<std::string>()(p.name) + hash_prop_value(p.value));
   if (h == 0) h = 1;
   hash_.store(h, std::memory_order_relaxed);
@@ -119,7 +150,7 @@ std::size_t Op::hash() const {
 }
 
 std::string Op::to_string() const {
-  const Props ps = props();
+  const Props& ps = cached_props();
   std::string out(name());
   if (ps.empty()) return out;
   out += '{';

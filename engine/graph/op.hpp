@@ -89,7 +89,7 @@ struct PrintStyle {
 /// no `grad` is not differentiable) so that each Op states what it supports.
 class Op : public std::enable_shared_from_this<Op> {
  public:
-  virtual ~Op() = default;
+  virtual ~Op();
 
   /// The registry name: "add", "sum", "dimshuffle".
   virtual std::string_view name() const = 0;
@@ -100,7 +100,11 @@ class Op : public std::enable_shared_from_this<Op> {
   }
   /// The properties that, with the class, define equality and hash.
   virtual Props props() const { return {}; }
-  /// Same class, name and properties.
+  /// `props()`, computed on first use and kept: an Op is immutable, and the
+  /// matcher, rule filters and `equals` ask for them at every node they see.
+  const Props& cached_props() const;
+  /// Same class, name and properties. The default compares hashes first, so
+  /// unequal Ops usually differ in a word.
   virtual bool equals(const Op& other) const;
   /// Hash consistent with `equals`; computed once.
   std::size_t hash() const;
@@ -154,6 +158,7 @@ class Op : public std::enable_shared_from_this<Op> {
 
   mutable std::atomic<std::size_t> hash_{0};
   mutable std::atomic<std::uint32_t> kind_{0};
+  mutable std::atomic<const Props*> props_{nullptr};
 };
 
 inline bool operator==(const Op& a, const Op& b) { return &a == &b || a.equals(b); }

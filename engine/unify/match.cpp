@@ -359,7 +359,7 @@ class Matcher {
 
   // Matches property terms of an op pattern against the Op's properties.
   bool props_step(const Node& n, std::uint32_t index, const Op& op, std::uint64_t subject) {
-    const Props props = op.props();
+    const Props& props = op.cached_props();
     std::vector<std::pair<const Term*, std::uint64_t>> stack;
     for (const PropTerm& pt : n.head_term.op_pattern_props()) {
       const PropValue* value = find_prop(props, pt.name);

@@ -226,7 +226,7 @@ class Unifier {
   bool pattern_vs_op(const OpPatternNode& pat, const Op& op) {
     if (pat.name != op.name()) return false;
     if (pat.props.empty()) return true;
-    const Props props = op.props();
+    const Props& props = op.cached_props();
     for (const PropTerm& p : pat.props) {
       const PropValue* value = find_prop(props, p.name);
       if (!value) return false;

@@ -26,6 +26,29 @@ TEST_CASE("ops with equal properties are equal and hash equal", "[graph]") {
   REQUIRE(std::make_shared<ToyTwoOut>()->to_string() == "two_out");
 }
 
+TEST_CASE("an op's properties are computed once and kept", "[graph]") {
+  OpPtr a = toy("add", 2, 7);
+  const Props& first = a->cached_props();
+  CHECK(&first == &a->cached_props());
+  CHECK(first == a->props());
+  // Equal ops compare equal through their kept properties, unequal ones differ.
+  CHECK(*a == *toy("add", 2, 7));
+  CHECK_FALSE(*a == *toy("add", 2, 8));
+  // Ops without properties share one empty list.
+  OpPtr t1 = std::make_shared<ToyTwoOut>(), t2 = std::make_shared<ToyTwoOut>();
+  CHECK(t1->cached_props().empty());
+  CHECK(&t1->cached_props() == &t2->cached_props());
+  // Asked from several threads at once, every thread sees the same list.
+  OpPtr b = toy("mul", 2, 3);
+  std::vector<const Props*> seen(4, nullptr);
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < seen.size(); ++i)
+    threads.emplace_back([&, i] { seen[i] = &b->cached_props(); });
+  for (auto& t : threads) t.join();
+  for (const Props* p : seen) CHECK(p == seen[0]);
+  CHECK(*seen[0] == b->props());
+}
+
 TEST_CASE("op kinds are equal exactly when op names are", "[graph]") {
   OpPtr add7 = toy("add", 2, 7), add8 = toy("add", 2, 8), mul = toy("mul", 2, 7);
   // Equal names, different properties: one kind; different names: two.
