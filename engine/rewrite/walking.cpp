@@ -44,9 +44,28 @@ std::string WalkingRewriter::summary(int indent) const {
 }
 
 PassReport WalkingRewriter::apply(FunctionGraph& fgraph, RewriteContext& ctx) const {
+  // A node no rewriter tracks is never attempted, so it need not be queued;
+  // and a graph without any tracked node (the usual case for `useless` and
+  // `uncanonicalize`) is settled by one look at each node's kind, no sort.
+  auto tracked = [&](const Apply& n) {
+    const detail::RewriterIndex::Candidates c = index_->lookup(n.op());
+    return !c.a.empty() || !c.b.empty();
+  };
+  {
+    const std::vector<Apply*> all = fgraph.nodes();
+    if (std::none_of(all.begin(), all.end(), [&](const Apply* n) { return tracked(*n); })) {
+      if (ctx.profile && ctx.profile->current())  // the profile lists every rewriter of a pass
+        for (const NodeRewriterPtr& r : rewriters_) ctx.profile->current()->rewriter(r->name());
+      PassReport report;
+      report.stop = StopReason::Completed;
+      report.nodes_max = all.size();
+      return report;
+    }
+  }
   detail::NodeProcessor proc(name(), rewriters_, fgraph, ctx);
   std::deque<ApplyRef> queue;
-  for (Apply* n : fgraph.toposort()) queue.emplace_back(n);
+  for (Apply* n : fgraph.toposort())
+    if (tracked(*n)) queue.emplace_back(n);
   const bool in_to_out = order_ == WalkOrder::InToOut;
   std::size_t max_nodes = fgraph.num_nodes();
   while (!queue.empty()) {
@@ -66,7 +85,7 @@ PassReport WalkingRewriter::apply(FunctionGraph& fgraph, RewriteContext& ctx) co
     detail::ChangeListener& l = proc.listener();
     if (!ignore_newtrees_)
       for (const ApplyRef& n : l.imported_nodes)
-        if (n.get() != node && fgraph.contains(*n)) queue.push_back(n);
+        if (n.get() != node && fgraph.contains(*n) && tracked(*n)) queue.push_back(n);
     l.forget();
     max_nodes = std::max(max_nodes, fgraph.num_nodes());
   }
