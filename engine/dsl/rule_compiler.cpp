@@ -73,9 +73,14 @@ struct GuardCheck {
     return -1;
   }
 
+  // Binds only what the guard reads: it is asked at every match.
   bool check(const rw::Bindings& b) const {
     Bindings db(vars.size());
-    if (bind(b, db) >= 0) return false;
+    for (std::uint32_t r : reads) {
+      Var g = tensor[r] ? b.graph(vars[r]) : Var();
+      if (!g) return false;
+      db.bind(VarId{r}, std::move(g));
+    }
     return guard->evaluate(db, b.fgraph());
   }
 
@@ -103,6 +108,22 @@ std::vector<std::uint32_t> guard_reads(const Guard& g) {
       for (const GuardOperand* o : {&n.lhs, &n.rhs})
         if (o->kind != GuardOperand::Kind::Number && o->kind != GuardOperand::Kind::DTypeLiteral)
           note(o->var);
+  }
+  return out;
+}
+
+// The variables a guard requires to be constants whatever else holds: the
+// arguments of `constant(…)` among the operands of its top-level `and`s.
+std::vector<std::uint32_t> required_constants(const Guard& g) {
+  std::vector<std::uint32_t> out;
+  std::vector<std::uint32_t> stack{static_cast<std::uint32_t>(g.nodes().size() - 1)};
+  while (!stack.empty()) {
+    const GuardNode& n = g.nodes()[stack.back()];
+    stack.pop_back();
+    if (n.kind == GuardNode::Kind::And)
+      stack.insert(stack.end(), n.children.begin(), n.children.end());
+    else if (n.kind == GuardNode::Kind::Predicate && n.predicate->name == "constant")
+      out.push_back(index_of(n.tensor_args.at(0)));
   }
   return out;
 }
@@ -155,6 +176,7 @@ std::shared_ptr<const PatternNodeRewriter> compile_rule(const CheckedRule& rule,
       check->names.push_back(v.name);
     }
     check->reads = guard_reads(*rule.guard);
+    for (std::uint32_t v : required_constants(*rule.guard)) options.constant_vars.push_back(terms.vars[v]);
     in.where(
         std::string(rule.guard->text()), [check](const rw::Bindings& b) { return check->check(b); },
         [check](const rw::Bindings& b) { return check->explain(b); });

@@ -13,6 +13,8 @@ namespace rw {
 namespace detail {
 struct FilterLiterals {
   std::vector<Term> terms;
+  Props props;  // the node's Op must have each of these
+  std::shared_ptr<const Op> op;  // and be equal to this one
 };
 }  // namespace detail
 
@@ -28,6 +30,26 @@ NodeFilter& NodeFilter::arity(std::size_t n) {
 
 NodeFilter& NodeFilter::all_inputs_constant() {
   all_constant_ = true;
+  return *this;
+}
+
+NodeFilter& NodeFilter::op_equal_to(std::shared_ptr<const Op> op) {
+  if (!op) throw RewriteError("a node filter cannot compare with a null op");
+  kind_ = op->kind();
+  auto more = literals_ ? std::make_shared<detail::FilterLiterals>(*literals_)
+                        : std::make_shared<detail::FilterLiterals>();
+  more->op = std::move(op);
+  literals_ = std::move(more);
+  has_props_ = true;
+  return *this;
+}
+
+NodeFilter& NodeFilter::prop(std::string name, PropValue value) {
+  auto more = literals_ ? std::make_shared<detail::FilterLiterals>(*literals_)
+                        : std::make_shared<detail::FilterLiterals>();
+  more->props.push_back({std::move(name), std::move(value)});
+  literals_ = std::move(more);
+  has_props_ = true;
   return *this;
 }
 
@@ -95,8 +117,8 @@ NodeFilter& NodeFilter::literal(std::span<const std::uint32_t> path, FilterLiter
   c.what = Require::Literal;
   c.literal = literals_ ? static_cast<std::uint32_t>(literals_->terms.size()) : 0;
   if (!add(path, c)) return *this;
-  auto more = std::make_shared<detail::FilterLiterals>();
-  if (literals_) more->terms = literals_->terms;
+  auto more = literals_ ? std::make_shared<detail::FilterLiterals>(*literals_)
+                        : std::make_shared<detail::FilterLiterals>();
   more->terms.push_back(std::visit(
       [](auto v) {
         using T = decltype(v);
@@ -129,6 +151,14 @@ bool NodeFilter::accepts(const Apply& node) const {
   if (all_constant_)
     for (const Var& in : node.inputs())
       if (!in->is_constant()) return false;
+  if (has_props_) {
+    if (literals_->op && !(node.op() == *literals_->op)) return false;
+    const Props& props = node.op().cached_props();
+    for (const Prop& want : literals_->props) {
+      const PropValue* have = find_prop(props, want.name);
+      if (!have || !(*have == want.value)) return false;
+    }
+  }
   const Apply* at[kMaxChecks];
   const std::size_t n = checks_.size();
   for (std::size_t i = 0; i < n; ++i) {
@@ -179,6 +209,13 @@ std::string NodeFilter::to_string() const {
     return s;
   };
   if (kind_ || arity_ != kAnyArity) out += node(kind_, arity_);
+  if (has_props_ && literals_->op) out += "=" + literals_->op->to_string();
+  if (has_props_ && !literals_->props.empty()) {
+    std::string props;
+    for (const Prop& p : literals_->props)
+      props += fmt::format("{}{}={}", props.empty() ? "" : ",", p.name, format_prop_value(p.value));
+    out += "{" + props + "}";
+  }
   if (all_constant_) out += std::string(sep()) + "*=const";
   auto at = [&](std::uint16_t parent, std::uint16_t input) {
     std::vector<std::uint32_t> path{input};

@@ -54,6 +54,12 @@ class NodeFilter {
   NodeFilter& arity(std::size_t n);
   /// Every input of the node must be a constant.
   NodeFilter& all_inputs_constant();
+  /// The node's Op must equal `op` (class, name and properties), as a
+  /// pattern whose head is an Op requires; implies its kind.
+  NodeFilter& op_equal_to(std::shared_ptr<const Op> op);
+  /// The node's Op must have the property `name`, equal to `value`
+  /// (`dimshuffle(x, order=(0, 1))` asks for `order` == (0, 1)).
+  NodeFilter& prop(std::string name, PropValue value);
   /// The variable at `path` (not empty) must be computed by a node — of an
   /// Op of kind `kind` unless that is none, with `arity` inputs if given.
   /// The variables on the way must be computed by nodes (implied).
@@ -76,10 +82,11 @@ class NodeFilter {
   bool accepts(const Apply& node) const;
   /// True for a filter without checks.
   bool accepts_all() const {
-    return !kind_ && arity_ == kAnyArity && !all_constant_ && checks_.empty();
+    return !kind_ && arity_ == kAnyArity && !all_constant_ && !has_props_ && checks_.empty();
   }
   /// The checks, for messages and tests: `mul/2, [1]=1`, `[0]:add/2`,
-  /// `[1]==[0,1]`, `*=const` ("any" for the empty filter).
+  /// `[1]==[0,1]`, `*=const`, `{order=(0)}`, `=dimshuffle{order=(0)}` for an
+  /// Op compared whole ("any" for the empty filter).
   std::string to_string() const;
 
  private:
@@ -103,11 +110,12 @@ class NodeFilter {
   OpKind kind_;
   std::uint32_t arity_ = kAnyArity;
   bool all_constant_ = false;
+  bool has_props_ = false;  // literals_ holds properties or an Op to compare
   // Structural checks first, literal and same-value checks (the dearer ones,
   // which no check reads below) after them; a check's parents come before it.
   std::vector<Check> checks_;
   std::size_t first_literal_ = 0;
-  // The literals as terms, kept out of this header (it is included wherever
+  // The literals as terms and the Op properties, kept out of this header (it is included wherever
   // rewriters are); shared by copies, copied when a literal is added.
   std::shared_ptr<const detail::FilterLiterals> literals_;
 };

@@ -81,7 +81,7 @@ bool is_literal(const Term& t) {
 // The necessary condition the pattern's structure states about a node, down
 // to its first commutative or associative application (whose operands are
 // matched in any arrangement).
-NodeFilter filter_of(const Pattern& p) {
+NodeFilter filter_of(const Pattern& p, std::span<const Term> constant_vars) {
   NodeFilter f;
   struct Item {
     const Term* term;
@@ -97,8 +97,14 @@ NodeFilter filter_of(const Pattern& p) {
     const Term& t = *item.term;
     if (t.is_var() && !item.path.empty()) {
       auto seen = std::find_if(first.begin(), first.end(), [&](const auto& e) { return e.first.same(t); });
-      if (seen == first.end()) first.emplace_back(t, item.path);
-      else f.same_value(item.path, seen->second);
+      if (seen == first.end()) {
+        first.emplace_back(t, item.path);
+        if (std::any_of(constant_vars.begin(), constant_vars.end(),
+                        [&](const Term& c) { return c.same(t); }))
+          f.constant(item.path);
+      } else {
+        f.same_value(item.path, seen->second);
+      }
       continue;
     }
     if (is_literal(t)) {
@@ -118,6 +124,18 @@ NodeFilter filter_of(const Pattern& p) {
     if (item.path.empty()) {
       if (kind) f.op(kind);
       if (arity) f.arity(*arity);
+      // Properties written as values (`order=(0, 1)`) are compared with the
+      // Op's own. Floats are left to the matcher, whose term equality and
+      // PropValue's may differ on them (-0.0, NaN).
+      // An Op with properties is compared whole; without, its kind says enough.
+      if (t.head().kind() == TermKind::Op && !t.head().op()->cached_props().empty())
+        f.op_equal_to(t.head().op());
+      if (t.head().kind() == TermKind::OpPattern)
+        for (const PropTerm& pt : t.head().op_pattern_props()) {
+          if (!pt.value.is_ground()) continue;
+          std::optional<PropValue> value = term_to_prop(pt.value);
+          if (value && !std::holds_alternative<double>(*value)) f.prop(pt.name, std::move(*value));
+        }
     } else {
       f.computed(item.path, kind, arity);
     }
@@ -170,7 +188,7 @@ PatternNodeRewriter::PatternNodeRewriter(std::string name, Pattern in, Term out,
   leaves_ = std::move(s.leaves);
   // Refusing shared intermediates reads their uses.
   if (!allow_multiple_clients_ && has_intermediates_) set_reads_uses();
-  set_filter(filter_of(in_));
+  set_filter(filter_of(in_, options.constant_vars));
 }
 
 std::string PatternNodeRewriter::describe() const {

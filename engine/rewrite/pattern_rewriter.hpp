@@ -39,6 +39,12 @@ struct PatternRewriteOptions {
   std::optional<int> depth;
   /// What `describe()` says; by default `in -> out` printed from the terms.
   std::string description;
+  /// Variables of the input pattern that every match binds to constants —
+  /// what a guard `constant(y) and …` demands. The rewriter's filter then
+  /// turns away nodes whose input there is not a constant before matching.
+  /// A promise of the caller: a variable listed here that a guard does not
+  /// require to be constant makes the rewriter miss matches.
+  std::vector<Term> constant_vars;
 };
 
 /// Replaces every match of an input pattern by an output pattern:

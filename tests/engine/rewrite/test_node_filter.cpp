@@ -81,6 +81,36 @@ TEST_CASE("a filter checks the node's op kind, arity and constant inputs", "[rew
   CHECK(NodeFilter().arity(1).to_string() == "_/1");
 }
 
+TEST_CASE("a filter compares the node's op properties", "[rewrite]") {
+  Var x = fvec("x"), y = fvec("y");
+  Var m = ftensor("m", {2, 3});
+  const NodeFilter seven = NodeFilter().op(OpKind::of("add")).prop("tag", std::int64_t{7});
+  CHECK(seven.accepts(node_of((*toy("add", 2, 7))({x, y}))));
+  CHECK_FALSE(seven.accepts(node_of((*toy("add", 2, 8))({x, y}))));
+  CHECK(seven.to_string() == "add{tag=7}");
+  // An op without the property is refused, as the matcher refuses it.
+  CHECK_FALSE(NodeFilter().prop("axis", std::int64_t{0}).accepts(node_of(exp(x))));
+  // Tuples compare whole; a value of another kind is another value.
+  const NodeFilter axis0 = NodeFilter().prop("axis", std::vector<std::int64_t>{0});
+  CHECK(axis0.accepts(node_of((*toy_sum(std::vector<std::int64_t>{0}))({m}))));
+  CHECK_FALSE(axis0.accepts(node_of((*toy_sum(std::vector<std::int64_t>{0, 1}))({m}))));
+  CHECK_FALSE(axis0.accepts(node_of((*toy_sum(std::nullopt))({m}))));
+  CHECK_FALSE(NodeFilter().prop("keepdims", std::int64_t{0}).accepts(node_of((*toy_sum(std::nullopt))({m}))));
+  // An Op compared whole: its kind, then equality.
+  const NodeFilter exact = NodeFilter().op_equal_to(toy("add", 2, 7));
+  CHECK(exact.accepts(node_of((*toy("add", 2, 7))({x, y}))));
+  CHECK_FALSE(exact.accepts(node_of((*toy("add", 2, 8))({x, y}))));
+  CHECK_FALSE(exact.accepts(node_of((*toy("mul", 2, 7))({x, y}))));
+  CHECK(exact.to_string() == "add=add{tag=7}");
+  CHECK_THROWS_AS(NodeFilter().op_equal_to(nullptr), RewriteError);
+  // Several properties must all hold, and the filter is no longer "any".
+  const NodeFilter both = NodeFilter().prop("axis", PropValue{}).prop("keepdims", true);
+  CHECK_FALSE(both.accepts_all());
+  CHECK(both.accepts(node_of((*toy_sum(std::nullopt, true))({m}))));
+  CHECK_FALSE(both.accepts(node_of((*toy_sum(std::nullopt, false))({m}))));
+  CHECK(both.to_string() == "{axis=none,keepdims=true}");
+}
+
 TEST_CASE("a filter checks what computes the inputs at each path", "[rewrite]") {
   Var x = fvec("x"), y = fvec("y");
   // (_ * _) / _, with input 1 of the mul a constant.
@@ -229,6 +259,21 @@ TEST_CASE("pattern rewriters and constant folding declare their filters", "[rewr
   const PatternNodeRewriter v("v", Pattern(compound(Term("exp"), compound(lvar("f"), kX, 1))), kX);
   CHECK(v.filter().to_string() == "exp/1, [0]:_/2, [0,1]=1");
   CHECK(ConstantFolding().filter().to_string() == "*=const");
+  // Properties written as values are compared; a variable property is not.
+  const Term axis0 = op_pattern("sum", {{"axis", tuple(std::vector<Term>{Term::integer(0)})}});
+  const PatternNodeRewriter s0("s0", Pattern(compound(axis0, kX)), kX);
+  CHECK(s0.filter().to_string() == "sum/1{axis=(0)}");
+  const PatternNodeRewriter sa("sa", Pattern(compound(op_pattern("sum", {{"axis", lvar("a")}}), kX)), kX);
+  CHECK(sa.filter().to_string() == "sum/1");
+  // A variable the caller says every match binds to a constant (a guard's
+  // `constant(y)`) is checked where the pattern first reads it.
+  PatternRewriteOptions constant_y;
+  constant_y.constant_vars = {kY};
+  const PatternNodeRewriter by("by", Pattern(t_div(kX, kY)), kX, constant_y);
+  CHECK(by.filter().to_string() == "div/2, [1]=const");
+  Var x = fvec("x");
+  CHECK(by.filter().accepts(node_of(div(x, fconst(2)))));
+  CHECK_FALSE(by.filter().accepts(node_of(div(x, x))));
 }
 
 TEST_CASE("drivers skip transform on refused nodes unless the trace listens", "[rewrite]") {
