@@ -138,10 +138,8 @@ bool Op::equals(const Op& other) const {
          cached_props() == other.cached_props();
 }
 
-std::size_t Op::hash() const {
-  std::size_t h = hash_.load(std::memory_order_relaxed);
-  if (h != 0) return h;
-  h = std::hash<std::string_view>()(name());
+std::size_t Op::compute_hash() const {
+  std::size_t h = std::hash<std::string_view>()(name());
   for (const auto& p : cached_props())
     h = h * 1000003u ^ (std::hash<std::string>()(p.name) + hash_prop_value(p.value));
   if (h == 0) h = 1;

@@ -107,7 +107,10 @@ class Op : public std::enable_shared_from_this<Op> {
   /// unequal Ops usually differ in a word.
   virtual bool equals(const Op& other) const;
   /// Hash consistent with `equals`; computed once.
-  std::size_t hash() const;
+  std::size_t hash() const {
+    const std::size_t h = hash_.load(std::memory_order_relaxed);
+    return h ? h : compute_hash();
+  }
   /// `name{prop=value,…}`, or the name alone when there are no properties.
   virtual std::string to_string() const;
   virtual PrintStyle print_style() const { return {}; }
@@ -155,6 +158,7 @@ class Op : public std::enable_shared_from_this<Op> {
 
  private:
   OpKind intern_kind() const;
+  std::size_t compute_hash() const;
 
   mutable std::atomic<std::size_t> hash_{0};
   mutable std::atomic<std::uint32_t> kind_{0};

@@ -152,7 +152,8 @@ bool NodeFilter::accepts(const Apply& node) const {
     for (const Var& in : node.inputs())
       if (!in->is_constant()) return false;
   if (has_props_) {
-    if (literals_->op && !(node.op() == *literals_->op)) return false;
+    const Op* same = literals_->op.get();
+    if (same && (node.op().hash() != same->hash() || !(node.op() == *same))) return false;
     const Props& props = node.op().cached_props();
     for (const Prop& want : literals_->props) {
       const PropValue* have = find_prop(props, want.name);
