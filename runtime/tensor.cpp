@@ -240,7 +240,16 @@ Tensor Tensor::astype(DType dtype) const {
   return out;
 }
 
-Tensor Tensor::copy() const { return astype(dtype_); }
+Tensor Tensor::copy() const {
+  // A contiguous tensor is one block of bytes: no need for the elementwise
+  // engine (constant folding copies many tiny results).
+  if (valid() && is_contiguous()) {
+    Tensor out = empty(dtype_, shape_);
+    if (const std::size_t n = nbytes()) std::memcpy(out.raw_data(), raw_data(), n);
+    return out;
+  }
+  return astype(dtype_);
+}
 
 Tensor Tensor::contiguous() const { return is_contiguous() ? *this : copy(); }
 

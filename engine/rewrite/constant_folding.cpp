@@ -37,7 +37,8 @@ RewriteResult ConstantFolding::transform(FunctionGraph&, Apply& node,
         return fmt::format("op `{}` left output {} without a value", node.op().to_string(), i);
       });
     // The output's type, so that no client sees its input's type change.
-    folded.push_back(Constant::make(outputs[i], node.output_var(i).type()));
+    // Moved: a result nobody else holds becomes the constant's value uncopied.
+    folded.push_back(Constant::make(std::move(outputs[i]), node.output_var(i).type()));
   }
   return RewriteResult::replace_outputs(std::move(folded));
 }

@@ -36,6 +36,19 @@ TEST_CASE("views share storage and copies do not", "[runtime]") {
   REQUIRE(c.is_contiguous());
   REQUIRE_FALSE(c.shares_storage(m));
   REQUIRE(c.equal(t));
+  // A contiguous copy (whole, or a contiguous slice at an offset) is a new
+  // block holding the same elements; changing it leaves the original alone.
+  Tensor whole = m.copy();
+  REQUIRE_FALSE(whole.shares_storage(m));
+  REQUIRE(whole.equal(m));
+  Tensor row = m.slice(0, 1, 2, 1);
+  REQUIRE(row.is_contiguous());
+  Tensor row_copy = row.copy();
+  REQUIRE(row_copy.shape() == Shape{1, 3});
+  REQUIRE(row_copy.at({0, 0}) == 4.0);
+  row_copy.data<double>()[0] = -1.0;
+  REQUIRE(m.at({1, 0}) == 4.0);
+  REQUIRE(Tensor::empty(DType::Int32, {0, 3}).copy().shape() == Shape{0, 3});
   Tensor rev = m.slice(1, -1, -4, -1);  // columns reversed
   REQUIRE(rev.shape() == Shape{2, 3});
   REQUIRE(rev.at({0, 0}) == 3.0);
