@@ -155,9 +155,10 @@ void ScalarProgram::output(Reg r) {
   outputs_.push_back(r);
 }
 
-void ScalarProgram::reserve(std::size_t registers, std::size_t instructions) {
+void ScalarProgram::reserve(std::size_t registers, std::size_t instructions, std::size_t inputs) {
   regs_.reserve(registers);
   instrs_.reserve(instructions);
+  inputs_.reserve(inputs);
 }
 
 int ScalarProgram::cost() const {

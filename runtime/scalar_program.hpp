@@ -81,9 +81,10 @@ class ScalarProgram {
   Reg append_from(const ScalarProgram& source, const ScalarInstr& instr, std::span<const Reg> args);
   /// Marks `r` as the next output. A register may be output more than once.
   void output(Reg r);
-  /// Room for this many registers and instructions without reallocating
-  /// (for a builder that knows the size beforehand, such as fusion).
-  void reserve(std::size_t registers, std::size_t instructions);
+  /// Room for this many registers, instructions and inputs without
+  /// reallocating (for a builder that knows the size beforehand, such as
+  /// fusion).
+  void reserve(std::size_t registers, std::size_t instructions, std::size_t inputs = 0);
 
   /// Number of inputs, outputs, registers.
   std::size_t num_inputs() const { return inputs_.size(); }

@@ -405,16 +405,10 @@ class Grouper {
         }
     }
     std::sort(ranked_.begin(), ranked_.end());
-    g.inputs.reserve(ranked_.size());
-    for (const auto& [rank, k] : ranked_) {
-      const auto& [in, id] = first_use_[k];
-      var(id).reg = g.program.input(in->tensor_type()->dtype());
-      g.inputs.push_back(in);
-    }
     // Each member's own program (cached by its Op), then the group's sized
     // for all of them at once.
     subs_.clear();
-    std::size_t registers = g.inputs.size(), instructions = 0;
+    std::size_t registers = ranked_.size(), instructions = 0;
     DTypes dtypes;
     for (std::uint32_t m : members_) {
       const Apply& node = *order_[m];
@@ -426,7 +420,13 @@ class Grouper {
       registers += sub ? sub->num_registers() : 2;
       instructions += sub ? sub->instructions().size() : 0;
     }
-    g.program.reserve(registers, instructions);
+    g.program.reserve(registers, instructions, ranked_.size());
+    g.inputs.reserve(ranked_.size());
+    for (const auto& [rank, k] : ranked_) {
+      const auto& [in, id] = first_use_[k];
+      var(id).reg = g.program.input(in->tensor_type()->dtype());
+      g.inputs.push_back(in);
+    }
     SmallVec<Reg, 4> args;
     ScalarProgram scratch;
     for (std::size_t k = 0; k < members_.size(); ++k) {
