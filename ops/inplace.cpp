@@ -292,7 +292,7 @@ PassReport InplacePass::apply(FunctionGraph& fgraph, RewriteContext& ctx) const 
 
   for (const Var& first : order) {
     Apply* node = first->owner();
-    if (!fgraph.contains(*node) || !node->op().destroy_map().empty()) continue;
+    if (!fgraph.contains(*node) || !node->op().cached_destroy_map().empty()) continue;
     const Op& op = node->op();
     const bool composite = op_as<Composite>(op) != nullptr;
     if (composite || op_as<Elemwise>(op) || op_as<Fill>(op)) {

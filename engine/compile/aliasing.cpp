@@ -16,8 +16,8 @@ std::vector<std::size_t> aliased_inputs(const Apply& node, std::size_t output, I
           std::find(out.begin(), out.end(), i) == out.end())
         out.push_back(i);
   };
-  collect(node.op().view_map());
-  if (in_place == InPlace::SameBuffer) collect(node.op().destroy_map());
+  collect(node.op().cached_view_map());
+  if (in_place == InPlace::SameBuffer) collect(node.op().cached_destroy_map());
   return out;
 }
 

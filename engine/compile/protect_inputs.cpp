@@ -17,13 +17,13 @@ ProtectInputs::ProtectInputs(const std::vector<Var>& protected_vars) {
 void ProtectInputs::on_attach(FunctionGraph& fgraph) {
   destroyers_.clear();
   for (Apply* node : fgraph.nodes())
-    if (!node->op().destroy_map().empty()) destroyers_.insert(node);
+    if (!node->op().cached_destroy_map().empty()) destroyers_.insert(node);
 }
 
 void ProtectInputs::on_detach(FunctionGraph&) { destroyers_.clear(); }
 
 void ProtectInputs::on_import(FunctionGraph&, Apply& node, std::string_view) {
-  if (!node.op().destroy_map().empty()) destroyers_.insert(&node);
+  if (!node.op().cached_destroy_map().empty()) destroyers_.insert(&node);
 }
 
 void ProtectInputs::on_prune(FunctionGraph&, Apply& node, std::string_view) {
@@ -36,7 +36,7 @@ bool ProtectInputs::is_protected(const Variable& var) const {
 
 void ProtectInputs::validate(const FunctionGraph&) {
   for (const Apply* node : destroyers_)
-    for (const auto& [o, i] : node->op().destroy_map()) {
+    for (const auto& [o, i] : node->op().cached_destroy_map()) {
       if (i >= node->num_inputs()) continue;
       for (const Variable* root : alias_roots(*node->input(i)))
         if (is_protected(*root))

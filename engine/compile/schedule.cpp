@@ -23,7 +23,7 @@ std::vector<Apply*> schedule(const FunctionGraph& fgraph) {
   // Which buffer version each in-place node overwrites.
   std::unordered_map<const Variable*, Apply*> destroyer_of;
   for (Apply* node : base)
-    for (const auto& [o, i] : node->op().destroy_map()) {
+    for (const auto& [o, i] : node->op().cached_destroy_map()) {
       if (i >= node->num_inputs()) continue;
       for (const Variable* root : alias_roots(*node->input(i), InPlace::NewVersion)) {
         auto [it, fresh] = destroyer_of.emplace(root, node);
@@ -82,7 +82,7 @@ std::vector<Apply*> schedule(const FunctionGraph& fgraph) {
   }
   if (order.size() != base.size()) {
     for (std::uint32_t k = 0; k < base.size(); ++k)
-      if (waiting[k] != 0 && !base[k]->op().destroy_map().empty())
+      if (waiting[k] != 0 && !base[k]->op().cached_destroy_map().empty())
         throw Error(fmt::format(
             "cannot order the nodes: `{}` overwrites a buffer that a node computed from its "
             "result still has to read",

@@ -104,32 +104,52 @@ OpKind Op::intern_kind() const {
 }
 
 namespace {
-// What every Op without properties points at: no allocation for them. Never
-// destroyed, so Ops that outlive static destruction may still use it.
-const Props& no_props() {
-  static const Props* const none = new Props();
-  return *none;
+// What every Op without properties (or without views or destroyed inputs)
+// points at: no allocation for them. Never destroyed, so Ops that outlive
+// static destruction may still use them.
+template <class T> const T& none() {
+  static const T* const empty = new T();
+  return *empty;
+}
+
+// The value `compute()` gives, computed once and published in `slot`; the
+// first of several threads computing it at once wins.
+template <class T, class F> const T& keep_once(std::atomic<const T*>& slot, F compute) {
+  if (const T* p = slot.load(std::memory_order_acquire)) return *p;
+  T computed = compute();
+  const T* expected = nullptr;
+  if (computed.empty()) {
+    slot.compare_exchange_strong(expected, &none<T>(), std::memory_order_acq_rel);
+    return expected ? *expected : none<T>();
+  }
+  auto made = std::make_unique<const T>(std::move(computed));
+  if (slot.compare_exchange_strong(expected, made.get(), std::memory_order_acq_rel))
+    return *made.release();
+  return *expected;
+}
+
+template <class T> void release(std::atomic<const T*>& slot) {
+  const T* p = slot.load(std::memory_order_relaxed);
+  if (p != &none<T>()) delete p;
 }
 }  // namespace
 
 Op::~Op() {
-  const Props* p = props_.load(std::memory_order_relaxed);
-  if (p != &no_props()) delete p;
+  release(props_);
+  release(view_map_);
+  release(destroy_map_);
 }
 
 const Props& Op::cached_props() const {
-  if (const Props* p = props_.load(std::memory_order_acquire)) return *p;
-  Props computed = props();
-  const Props* expected = nullptr;
-  if (computed.empty()) {
-    props_.compare_exchange_strong(expected, &no_props(), std::memory_order_acq_rel);
-    return no_props();
-  }
-  auto made = std::make_unique<const Props>(std::move(computed));
-  // Two threads may compute them at once; the first to publish wins.
-  if (props_.compare_exchange_strong(expected, made.get(), std::memory_order_acq_rel))
-    return *made.release();
-  return *expected;
+  return keep_once(props_, [&] { return props(); });
+}
+
+const IoMap& Op::cached_view_map() const {
+  return keep_once(view_map_, [&] { return view_map(); });
+}
+
+const IoMap& Op::cached_destroy_map() const {
+  return keep_once(destroy_map_, [&] { return destroy_map(); });
 }
 
 bool Op::equals(const Op& other) const {

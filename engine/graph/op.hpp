@@ -150,6 +150,10 @@ class Op : public std::enable_shared_from_this<Op> {
   virtual IoMap view_map() const { return {}; }
   /// Outputs computed by overwriting inputs.
   virtual IoMap destroy_map() const { return {}; }
+  /// `view_map()` and `destroy_map()`, computed on first use and kept, for
+  /// the passes that ask them of every node they look at.
+  const IoMap& cached_view_map() const;
+  const IoMap& cached_destroy_map() const;
   /// Whether constant folding may evaluate this node when its inputs are
   /// constants (false for Ops whose output should stay symbolic, e.g. alloc).
   virtual bool do_constant_folding(const Apply& node) const;
@@ -163,6 +167,8 @@ class Op : public std::enable_shared_from_this<Op> {
   mutable std::atomic<std::size_t> hash_{0};
   mutable std::atomic<std::uint32_t> kind_{0};
   mutable std::atomic<const Props*> props_{nullptr};
+  mutable std::atomic<const IoMap*> view_map_{nullptr};
+  mutable std::atomic<const IoMap*> destroy_map_{nullptr};
 };
 
 inline bool operator==(const Op& a, const Op& b) { return &a == &b || a.equals(b); }

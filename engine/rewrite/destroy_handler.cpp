@@ -20,7 +20,7 @@ DestroyHandler::DestroyHandler(std::vector<Var> mutable_inputs) : keep_(std::mov
 void DestroyHandler::on_attach(FunctionGraph& fgraph) {
   destroyers_.clear();
   for (Apply* node : fgraph.nodes())
-    if (!node->op().destroy_map().empty()) destroyers_.insert(node);
+    if (!node->op().cached_destroy_map().empty()) destroyers_.insert(node);
   changed_vars_.clear();
   changed_nodes_.clear();
   check_all_ = true;
@@ -33,7 +33,7 @@ void DestroyHandler::on_detach(FunctionGraph&) {
 }
 
 void DestroyHandler::on_import(FunctionGraph&, Apply& node, std::string_view) {
-  if (!node.op().destroy_map().empty()) {
+  if (!node.op().cached_destroy_map().empty()) {
     destroyers_.insert(&node);
     changed_nodes_.emplace_back(&node);
   }
@@ -57,7 +57,7 @@ void DestroyHandler::on_change_input(FunctionGraph&, const Client& client, const
     // Outputs that are no view show buffers of their own: nothing changed
     // for their readers.
     if (destroyers_.contains(client.node)) changed_nodes_.emplace_back(client.node);
-    if (!client.node->op().view_map().empty())
+    if (!client.node->op().cached_view_map().empty())
       for (std::size_t o = 0; o < client.node->num_outputs(); ++o)
         changed_vars_.push_back(client.node->output(o));
   }
@@ -66,7 +66,7 @@ void DestroyHandler::on_change_input(FunctionGraph&, const Client& client, const
 namespace {
 /// The input that output `out` of `node` is a view of, if it is one.
 std::optional<std::size_t> viewed_input(const Apply& node, std::size_t out) {
-  for (const auto& [o, i] : node.op().view_map())
+  for (const auto& [o, i] : node.op().cached_view_map())
     if (o == out) return i;
   return std::nullopt;
 }
@@ -91,7 +91,7 @@ DestroyHandler::Fault DestroyHandler::fault(const FunctionGraph& fgraph, const A
     // no other output of that node may view it and be read.
     const std::optional<std::size_t> viewed = viewed_input(*owner, v->index());
     if (!viewed) return {};  // a buffer of its own, or a new version (destroy_map)
-    for (const auto& [o, i] : owner->op().view_map())
+    for (const auto& [o, i] : owner->op().cached_view_map())
       if (i == *viewed && o != v->index() && fgraph.num_clients(owner->output_var(o)) > 0)
         return {Kind::SharedView, v, nullptr, owner->input(*viewed).get()};
     reader = owner;
@@ -141,7 +141,7 @@ void DestroyHandler::destroyers_near(const FunctionGraph& fgraph, const Variable
     for (const Client& c : fgraph.clients(*v)) {
       if (c.is_output()) continue;
       if (destroyers_.contains(c.node)) out.push_back(c.node);
-      for (const auto& [o, i] : c.node->op().view_map()) {
+      for (const auto& [o, i] : c.node->op().cached_view_map()) {
         const Variable* shown = &c.node->output_var(o);
         if (i == c.slot && std::find(seen.begin(), seen.end(), shown) == seen.end()) {
           seen.push_back(shown);
@@ -181,7 +181,7 @@ void DestroyHandler::validate(const FunctionGraph& fgraph) {
   std::size_t worst_input = 0;
   for (const Apply* node : candidates) {
     if (worst && (node == worst || fgraph.order_of(*worst) <= fgraph.order_of(*node))) continue;
-    for (const auto& [o, i] : node->op().destroy_map()) {
+    for (const auto& [o, i] : node->op().cached_destroy_map()) {
       if (i >= node->num_inputs()) continue;
       if (!can_destroy(fgraph, *node, i)) {
         worst = node;

@@ -1,6 +1,7 @@
 // Op identity by properties, and the OpRegistry.
 #include <catch2/catch.hpp>
 
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <unordered_set>
@@ -26,6 +27,19 @@ TEST_CASE("ops with equal properties are equal and hash equal", "[graph]") {
   REQUIRE(std::make_shared<ToyTwoOut>()->to_string() == "two_out");
 }
 
+namespace {
+/// An Op that only declares views and destroyed inputs.
+class Viewing final : public Op {
+ public:
+  std::string_view name() const override { return "viewing"; }
+  ApplyRef make_node(std::span<const Var>) const override {
+    throw std::logic_error("`viewing` builds no nodes");
+  }
+  IoMap view_map() const override { return {{1, 0}}; }
+  IoMap destroy_map() const override { return {{0, 1}}; }
+};
+}  // namespace
+
 TEST_CASE("an op's properties are computed once and kept", "[graph]") {
   OpPtr a = toy("add", 2, 7);
   const Props& first = a->cached_props();
@@ -38,6 +52,13 @@ TEST_CASE("an op's properties are computed once and kept", "[graph]") {
   OpPtr t1 = std::make_shared<ToyTwoOut>(), t2 = std::make_shared<ToyTwoOut>();
   CHECK(t1->cached_props().empty());
   CHECK(&t1->cached_props() == &t2->cached_props());
+  // View and destroy maps are kept the same way.
+  const auto viewing = std::make_shared<Viewing>();
+  CHECK(viewing->cached_view_map() == IoMap{{1, 0}});
+  CHECK(&viewing->cached_view_map() == &viewing->cached_view_map());
+  CHECK(viewing->cached_destroy_map() == IoMap{{0, 1}});
+  CHECK(t1->cached_view_map().empty());
+  CHECK(&t1->cached_destroy_map() == &t2->cached_destroy_map());
   // Asked from several threads at once, every thread sees the same list.
   OpPtr b = toy("mul", 2, 3);
   std::vector<const Props*> seen(4, nullptr);
