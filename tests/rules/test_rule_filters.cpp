@@ -193,6 +193,28 @@ TEST_CASE("rule filters compare written properties and a guard's constant(…)",
   CHECK(filter_of("dot_zero_right") == "dot/2, [1]=const");
   CHECK(filter_of("dot_zero_left") == "dot/2, [0]=const");
   CHECK(filter_of("div_by_constant") == "true_div/2, [1]=const");
+  // The standard rules match add and mul operands in place (their mirror
+  // images are rules of their own), so both constants are checked.
+  CHECK(filter_of("add_scaled_left") ==
+        "add/2, [0]:mul/2, [0,0]=const, [1]:mul/2, [1,0]=const, [1,1]==[0,1]");
+  // Only a constant(…) every match needs makes a check: not one under `or` or `not`.
+  const rw::OpRegistry& ops = rw::standard_registry();
+  const rw::dsl::PredicateRegistry predicates;
+  const rw::dsl::RuleModule module = rw::dsl::load_rules_text(
+      "filters.rules",
+      "ruleset filters\n"
+      "rule needs:     x / c => x  where float(x) and (constant(c) and value(c) == 1)\n"
+      "rule negated:   x / c => x  where not constant(c)\n"
+      "rule either:    x / c => x  where constant(c) or float(c)\n",
+      ops, predicates);
+  auto compiled = [&](std::string_view name) {
+    return rw::dsl::compile_rule(*module.find_rule(name), rw::dsl::theory_of(module), ops)
+        ->filter()
+        .to_string();
+  };
+  CHECK(compiled("needs") == "true_div/2, [1]=const");
+  CHECK(compiled("negated") == "true_div/2");
+  CHECK(compiled("either") == "true_div/2");
 }
 
 TEST_CASE("the default mode gives the same graph with and without the filters", "[rules]") {
