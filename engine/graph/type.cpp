@@ -1,8 +1,6 @@
 // Type, TensorType and the gradient marker types.
 #include "engine/graph/type.hpp"
 
-#include <typeinfo>
-
 #include <fmt/format.h>
 
 #include "engine/graph/errors.hpp"

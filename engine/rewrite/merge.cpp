@@ -2,7 +2,6 @@
 #include "engine/rewrite/merge.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cstdint>
 #include <functional>
 #include <queue>
@@ -38,18 +37,6 @@ struct ConstSlotTraits {
   static std::uint64_t hash(const ConstSlot& s) { return s.hash; }
 };
 
-struct OpSlot {
-  const Op* op;
-  std::uint64_t name_hash;
-};
-struct OpSlotTraits {
-  static OpSlot empty() { return {nullptr, 0}; }
-  static bool is_empty(const OpSlot& s) { return s.op == nullptr; }
-  static std::uint64_t hash(const OpSlot& s) {
-    return reinterpret_cast<std::uintptr_t>(s.op) >> 4;
-  }
-};
-
 // A node is registered under the signature of its current inputs; when an
 // input changes, the signature it was registered under is recomputed from the
 // old input, so no second table maps nodes to their signatures.
@@ -58,38 +45,18 @@ struct MergeTables {
   FlatTable<ConstSlot, ConstSlotTraits> constants;
   // Representative constants stay alive while they are in the table.
   std::vector<Var> keep;
-  // The hash of each Op's name, by Op: nodes share few Ops, and asking an Op
-  // its name is a virtual call and hashing it a loop. The Ops are kept alive
-  // so that an address is never reused by another Op while it is in the table.
-  // The name, not Op::hash: nodes with equal inputs are rare, so same_node's
+  // An Op stands for its name in the signature: its kind, an integer the Op
+  // keeps. Not Op::hash: nodes with equal inputs are rare, so same_node's
   // full comparison seldom runs, while Op::hash would write out every
   // parameter of every new Op (a fused Composite's whole program).
-  FlatTable<OpSlot, OpSlotTraits> op_hashes;
-  std::vector<OpPtr> ops;
-
-  // In front of the table, a direct-mapped cache of the Ops met last.
-  std::array<OpSlot, 16> recent{};
-
-  std::uint64_t op_hash(const Apply& node) {
-    const Op* op = &node.op();
-    const std::uint64_t key = OpSlotTraits::hash({op, 0});
-    OpSlot& line = recent[key % recent.size()];
-    if (line.op == op) return line.name_hash;
-    if (const OpSlot* s = op_hashes.find(key, [&](const OpSlot& x) { return x.op == op; })) {
-      line = *s;
-      return s->name_hash;
-    }
-    const std::uint64_t h = std::hash<std::string_view>()(op->name());
-    op_hashes.insert({op, h});
-    ops.push_back(node.op_ptr());
-    line = {op, h};
-    return h;
+  static std::uint64_t op_hash(const Apply& node) {
+    return node.op().kind().index() * 0xC2B2AE3D27D4EB4FULL;
   }
 
   /// The signature of `node`, with input `slot` taken to be `at_slot` (the
   /// signature a node had before an input changed).
   std::uint64_t signature(const Apply& node, std::size_t slot = SIZE_MAX,
-                          const Variable* at_slot = nullptr) {
+                          const Variable* at_slot = nullptr) const {
     std::uint64_t h = op_hash(node) ^ (node.num_outputs() * 0x9E3779B97F4A7C15ULL);
     const std::span<const Var> ins = node.inputs();
     for (std::size_t i = 0; i < ins.size(); ++i) {

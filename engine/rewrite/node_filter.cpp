@@ -40,7 +40,7 @@ NodeFilter& NodeFilter::op_equal_to(std::shared_ptr<const Op> op) {
                         : std::make_shared<detail::FilterLiterals>();
   more->op = std::move(op);
   literals_ = std::move(more);
-  has_props_ = true;
+  has_op_checks_ = true;
   return *this;
 }
 
@@ -49,7 +49,7 @@ NodeFilter& NodeFilter::prop(std::string name, PropValue value) {
                         : std::make_shared<detail::FilterLiterals>();
   more->props.push_back({std::move(name), std::move(value)});
   literals_ = std::move(more);
-  has_props_ = true;
+  has_op_checks_ = true;
   return *this;
 }
 
@@ -151,7 +151,7 @@ bool NodeFilter::accepts(const Apply& node) const {
   if (all_constant_)
     for (const Var& in : node.inputs())
       if (!in->is_constant()) return false;
-  if (has_props_) {
+  if (has_op_checks_) {
     const Op* same = literals_->op.get();
     if (same && (node.op().hash() != same->hash() || !(node.op() == *same))) return false;
     const Props& props = node.op().cached_props();
@@ -210,8 +210,8 @@ std::string NodeFilter::to_string() const {
     return s;
   };
   if (kind_ || arity_ != kAnyArity) out += node(kind_, arity_);
-  if (has_props_ && literals_->op) out += "=" + literals_->op->to_string();
-  if (has_props_ && !literals_->props.empty()) {
+  if (has_op_checks_ && literals_->op) out += "=" + literals_->op->to_string();
+  if (has_op_checks_ && !literals_->props.empty()) {
     std::string props;
     for (const Prop& p : literals_->props)
       props += fmt::format("{}{}={}", props.empty() ? "" : ",", p.name, format_prop_value(p.value));

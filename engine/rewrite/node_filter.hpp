@@ -82,7 +82,7 @@ class NodeFilter {
   bool accepts(const Apply& node) const;
   /// True for a filter without checks.
   bool accepts_all() const {
-    return !kind_ && arity_ == kAnyArity && !all_constant_ && !has_props_ && checks_.empty();
+    return !kind_ && arity_ == kAnyArity && !all_constant_ && !has_op_checks_ && checks_.empty();
   }
   /// The checks, for messages and tests: `mul/2, [1]=1`, `[0]:add/2`,
   /// `[1]==[0,1]`, `*=const`, `{order=(0)}`, `=dimshuffle{order=(0)}` for an
@@ -110,7 +110,7 @@ class NodeFilter {
   OpKind kind_;
   std::uint32_t arity_ = kAnyArity;
   bool all_constant_ = false;
-  bool has_props_ = false;  // literals_ holds properties or an Op to compare
+  bool has_op_checks_ = false;  // literals_ holds properties or an Op to compare
   // Structural checks first, literal and same-value checks (the dearer ones,
   // which no check reads below) after them; a check's parents come before it.
   std::vector<Check> checks_;

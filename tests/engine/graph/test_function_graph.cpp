@@ -200,11 +200,24 @@ TEST_CASE("multi-output nodes are pruned only when no output is used", "[graph]"
   fg.check_integrity();
 }
 
+namespace {
+/// exp(x) * y + log(exp(x)): `e` = exp(x) has two uses, `m` one.
+struct SharedExp {
+  Var x, y, e, m, out;
+};
+SharedExp shared_exp() {
+  SharedExp g;
+  g.x = fvec("x");
+  g.y = fvec("y");
+  g.e = exp(g.x);
+  g.m = mul(g.e, g.y);
+  g.out = add(g.m, log(g.e));
+  return g;
+}
+}  // namespace
+
 TEST_CASE("refused replacements leave the graph exactly as it was", "[graph]") {
-  Var x = fvec("x"), y = fvec("y");
-  Var e = exp(x);
-  Var m = mul(e, y);
-  Var out = add(m, log(e));
+  auto [x, y, e, m, out] = shared_exp();
   FunctionGraph fg({x, y}, {out}, false);
   auto veto = std::make_shared<Veto>();
   fg.attach_feature(veto);
@@ -392,10 +405,7 @@ TEST_CASE("a feature whose on_attach throws is not attached", "[graph]") {
 }
 
 TEST_CASE("a refused replacement releases the nodes and constants it brought in", "[graph]") {
-  Var x = fvec("x"), y = fvec("y");
-  Var e = exp(x);
-  Var m = mul(e, y);
-  Var out = add(m, log(e));
+  auto [x, y, e, m, out] = shared_exp();
   FunctionGraph fg({x, y}, {out}, false);
   const std::string before = shape_of(fg);
   const std::size_t nodes_before = fg.num_nodes();
