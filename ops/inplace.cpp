@@ -262,38 +262,28 @@ PassReport InplacePass::apply(FunctionGraph& fgraph, RewriteContext& ctx) const 
   PassReport report;
   report.stop = StopReason::Completed;
   const DestroyHandler& dh = require_destroy_handler(fgraph);
-  // Replacements keep the pending nodes (inputs of later ones), so handles
-  // keep every node of the walk alive while earlier ones are replaced.
-  std::vector<Var> order;
-  for (Apply* n : fgraph.toposort()) order.push_back(n->output(0));
+  // Changing a node's Op adds and removes no node: the order stays valid.
+  const std::vector<Apply*> order = fgraph.toposort();
 
-  std::vector<TypePtr> types;
+  // The node keeps its inputs and outputs and applies the in-place Op: no
+  // edge of the graph changes, and the graph checks the Op types the node as
+  // before.
   auto try_replace = [&](Apply& node, const OpPtr& op) -> bool {
-    // The in-place form of an Op types its outputs as the Op does: the node
-    // is built with the old one's inputs and output types, without make_node
-    // checking again what it checked then.
-    types.clear();
-    for (std::size_t o = 0; o < node.num_outputs(); ++o) types.push_back(node.output_var(o).type());
-    const ApplyRef fresh = Apply::create(op, node.inputs(), types);
-    std::vector<std::pair<Var, Var>> pairs;
-    for (std::size_t o = 0; o < node.num_outputs(); ++o)
-      if (fgraph.num_clients(node.output_var(o)) > 0)
-        pairs.emplace_back(node.output(o), fresh->output(o));
+    OpPtr was = node.op_ptr();
     try {
-      fgraph.replace_all(pairs, name());
+      fgraph.change_op(node, op, name());
     } catch (const ReplacementError& err) {
       emit(ctx, TraceKind::Refused, name(), &node, {}, {}, err.what());
       return false;
     }
     ++report.applications;
-    for (const auto& [o, n] : pairs) emit(ctx, TraceKind::Replaced, name(), &node, o, n);
+    if (ctx.tracing()) emit(ctx, TraceKind::Modified, name(), &node, {}, {}, was->to_string());
     return true;
   };
 
-  for (const Var& first : order) {
-    Apply* node = first->owner();
-    if (!fgraph.contains(*node) || !node->op().cached_destroy_map().empty()) continue;
-    const Op& op = node->op();
+  for (Apply* node : order) {
+    if (!node->op().cached_destroy_map().empty()) continue;
+    const Op& op = node->op();  // not used once the node applies another
     const bool composite = op_as<Composite>(op) != nullptr;
     if (composite || op_as<Elemwise>(op) || op_as<Fill>(op)) {
       // Outputs one at a time, each into the first input that can take it;
@@ -309,13 +299,7 @@ PassReport InplacePass::apply(FunctionGraph& fgraph, RewriteContext& ctx) const 
           if (!dh.can_destroy(fgraph, *node, i)) continue;
           IoMap trial = pairs;
           trial.emplace_back(o, i);
-          // Held before replacing: a node an earlier output's replacement
-          // made is freed when it is replaced in turn.
-          const Var destroyed = node->input(i);
           if (const OpPtr v = inplace_variant(*node, trial); v && try_replace(*node, v)) {
-            // The node was replaced: continue with its successor (the only
-            // reader of the input it overwrites) for the next output.
-            node = fgraph.clients(*destroyed).front().node;
             pairs = std::move(trial);
             taken[i] = true;
             break;

@@ -30,6 +30,11 @@ void ProtectInputs::on_prune(FunctionGraph&, Apply& node, std::string_view) {
   destroyers_.erase(&node);
 }
 
+void ProtectInputs::on_change_op(FunctionGraph&, Apply& node, const OpPtr&, std::string_view) {
+  if (node.op().cached_destroy_map().empty()) destroyers_.erase(&node);
+  else destroyers_.insert(&node);
+}
+
 bool ProtectInputs::is_protected(const Variable& var) const {
   return var.is_constant() || protected_.contains(&var);
 }

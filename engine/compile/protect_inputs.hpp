@@ -26,6 +26,8 @@ class ProtectInputs final : public Feature {
   void on_detach(FunctionGraph& fgraph) override;
   void on_import(FunctionGraph& fgraph, Apply& node, std::string_view reason) override;
   void on_prune(FunctionGraph& fgraph, Apply& node, std::string_view reason) override;
+  void on_change_op(FunctionGraph& fgraph, Apply& node, const OpPtr& old_op,
+                    std::string_view reason) override;
   /// Throws InconsistencyError naming the node and the variable it would
   /// overwrite.
   void validate(const FunctionGraph& fgraph) override;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string_view>
 
 #include "engine/graph/variable.hpp"
@@ -10,6 +11,7 @@ namespace rw {
 
 class Apply;
 class FunctionGraph;
+class Op;
 
 /// One use of a variable: input `slot` of `node`, or, when `node` is null,
 /// output `slot` of the FunctionGraph.
@@ -31,6 +33,11 @@ struct Client {
 /// from on_change_input or validate refuses the change: the graph undoes it
 /// (features hear the undo as further changes, with reason "rollback: …") and
 /// the caller gets a ReplacementError.
+///
+/// `FunctionGraph::change_op` (a node keeps its inputs and outputs and applies
+/// another Op) is heard as on_change_op, then `validate`, and undone the same
+/// way. A feature that keeps anything derived from nodes' Ops (their kinds,
+/// destroy or view maps) must override it; the default ignores it.
 class Feature {
  public:
   virtual ~Feature() = default;
@@ -47,6 +54,12 @@ class Feature {
   virtual void on_change_input(FunctionGraph& fgraph, const Client& client, const Var& old_var,
                                const Var& new_var, std::string_view reason) {
     (void)fgraph, (void)client, (void)old_var, (void)new_var, (void)reason;
+  }
+  /// `node` now applies another Op; `old_op` is the one it applied. Its
+  /// inputs, outputs and their clients are as they were.
+  virtual void on_change_op(FunctionGraph& fgraph, Apply& node, const std::shared_ptr<const Op>& old_op,
+                            std::string_view reason) {
+    (void)fgraph, (void)node, (void)old_op, (void)reason;
   }
   /// Throws InconsistencyError (with the reason) to refuse the last change.
   virtual void validate(const FunctionGraph& fgraph) { (void)fgraph; }

@@ -855,6 +855,58 @@ void FunctionGraph::change_input(const Client& client, const Var& new_var,
   }
 }
 
+void FunctionGraph::change_op(Apply& node, std::shared_ptr<const Op> op,
+                              std::string_view reason) {
+  const auto refused = [&](std::string_view why) {
+    return ReplacementError(fmt::format("change of Op refused{}: {}",
+                                        reason.empty() ? "" : fmt::format(" ({})", reason), why));
+  };
+  if (!op) throw refused("null Op");
+  if (!impl_->holds(&node))
+    throw refused(fmt::format("the `{}` node is not in the graph", node.op().to_string()));
+  if (op == node.op_ptr()) return;
+  // The new Op must type the node as the old one did: the node keeps its
+  // output variables, and every use of them was checked against their types.
+  ApplyRef probe;
+  try {
+    probe = op->make_node(node.inputs());
+  } catch (const std::exception& e) {
+    throw refused(fmt::format("`{}` does not apply to the inputs of `{}`: {}", op->to_string(),
+                              node.op().to_string(), e.what()));
+  }
+  if (probe->num_outputs() != node.num_outputs())
+    throw refused(fmt::format("`{}` has {} outputs where `{}` has {}", op->to_string(),
+                              probe->num_outputs(), node.op().to_string(), node.num_outputs()));
+  for (std::size_t i = 0; i < node.num_inputs(); ++i)
+    if (probe->input(i) != node.input(i))
+      throw refused(fmt::format("`{}` would convert input {} of `{}`", op->to_string(), i,
+                                node.op().to_string()));
+  for (std::size_t o = 0; o < node.num_outputs(); ++o) {
+    const TypePtr& had = node.output_var(o).type();
+    const TypePtr& gets = probe->output_var(o).type();
+    if (had != gets && !had->is_super(*gets))
+      throw refused(fmt::format("`{}` types output {} as {}, not {}", op->to_string(), o,
+                                gets->to_string(), had->to_string()));
+  }
+  probe = nullptr;
+  OpPtr old = std::exchange(node.op_, std::move(op));
+  try {
+    for (const auto& f : impl_->features) f->on_change_op(*this, node, old, reason);
+    for (const auto& f : impl_->features) f->validate(*this);
+  } catch (const std::exception& e) {
+    OpPtr undone = std::exchange(node.op_, std::move(old));
+    const std::string why = "rollback: " + std::string(reason);
+    for (const auto& f : impl_->features) {
+      try {
+        f->on_change_op(*this, node, undone, why);
+      } catch (...) {
+        // A listener that throws while hearing the undo cannot stop it.
+      }
+    }
+    throw refused(e.what());
+  }
+}
+
 void FunctionGraph::attach_feature(std::shared_ptr<Feature> feature) {
   for (const auto& f : impl_->features)
     if (f == feature) return;

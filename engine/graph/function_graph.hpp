@@ -90,6 +90,16 @@ class FunctionGraph {
   void replace_all(std::span<const std::pair<Var, Var>> pairs, std::string_view reason = {});
   /// Points one use at `new_var`, with the checks of `replace`.
   void change_input(const Client& client, const Var& new_var, std::string_view reason = {});
+  /// Makes `node` apply `op` instead of its Op, keeping its inputs, its output
+  /// variables and their uses: for an Op that computes the same outputs
+  /// another way, such as its in-place variant (MLIR's modifyOpInPlace).
+  /// Cheaper than replacing the node, as no edge changes. Features hear
+  /// on_change_op, then validate. Refused with ReplacementError, leaving the
+  /// graph as it was, when `node` is not in the graph, `op` is null,
+  /// `op->make_node` refuses the node's inputs, would convert them, or types an
+  /// output otherwise than the node does (the type must equal the old or be
+  /// more specific), or a feature vetoes the change.
+  void change_op(Apply& node, std::shared_ptr<const Op> op, std::string_view reason = {});
 
   /// Attaches a feature (calls its on_attach). Attaching one twice is a no-op.
   void attach_feature(std::shared_ptr<Feature> feature);

@@ -63,6 +63,23 @@ void DestroyHandler::on_change_input(FunctionGraph&, const Client& client, const
   }
 }
 
+void DestroyHandler::on_change_op(FunctionGraph&, Apply& node, const OpPtr& old_op,
+                                  std::string_view) {
+  if (node.op().cached_destroy_map().empty()) {
+    destroyers_.erase(&node);
+  } else {
+    destroyers_.insert(&node);
+    changed_nodes_.emplace_back(&node);
+  }
+  if (destroyers_.empty()) return;
+  // What the node views may have changed: what it reads now reaches what its
+  // outputs' readers overwrite, and the other way round.
+  if (!node.op().cached_view_map().empty() || !old_op->cached_view_map().empty()) {
+    for (const Var& in : node.inputs()) changed_vars_.push_back(in);
+    for (std::size_t o = 0; o < node.num_outputs(); ++o) changed_vars_.push_back(node.output(o));
+  }
+}
+
 namespace {
 /// The input that output `out` of `node` is a view of, if it is one.
 std::optional<std::size_t> viewed_input(const Apply& node, std::size_t out) {

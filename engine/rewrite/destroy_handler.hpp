@@ -54,6 +54,8 @@ class DestroyHandler final : public Feature {
   void on_prune(FunctionGraph& fgraph, Apply& node, std::string_view reason) override;
   void on_change_input(FunctionGraph& fgraph, const Client& client, const Var& old_var,
                        const Var& new_var, std::string_view reason) override;
+  void on_change_op(FunctionGraph& fgraph, Apply& node, const OpPtr& old_op,
+                    std::string_view reason) override;
   /// Throws InconsistencyError naming the node and the value it must not
   /// overwrite, and why.
   void validate(const FunctionGraph& fgraph) override;

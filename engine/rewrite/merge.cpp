@@ -49,15 +49,14 @@ struct MergeTables {
   // keeps. Not Op::hash: nodes with equal inputs are rare, so same_node's
   // full comparison seldom runs, while Op::hash would write out every
   // parameter of every new Op (a fused Composite's whole program).
-  static std::uint64_t op_hash(const Apply& node) {
-    return node.op().kind().index() * 0xC2B2AE3D27D4EB4FULL;
-  }
+  static std::uint64_t op_hash(const Op& op) { return op.kind().index() * 0xC2B2AE3D27D4EB4FULL; }
 
   /// The signature of `node`, with input `slot` taken to be `at_slot` (the
-  /// signature a node had before an input changed).
+  /// signature a node had before an input changed), or its Op taken to be
+  /// `as_op` (before its Op changed).
   std::uint64_t signature(const Apply& node, std::size_t slot = SIZE_MAX,
-                          const Variable* at_slot = nullptr) const {
-    std::uint64_t h = op_hash(node) ^ (node.num_outputs() * 0x9E3779B97F4A7C15ULL);
+                          const Variable* at_slot = nullptr, const Op* as_op = nullptr) const {
+    std::uint64_t h = op_hash(as_op ? *as_op : node.op()) ^ (node.num_outputs() * 0x9E3779B97F4A7C15ULL);
     const std::span<const Var> ins = node.inputs();
     for (std::size_t i = 0; i < ins.size(); ++i) {
       const Variable* in = i == slot ? at_slot : ins[i].get();
@@ -161,6 +160,12 @@ void MergeFeature::on_change_input(FunctionGraph& fgraph, const Client& client,
     forget_node(*client.node, tables_->signature(*client.node, client.slot, old_var.get()));
     process_node(*client.node);
   }
+}
+
+void MergeFeature::on_change_op(FunctionGraph&, Apply& node, const OpPtr& old_op,
+                                std::string_view) {
+  forget_node(node, tables_->signature(node, SIZE_MAX, nullptr, old_op.get()));
+  process_node(node);
 }
 
 MergeOptimizer::MergeOptimizer(std::string name) : GraphRewriter(std::move(name)) {}

@@ -39,6 +39,8 @@ class MergeFeature final : public Feature {
   void on_prune(FunctionGraph& fgraph, Apply& node, std::string_view reason) override;
   void on_change_input(FunctionGraph& fgraph, const Client& client, const Var& old_var,
                        const Var& new_var, std::string_view reason) override;
+  void on_change_op(FunctionGraph& fgraph, Apply& node, const OpPtr& old_op,
+                    std::string_view reason) override;
 
   /// Merges found and not yet made.
   std::size_t scheduled() const;

@@ -21,6 +21,7 @@ std::string_view trace_kind_name(TraceKind kind) {
     case TraceKind::Matched: return "matched";
     case TraceKind::NoChange: return "no-change";
     case TraceKind::Replaced: return "replaced";
+    case TraceKind::Modified: return "modified";
     case TraceKind::Refused: return "refused";
     case TraceKind::Error: return "error";
     case TraceKind::Stopped: return "stopped";
@@ -103,6 +104,9 @@ std::string format_event(const TraceEvent& e) {
     case TraceKind::Replaced:
       return fmt::format("replaced {} by {}  [{}]", e.old_var ? brief(*e.old_var) : "?",
                          e.new_var ? brief(*e.new_var) : "?", e.rewriter);
+    case TraceKind::Modified:
+      return fmt::format("{} applies {} instead of {}  [{}]", node_text(e.node),
+                         e.node ? e.node->op().to_string() : "?", e.message, e.rewriter);
     case TraceKind::Refused:
       return fmt::format("{} on {} refused: {}", e.rewriter, node_text(e.node), e.message);
     case TraceKind::Error:

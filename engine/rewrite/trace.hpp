@@ -25,6 +25,7 @@ enum class TraceKind : std::uint8_t {
   Matched,      ///< it proposed replacements for `node`
   NoChange,     ///< it claimed success but its replacements change nothing
   Replaced,     ///< `old_var` was replaced by `new_var`, by `rewriter`
+  Modified,     ///< `node` applies another Op now (`message` = the Op it applied), by `rewriter`
   Refused,      ///< the graph refused its replacement (`message`); nothing changed
   Error,        ///< it threw an rw::Error (`message`); counted as not applying
   Stopped,      ///< the pass stopped early (a limit); `message` is the diagnostic
@@ -42,13 +43,14 @@ struct TraceEvent {
   std::string_view pass;
   /// The node or graph rewriter concerned (empty for pass events).
   std::string_view rewriter;
-  /// The node tried (Tried, Failed, Matched, NoChange, Refused, Error).
+  /// The node tried (Tried, Failed, Matched, NoChange, Refused, Error), or
+  /// the node that applies another Op (Modified).
   const Apply* node = nullptr;
   /// Replaced: the old and the new variable.
   const Variable* old_var = nullptr;
   const Variable* new_var = nullptr;
   /// Failed: the reason; Refused and Error: the message; PassEnded: the stop
-  /// reason; Stopped: the diagnostic.
+  /// reason; Stopped: the diagnostic; Modified: the Op the node applied.
   std::string_view message;
   /// PassStarted/PassEnded: the number of nodes in the graph.
   std::size_t nodes = 0;

@@ -5,6 +5,7 @@
 #include <array>
 #include <stdexcept>
 
+#include <boost/container/small_vector.hpp>
 #include <fmt/format.h>
 
 #include "engine/graph/errors.hpp"
@@ -59,7 +60,7 @@ ApplyRef ElemwiseBase::make_broadcast_node(std::span<const Var> inputs) const {
     rank = std::max(rank, t.ndim());
     dtypes.push_back(t.dtype());
   }
-  StaticShape shape(rank, 1);
+  SmallVec<std::int64_t, 6> shape(rank, 1);  // no allocation for the usual ranks
   for (std::size_t a = 0; a < rank; ++a) {
     std::optional<std::size_t> known;  // the input that fixed a known extent
     bool unknown = false;
@@ -87,8 +88,21 @@ ApplyRef ElemwiseBase::make_broadcast_node(std::span<const Var> inputs) const {
     if (!known) shape[a] = unknown ? kUnknownDim : 1;
   }
   const auto out_dtypes = output_dtypes(dtypes);
-  std::vector<TypePtr> types;
-  for (DType d : out_dtypes) types.push_back(TensorType::make(d, shape));
+  // Types are immutable: an output typed like one of the inputs (the usual
+  // case) shares that input's type instead of allocating its own.
+  const auto input_typed = [&](DType d) -> TypePtr {
+    for (const Var& in : inputs) {
+      const TensorType& t = *in->tensor_type();
+      if (t.dtype() == d && std::equal(t.shape().begin(), t.shape().end(), shape.begin(), shape.end()))
+        return in->type();
+    }
+    return nullptr;
+  };
+  boost::container::small_vector<TypePtr, 2> types;
+  for (DType d : out_dtypes) {
+    TypePtr t = input_typed(d);
+    types.push_back(t ? std::move(t) : TensorType::make(d, StaticShape(shape.begin(), shape.end())));
+  }
   for (const auto& [o, i] : inplace_) {
     if (i >= inputs.size() || o >= types.size())
       throw TypeError(fmt::format("`{}` writes output {} into input {}, but the node has {} "
@@ -104,7 +118,7 @@ ApplyRef ElemwiseBase::make_broadcast_node(std::span<const Var> inputs) const {
           "input of its dtype and shape)",
           to_string(), input_label(i, inputs[i]), in.to_string(), o, types[o]->to_string()));
   }
-  return Apply::create(ptr(), inputs, types);
+  return Apply::create(ptr(), inputs, std::span<const TypePtr>(types.data(), types.size()));
 }
 
 std::vector<ShapeVars> ElemwiseBase::infer_shape(const Apply& node,

@@ -10,6 +10,7 @@
 #include "engine/rewrite/mode.hpp"
 #include "engine/rewrite/profile.hpp"
 #include "engine/rewrite/standard.hpp"
+#include "engine/rewrite/trace.hpp"
 #include "engine/rewrite/walking.hpp"
 #include "ops/api.hpp"
 #include "ops/elemwise/elemwise.hpp"
@@ -373,4 +374,31 @@ TEST_CASE("gemm_from_dot skips graphs without a dot and still forms gemms where 
   const RewriterStats* s = prof2.find("gemm_from_dot")->find_rewriter("gemm_from_dot");
   REQUIRE(s != nullptr);
   CHECK(s->applied == 1);
+}
+
+TEST_CASE("the in-place pass changes a node's Op, keeping the node, and traces it",
+          "[ops][inplace]") {
+  const Var a = matrix("a"), b = matrix("b");
+  FunctionGraph fg({a, b}, {exp(a + b) * b}, /*clone=*/false);
+  Apply& sum = *fg.outputs()[0]->owner()->input(0)->owner()->input(0)->owner();
+  Apply& out = *fg.outputs()[0]->owner();
+  Trace trace;
+  auto rec = std::make_shared<TraceRecorder>();
+  trace.subscribe(rec);
+  RewriteContext ctx{.trace = &trace};
+  InplacePass pass;
+  const PassReport r = pass.rewrite(fg, ctx);
+  // exp(…) and … * b overwrite their first inputs; a + b does not, as a is
+  // an input of the graph that nobody declared mutable.
+  CHECK(r.applications == 2);
+  CHECK(sum.op().destroy_map().empty());
+  CHECK(fg.contains(out));
+  CHECK(out.op().destroy_map() == IoMap{{0, 0}});
+  CHECK(fg.outputs()[0]->owner() == &out);
+  const auto& lines = rec->lines();
+  CHECK(std::count_if(lines.begin(), lines.end(), [](const std::string& l) {
+          return l.find("applies mul{inplace=0} instead of mul  [insert_inplace]") !=
+                 std::string::npos;
+        }) == 1);
+  fg.check_integrity();
 }

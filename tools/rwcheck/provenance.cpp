@@ -133,6 +133,19 @@ void Provenance::on_event(const TraceEvent& e) {
       firings_.push_back(std::move(f));
       break;
     }
+    case TraceKind::Modified: {
+      // The node stays, with its id: a firing from the Op it applied to the one it applies.
+      Firing f;
+      f.pass = std::string(e.pass);
+      f.rule = std::string(e.rewriter);
+      if (e.node) {
+        f.before_node = f.after_node = id_of(*e.node);
+        f.after = e.node->op().to_string();
+      }
+      f.before = std::string(e.message);
+      firings_.push_back(std::move(f));
+      break;
+    }
     default:
       break;
   }

@@ -48,7 +48,9 @@ struct NodeHistory {
   std::optional<std::size_t> removed_in;
 };
 
-/// One replacement made during the run.
+/// One replacement made during the run. A node that came to apply another Op
+/// (FunctionGraph::change_op, as the in-place pass does) is a firing too:
+/// `before_node` and `after_node` are that node, `before` and `after` the Ops.
 struct Firing {
   /// The pass and the rewriter (the rule's name, or `merge`, …).
   std::string pass;
@@ -92,7 +94,7 @@ class Provenance final : public Feature, public TraceListener {
   const std::vector<NodeHistory>& nodes() const { return nodes_; }
   /// Number of nodes of the graph when the run started.
   std::size_t original_count() const { return original_; }
-  /// Every replacement, in order.
+  /// Every replacement and change of Op, in order.
   const std::vector<Firing>& firings() const { return firings_; }
   /// The last reason the watched rewriter gave for not rewriting node `id`.
   const std::string* failure(NodeId id) const;

@@ -82,6 +82,13 @@ void ChangeListener::on_change_input(FunctionGraph&, const Client& client, const
   if (Apply* o = new_var->owner()) uses_changed.emplace_back(o);
 }
 
+void ChangeListener::on_change_op(FunctionGraph&, Apply& node, const OpPtr&, std::string_view) {
+  ++changes;
+  // Another Op: the node is as good as new to the rewriters.
+  touched.emplace_back(&node);
+  imported_nodes.emplace_back(&node);
+}
+
 bool same_computation(const Variable& old_var, const Variable& new_var) {
   const Apply* a = old_var.owner();
   const Apply* b = new_var.owner();

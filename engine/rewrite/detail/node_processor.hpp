@@ -74,12 +74,13 @@ template <class F> bool for_each_candidate(const RewriterIndex::Candidates& c, F
 /// how many nodes came and went.
 class ChangeListener final : public Feature {
  public:
-  /// Nodes touched since the driver last took them: imported nodes and nodes
-  /// whose inputs changed (their users may match now too).
+  /// Nodes touched since the driver last took them: imported nodes, nodes
+  /// whose inputs or Op changed (their users may match now too).
   std::vector<ApplyRef> touched;
   /// Nodes whose outputs gained or lost a client (only they may match now).
   std::vector<ApplyRef> uses_changed;
-  /// Of those, the imported nodes only (for drivers that queue new nodes only).
+  /// Of those, the imported nodes and those that apply another Op (for
+  /// drivers that queue new nodes only).
   std::vector<ApplyRef> imported_nodes;
   std::size_t imported = 0;
   std::size_t pruned = 0;
@@ -90,6 +91,8 @@ class ChangeListener final : public Feature {
   void on_prune(FunctionGraph& fgraph, Apply& node, std::string_view reason) override;
   void on_change_input(FunctionGraph& fgraph, const Client& client, const Var& old_var,
                        const Var& new_var, std::string_view reason) override;
+  void on_change_op(FunctionGraph& fgraph, Apply& node, const OpPtr& old_op,
+                    std::string_view reason) override;
   /// Forgets what was collected (after a refused change, which undid itself).
   void forget() {
     touched.clear();

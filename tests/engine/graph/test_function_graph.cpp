@@ -32,6 +32,11 @@ class Recorder final : public Feature {
                      "[" + std::to_string(c.slot) + "] " + describe(*old_var) + " -> " +
                      describe(*new_var) + " (" + std::string(reason) + ")");
   }
+  void on_change_op(FunctionGraph&, Apply& node, const OpPtr& old_op,
+                    std::string_view reason) override {
+    events.push_back("op " + old_op->to_string() + " -> " + node.op().to_string() + " (" +
+                     std::string(reason) + ")");
+  }
 };
 
 /// Refuses every change while `armed`.
@@ -505,4 +510,86 @@ TEST_CASE("replacing a variable nobody uses imports nothing", "[graph]") {
   REQUIRE(fg.num_nodes() == 1);
   REQUIRE_FALSE(fg.contains(*c));
   fg.check_integrity();
+}
+
+TEST_CASE("change_op makes a node apply another Op, keeping its inputs, outputs and uses",
+          "[graph]") {
+  auto [x, y, e, m, out] = shared_exp();
+  FunctionGraph fg({x, y}, {out}, false);
+  auto rec = std::make_shared<Recorder>();
+  fg.attach_feature(rec);
+  Apply& node = *e->owner();
+  const ClientList uses = fg.clients(*e);
+  const std::size_t nodes = fg.num_nodes();
+  const std::uint64_t order = fg.order_of(node);
+
+  fg.change_op(node, toy("neg", 1), "why");
+  REQUIRE(node.op().name() == "neg");
+  REQUIRE(node.output(0) == e);  // the same variable, still read by the same nodes
+  REQUIRE(fg.clients(*e) == uses);
+  REQUIRE(node.input(0) == x);
+  REQUIRE(fg.num_nodes() == nodes);
+  REQUIRE(fg.order_of(node) == order);
+  REQUIRE(rec->events.size() == 2);  // attach, then the one change
+  REQUIRE(rec->events.back() == "op exp -> neg (why)");
+  REQUIRE(debugprint(fg).find("neg") != std::string::npos);
+  fg.check_integrity();
+
+  // The same Op again changes nothing and tells nobody.
+  fg.change_op(node, node.op_ptr());
+  REQUIRE(rec->events.size() == 2);
+}
+
+TEST_CASE("a refused change of Op leaves the graph exactly as it was", "[graph]") {
+  auto [x, y, e, m, out] = shared_exp();
+  FunctionGraph fg({x, y}, {out}, false);
+  auto veto = std::make_shared<Veto>();
+  auto rec = std::make_shared<Recorder>();
+  fg.attach_feature(veto);
+  fg.attach_feature(rec);
+  const std::string before = shape_of(fg);
+  Apply& node = *e->owner();
+  const OpPtr op = node.op_ptr();
+  bool vetoed = false;
+
+  SECTION("a null Op") {
+    REQUIRE_THROWS_WITH(fg.change_op(node, nullptr), Catch::Contains("null Op"));
+  }
+  SECTION("a node not in the graph") {
+    Var stray = exp(y);
+    REQUIRE_THROWS_WITH(fg.change_op(*stray->owner(), toy("neg", 1), "try"),
+                        Catch::Contains("`exp` node is not in the graph") &&
+                            Catch::Contains("(try)"));
+  }
+  SECTION("an Op that does not take the node's inputs") {
+    REQUIRE_THROWS_WITH(fg.change_op(node, toy("add", 2)),
+                        Catch::Contains("`add` does not apply to the inputs of `exp`"));
+  }
+  SECTION("an Op with other outputs") {
+    REQUIRE_THROWS_WITH(fg.change_op(node, std::make_shared<ToyTwoOut>()),
+                        Catch::Contains("`two_out` has 2 outputs where `exp` has 1"));
+  }
+  SECTION("an Op that types the output otherwise") {
+    REQUIRE_THROWS_WITH(fg.change_op(node, toy_sum(std::nullopt)),
+                        Catch::Contains("types output 0 as f64[], not f64[?]"));
+  }
+  SECTION("a feature vetoes") {
+    veto->armed = true;
+    REQUIRE_THROWS_WITH(fg.change_op(node, toy("neg", 1), "try"),
+                        Catch::Contains("veto says no") && Catch::Contains("(try)"));
+    // Listeners heard the change and its undo.
+    REQUIRE(rec->events.size() == 3);
+    REQUIRE(rec->events[1] == "op exp -> neg (try)");
+    REQUIRE(rec->events[2] == "op neg -> exp (rollback: try)");
+    veto->armed = false;
+    vetoed = true;
+  }
+  REQUIRE(node.op_ptr() == op);
+  REQUIRE(shape_of(fg) == before);
+  fg.check_integrity();
+  // Refused before changing anything, nobody heard of it but the attach.
+  if (!vetoed) REQUIRE(rec->events.size() == 1);
+  // And the graph still accepts good changes.
+  fg.change_op(node, toy("log", 1));
+  REQUIRE(shape_of(fg) != before);
 }

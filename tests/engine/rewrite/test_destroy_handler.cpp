@@ -172,3 +172,34 @@ TEST_CASE("DestroyHandler::can_destroy agrees with why_not_destroy", "[rewrite][
   CHECK_FALSE(dh.can_destroy(fg, *fg.outputs()[1]->owner(), 1));
   CHECK_FALSE(dh.can_destroy(fg, *fg.outputs()[2]->owner(), 0));
 }
+
+TEST_CASE("DestroyHandler checks a node that change_op makes a destroyer", "[rewrite][destroy]") {
+  const Var x = vector("x"), y = vector("y");
+  const Var e = exp(x);
+  const OpPtr add_into = elemwise_op(ScalarOp::Add)->with_inplace(0);
+  SECTION("refused while another node reads the value") {
+    FunctionGraph fg({x, y}, {e + y, e * 2.0}, /*clone=*/false);
+    auto& dh = require_destroy_handler(fg);
+    const std::string before = snapshot(fg);
+    CHECK_THROWS_WITH(fg.change_op(*fg.outputs()[0]->owner(), add_into, "inplace"),
+                      Catch::Contains("(inplace)") &&
+                          Catch::Contains("`exp(x)` is also read by `mul`"));
+    CHECK(snapshot(fg) == before);
+    CHECK(dh.num_destroyers() == 0);
+    fg.check_integrity();
+  }
+  SECTION("allowed when it is the only reader, and then guards the value") {
+    FunctionGraph fg({x, y}, {e + y}, /*clone=*/false);
+    auto& dh = require_destroy_handler(fg);
+    Apply& sum = *fg.outputs()[0]->owner();
+    fg.change_op(sum, add_into);
+    CHECK(dh.num_destroyers() == 1);
+    CHECK(sum.op().to_string() == add_into->to_string());
+    // A second reader of exp(x) is refused now.
+    CHECK_THROWS_WITH(fg.change_input({&sum, 1}, e * 2.0), Catch::Contains("is also read by"));
+    CHECK(sum.input(1) == y);
+    // Back to the plain Op: no longer a destroyer.
+    fg.change_op(sum, elemwise_op(ScalarOp::Add));
+    CHECK(dh.num_destroyers() == 0);
+  }
+}

@@ -157,3 +157,31 @@ TEST_CASE("a node whose input changed is known by its new inputs only", "[rewrit
   REQUIRE(fg.num_nodes() == 2);
   fg.check_integrity();
 }
+
+TEST_CASE("the merge feature knows a node by the Op it applies after change_op", "[rewrite]") {
+  Var x = fvec("x");
+  FunctionGraph fg({x}, {add(exp(x), neg(x))});
+  MergeOptimizer merge;
+  merge.add_requirements(fg);
+  auto* feature = fg.find_feature<MergeFeature>();
+  Apply& sum = *fg.outputs()[0]->owner();
+  RewriteContext ctx;
+  SECTION("a node changed into a duplicate is scheduled") {
+    // -x becomes exp(x): a duplicate of the other node.
+    fg.change_op(*sum.input(1)->owner(), toy("exp", 1));
+    REQUIRE(feature->scheduled() == 1);
+  }
+  SECTION("the Op it applied before is forgotten") {
+    fg.change_op(*sum.input(0)->owner(), toy("log", 1));
+    REQUIRE(feature->scheduled() == 0);
+    // A new exp(x) duplicates nothing now; a new log(x) duplicates the changed node.
+    fg.replace(sum.input(1), exp(fg.inputs()[0]));
+    REQUIRE(feature->scheduled() == 0);
+    fg.replace(sum.input(1), log(fg.inputs()[0]));
+    REQUIRE(feature->scheduled() == 1);
+  }
+  REQUIRE(merge.run(fg, ctx).applications == 1);
+  REQUIRE(fg.num_nodes() == 2);
+  REQUIRE(sum.input(0) == sum.input(1));
+  fg.check_integrity();
+}
