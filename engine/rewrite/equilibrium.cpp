@@ -349,13 +349,16 @@ struct EquilibriumRun {
       Apply* node = ref.get();
       if (!pending.erase(node) || !fg.contains(*node)) continue;
       if ((++visits & 63) == 0 && out_of_time()) break;
+      NodeFilter::NodeGlance glance = NodeFilter::glance_at(*node);
       detail::for_each_candidate(eq.index_->lookup(node->op()), [&](std::uint32_t rank) {
-        if (!proc.attempt(rank, *node)) return false;
+        if (!proc.attempt(rank, *node, glance)) return false;
         changed = true;
         note_application(rank);
         absorb();
         if (!stopped) cleanup();
-        return stopped || !fg.contains(*node) || pending.contains(node);
+        if (stopped || !fg.contains(*node) || pending.contains(node)) return true;
+        glance = NodeFilter::glance_at(*node);  // a change elsewhere: look again
+        return false;
       });
     }
     if (stopped) {

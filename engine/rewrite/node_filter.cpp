@@ -25,7 +25,28 @@ NodeFilter& NodeFilter::op(OpKind kind) {
 
 NodeFilter& NodeFilter::arity(std::size_t n) {
   arity_ = static_cast<std::uint32_t>(std::min<std::size_t>(n, kAnyArity - 1));
+  update_glance();
   return *this;
+}
+
+void NodeFilter::update_glance() {
+  glance_ = Glance{};
+  glance_.arity = arity_;
+  for (const Check& c : checks_) {
+    if (c.parent != kNode || c.input >= glance_.input.size()) continue;
+    std::uint32_t& want = glance_.input[c.input];
+    switch (c.what) {
+      case Require::Computed:
+        want = c.kind ? c.kind.index() : Glance::kComputedInput;
+        break;
+      case Require::Constant:
+      case Require::Literal:
+        want = kConstantInput;
+        break;
+      case Require::Same:
+        break;
+    }
+  }
 }
 
 NodeFilter& NodeFilter::all_inputs_constant() {
@@ -75,6 +96,7 @@ int NodeFilter::node_at(std::span<const std::uint32_t> path) {
     }
     at = found;
   }
+  update_glance();
   return at;
 }
 
@@ -91,6 +113,7 @@ bool NodeFilter::add(std::span<const std::uint32_t> path, Check c) {
     checks_.insert(checks_.begin() + static_cast<std::ptrdiff_t>(first_literal_), std::move(c));
     ++first_literal_;
   }
+  update_glance();
   return true;
 }
 
@@ -102,6 +125,7 @@ NodeFilter& NodeFilter::computed(std::span<const std::uint32_t> path, OpKind kin
   Check& c = checks_[static_cast<std::size_t>(at)];
   if (kind) c.kind = kind;
   if (arity) c.arity = static_cast<std::uint32_t>(std::min<std::size_t>(*arity, kAnyArity - 1));
+  update_glance();
   return *this;
 }
 

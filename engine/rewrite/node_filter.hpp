@@ -4,6 +4,7 @@
 // before a `transform` call builds anything.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -80,6 +81,50 @@ class NodeFilter {
 
   /// False when the node cannot be rewritten; true when it may be.
   bool accepts(const Apply& node) const;
+
+  /// A first glance at a node, read once and shared by every filter a driver
+  /// asks about it: its arity and what computes its first inputs (an Op
+  /// kind's index, kConstantInput, kRootInput, or kNoInput past the arity).
+  struct NodeGlance {
+    std::uint32_t arity = 0;
+    std::array<std::uint32_t, 3> input{};
+  };
+  static constexpr std::uint32_t kNoInput = std::numeric_limits<std::uint32_t>::max();
+  static constexpr std::uint32_t kConstantInput = kNoInput - 1;
+  static constexpr std::uint32_t kRootInput = kNoInput - 2;
+  static NodeGlance glance_at(const Apply& node) {
+    NodeGlance g;
+    g.arity = static_cast<std::uint32_t>(node.num_inputs());
+    for (std::size_t i = 0; i < g.input.size(); ++i) {
+      if (i >= node.num_inputs()) {
+        g.input[i] = kNoInput;
+      } else if (const Apply* o = node.input(i)->owner()) {
+        g.input[i] = o->op().kind().index();
+      } else {
+        g.input[i] = node.input(i)->is_constant() ? kConstantInput : kRootInput;
+      }
+    }
+    return g;
+  }
+  /// What the filter needs of a glance: the arity and, for each of the first
+  /// inputs, nothing (0), an Op kind's index, kComputedInput (any Op), or
+  /// kConstantInput. False only where `accepts` is false: a driver asks
+  /// this, in a few compares, before `accepts`.
+  struct Glance {
+    static constexpr std::uint32_t kComputedInput = kNoInput - 3;
+    std::uint32_t arity = kAnyArity;
+    std::array<std::uint32_t, 3> input{};
+    bool admits(const NodeGlance& n) const {
+      if (arity != kAnyArity && arity != n.arity) return false;
+      for (std::size_t i = 0; i < input.size(); ++i) {
+        const std::uint32_t want = input[i];
+        if (want == 0 || want == n.input[i]) continue;
+        if (want != kComputedInput || n.input[i] >= kRootInput) return false;
+      }
+      return true;
+    }
+  };
+  const Glance& glance() const { return glance_; }
   /// True for a filter without checks.
   bool accepts_all() const {
     return !kind_ && arity_ == kAnyArity && !all_constant_ && !has_op_checks_ && checks_.empty();
@@ -106,6 +151,7 @@ class NodeFilter {
   // when missing; kNode for the empty path, -1 when the table is full.
   int node_at(std::span<const std::uint32_t> path);
   bool add(std::span<const std::uint32_t> path, Check c);  // false: dropped (table full)
+  void update_glance();
 
   OpKind kind_;
   std::uint32_t arity_ = kAnyArity;
@@ -115,6 +161,7 @@ class NodeFilter {
   // which no check reads below) after them; a check's parents come before it.
   std::vector<Check> checks_;
   std::size_t first_literal_ = 0;
+  Glance glance_;  // what the checks on the node's own inputs need, kept current
   // The literals as terms and the Op properties, kept out of this header (it is included wherever
   // rewriters are); shared by copies, copied when a literal is added.
   std::shared_ptr<const detail::FilterLiterals> literals_;

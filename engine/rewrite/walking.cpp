@@ -79,8 +79,9 @@ PassReport WalkingRewriter::apply(FunctionGraph& fgraph, RewriteContext& ctx) co
     }
     Apply* node = ref.get();
     if (!fgraph.contains(*node)) continue;
+    const NodeFilter::NodeGlance glance = NodeFilter::glance_at(*node);
     detail::for_each_candidate(index_->lookup(node->op()), [&](std::uint32_t rank) {
-      return proc.attempt(rank, *node);
+      return proc.attempt(rank, *node, glance);
     });
     detail::ChangeListener& l = proc.listener();
     if (!ignore_newtrees_)

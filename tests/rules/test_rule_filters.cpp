@@ -120,7 +120,11 @@ void check_filters(rw::FunctionGraph& fg, FilterCount& count) {
       const rw::NodeRewriter& r = *rule.rewriter;
       if (!r.tracks().matches(node->op())) continue;
       ++count.tried;
-      const bool accepts = r.filter().accepts(*node);
+      // What drivers ask: the glance first, then the filter.
+      const bool glanced = r.filter().glance().admits(rw::NodeFilter::glance_at(*node));
+      const bool full = r.filter().accepts(*node);
+      if (!glanced) CHECK_FALSE(full);  // a glance refuses only what the filter refuses
+      const bool accepts = glanced && full;
       const bool applies = r.transform(fg, *node, silent).applied();
       INFO("rule `" << r.name() << "` (filter " << r.filter().to_string() << ") on `"
                     << rw::to_infix(node->output(0)) << "`");

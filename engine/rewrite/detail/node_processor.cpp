@@ -105,7 +105,11 @@ NodeProcessor::NodeProcessor(std::string_view pass, std::span<const NodeRewriter
     : pass_(pass), rewriters_(rewriters), fgraph_(fgraph), ctx_(ctx),
       listener_(std::make_shared<ChangeListener>()), applied_(rewriters.size(), 0) {
   filters_.reserve(rewriters_.size());
-  for (const auto& r : rewriters_) filters_.push_back(&r->filter());
+  glances_.reserve(rewriters_.size());
+  for (const auto& r : rewriters_) {
+    filters_.push_back(&r->filter());
+    glances_.push_back(r->filter().glance());
+  }
   if (ctx_.profile && ctx_.profile->current()) {
     stats_.reserve(rewriters_.size());
     for (const auto& r : rewriters_) stats_.push_back(&ctx_.profile->current()->rewriter(r->name()));

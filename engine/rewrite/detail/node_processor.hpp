@@ -112,13 +112,17 @@ class NodeProcessor {
   NodeProcessor(const NodeProcessor&) = delete;
   NodeProcessor& operator=(const NodeProcessor&) = delete;
 
-  /// Tries rewriter `rank` on `node` (which is in the graph). True when the
-  /// graph changed; a failure, an error, a no-change success or a refused
-  /// replacement leave the graph as it was and return false. When nobody
-  /// listens to the trace, a node the rewriter's filter refuses fails here,
-  /// before `transform` (counted as an attempt when profiling).
-  bool attempt(std::uint32_t rank, Apply& node) {
-    if (!filters_[rank]->accepts_all() && !ctx_.tracing() && !filters_[rank]->accepts(node)) {
+  /// Tries rewriter `rank` on `node` (which is in the graph; `glance` is
+  /// NodeFilter::glance_at(node)). True when the graph changed; a failure, an
+  /// error, a no-change success or a refused replacement leave the graph as
+  /// it was and return false. When nobody listens to the trace, a node the
+  /// rewriter's filter refuses fails here, before `transform` (counted as an
+  /// attempt when profiling): most at a glance, in a few compares of
+  /// integers the processor keeps side by side, the rest by the filter.
+  bool attempt(std::uint32_t rank, Apply& node, const NodeFilter::NodeGlance& glance) {
+    if (!ctx_.tracing() &&
+        (!glances_[rank].admits(glance) ||
+         (!filters_[rank]->accepts_all() && !filters_[rank]->accepts(node)))) {
       if (!stats_.empty()) ++stats_[rank]->attempts;
       return false;
     }
@@ -139,6 +143,7 @@ class NodeProcessor {
   std::string_view pass_;
   std::span<const NodeRewriterPtr> rewriters_;
   std::vector<const NodeFilter*> filters_;  // per rank
+  std::vector<NodeFilter::Glance> glances_;  // per rank, copied to lie together
   FunctionGraph& fgraph_;
   RewriteContext& ctx_;
   std::shared_ptr<ChangeListener> listener_;

@@ -140,6 +140,38 @@ TEST_CASE("a filter checks what computes the inputs at each path", "[rewrite]") 
   CHECK(twice.to_string() == "[0]:exp");
 }
 
+TEST_CASE("a filter's glance needs what its checks on the node's inputs need", "[rewrite]") {
+  Var x = fvec("x"), y = fvec("y");
+  const std::uint32_t in0[] = {0}, in1[] = {1}, in01[] = {0, 1}, in3[] = {3};
+  auto admits = [](const NodeFilter& f, const Var& v) {
+    return f.glance().admits(NodeFilter::glance_at(*v->owner()));
+  };
+  // What a node shows: its arity and what computes its first three inputs.
+  const NodeFilter::NodeGlance g = NodeFilter::glance_at(*add(exp(x), fconst(1))->owner());
+  CHECK(g.arity == 2);
+  CHECK(g.input[0] == OpKind::of("exp").index());
+  CHECK(g.input[1] == NodeFilter::kConstantInput);
+  CHECK(g.input[2] == NodeFilter::kNoInput);
+  CHECK(NodeFilter::glance_at(*exp(x)->owner()).input[0] == NodeFilter::kRootInput);
+
+  NodeFilter f;
+  f.arity(2).computed(in0, OpKind::of("mul")).constant(in01).literal(in1, std::int64_t{1});
+  CHECK(admits(f, add(mul(x, y), fconst(1))));
+  CHECK(admits(f, add(mul(x, y), fconst(2))));  // the value is the filter's to check
+  CHECK_FALSE(f.accepts(*add(mul(x, y), fconst(2))->owner()));
+  CHECK_FALSE(admits(f, add(mul(x, y), y)));          // input 1 is no constant
+  CHECK_FALSE(admits(f, add(exp(x), fconst(1))));     // input 0 is no mul
+  CHECK_FALSE(admits(f, add(x, fconst(1))));          // input 0 is an input
+  CHECK_FALSE(admits(f, exp(mul(x, y))));             // one input
+  // Any Op will do for a check below an input; nothing at all past the arity.
+  NodeFilter deep;
+  deep.constant(in01);
+  CHECK(admits(deep, exp(add(x, y))));
+  CHECK_FALSE(admits(deep, exp(fconst(2))));
+  CHECK(admits(NodeFilter().computed(in3), add(x, y)));  // input 3: past what a glance sees
+  CHECK(admits(NodeFilter(), exp(x)));
+}
+
 TEST_CASE("a literal check matches constants as the matcher does", "[rewrite]") {
   Var x = fvec("x");
   // Each literal is compared as the matcher compares a pattern's literal.
