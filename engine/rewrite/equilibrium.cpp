@@ -152,6 +152,7 @@ struct EquilibriumRun {
   std::vector<ApplyRef> stack;
   detail::PointerSet<Apply> pending;
   std::vector<Apply*> scratch, frontier, next;
+  detail::RewriterIndex::ClassMemo classes;
   // Graph rewriters get ids after the node rewriters: global, final, cleanup.
   std::vector<const GraphRewriter*> graph_rewriters;
   std::vector<std::size_t> graph_applied;
@@ -350,7 +351,7 @@ struct EquilibriumRun {
       if (!pending.erase(node) || !fg.contains(*node)) continue;
       if ((++visits & 63) == 0 && out_of_time()) break;
       NodeFilter::NodeGlance glance = NodeFilter::glance_at(*node);
-      detail::for_each_candidate(eq.index_->lookup(node->op()), [&](std::uint32_t rank) {
+      detail::for_each_candidate(eq.index_->lookup(node->op(), classes), [&](std::uint32_t rank) {
         if (!proc.attempt(rank, *node, glance)) return false;
         changed = true;
         note_application(rank);

@@ -32,6 +32,7 @@ NodeFilter& NodeFilter::arity(std::size_t n) {
 void NodeFilter::update_glance() {
   glance_ = Glance{};
   glance_.arity = arity_;
+  if (all_constant_) glance_.input.fill(Glance::kConstantOrNoInput);
   for (const Check& c : checks_) {
     if (c.parent != kNode || c.input >= glance_.input.size()) continue;
     std::uint32_t& want = glance_.input[c.input];
@@ -51,6 +52,7 @@ void NodeFilter::update_glance() {
 
 NodeFilter& NodeFilter::all_inputs_constant() {
   all_constant_ = true;
+  update_glance();
   return *this;
 }
 

@@ -107,19 +107,23 @@ class NodeFilter {
     return g;
   }
   /// What the filter needs of a glance: the arity and, for each of the first
-  /// inputs, nothing (0), an Op kind's index, kComputedInput (any Op), or
-  /// kConstantInput. False only where `accepts` is false: a driver asks
-  /// this, in a few compares, before `accepts`.
+  /// inputs, nothing (0), an Op kind's index, kComputedInput (any Op),
+  /// kConstantInput, or kConstantOrNoInput (every input constant). False
+  /// only where `accepts` is false: a driver asks this, in a few compares,
+  /// before `accepts`.
   struct Glance {
     static constexpr std::uint32_t kComputedInput = kNoInput - 3;
+    static constexpr std::uint32_t kConstantOrNoInput = kNoInput - 4;
     std::uint32_t arity = kAnyArity;
     std::array<std::uint32_t, 3> input{};
     bool admits(const NodeGlance& n) const {
       if (arity != kAnyArity && arity != n.arity) return false;
       for (std::size_t i = 0; i < input.size(); ++i) {
-        const std::uint32_t want = input[i];
-        if (want == 0 || want == n.input[i]) continue;
-        if (want != kComputedInput || n.input[i] >= kRootInput) return false;
+        const std::uint32_t want = input[i], have = n.input[i];
+        if (want == 0 || want == have) continue;
+        if (want == kComputedInput ? have >= kRootInput
+                                   : want != kConstantOrNoInput || have < kConstantInput)
+          return false;
       }
       return true;
     }

@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 #include <typeindex>
+#include <typeinfo>
 #include <vector>
 
 #include "engine/graph/feature.hpp"
@@ -37,6 +38,23 @@ class RewriterIndex {
     const std::uint32_t k = op.kind().index();
     c.a = k < by_kind_.size() ? by_kind_[k] : std::span<const std::uint32_t>(any_);
     if (!by_class_.empty()) c.b = class_candidates(op);
+    return c;
+  }
+  /// What one run of a driver remembers of the classes it met: for each Op
+  /// kind, the last class seen and its candidates. Comparing classes by name
+  /// (what std::type_info's == does when the objects differ) cost a string
+  /// compare per node and tracked class; a class met before costs one
+  /// pointer compare.
+  using ClassMemo = std::vector<std::pair<const std::type_info*, std::span<const std::uint32_t>>>;
+  Candidates lookup(const Op& op, ClassMemo& memo) const {
+    if (by_class_.empty()) return lookup(op);
+    Candidates c;
+    const std::uint32_t k = op.kind().index();
+    c.a = k < by_kind_.size() ? by_kind_[k] : std::span<const std::uint32_t>(any_);
+    const std::type_info* t = &typeid(op);
+    if (k >= memo.size()) memo.resize(k + 1, {nullptr, {}});
+    if (memo[k].first != t) memo[k] = {t, class_candidates(op)};
+    c.b = memo[k].second;
     return c;
   }
 

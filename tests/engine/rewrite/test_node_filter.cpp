@@ -170,6 +170,12 @@ TEST_CASE("a filter's glance needs what its checks on the node's inputs need", "
   CHECK_FALSE(admits(deep, exp(fconst(2))));
   CHECK(admits(NodeFilter().computed(in3), add(x, y)));  // input 3: past what a glance sees
   CHECK(admits(NodeFilter(), exp(x)));
+  // Every input constant: each input a glance sees is a constant or absent.
+  const ConstantFolding folding;
+  CHECK(admits(folding.filter(), add(fconst(1), fconst(2))));
+  CHECK(admits(folding.filter(), exp(fconst(1))));
+  CHECK_FALSE(admits(folding.filter(), add(fconst(1), x)));
+  CHECK_FALSE(admits(folding.filter(), add(exp(x), fconst(1))));
 }
 
 TEST_CASE("a literal check matches constants as the matcher does", "[rewrite]") {
