@@ -146,10 +146,11 @@ struct EquilibriumRun {
   RewriteContext& ctx;
   detail::NodeProcessor proc;
   const std::size_t n_node_rewriters;
-  // Nodes still to try: a stack (so touched nodes are tried next) of counted
-  // handles (a pruned node stays valid until popped) and the set of nodes
+  // Nodes still to try: a stack (so touched nodes are tried next) of nodes
+  // that stay alive while the run lasts (the graph holds them, or the
+  // processor's listener once they are pruned), and the set of nodes
   // pending, so that a node pushed twice is tried once.
-  std::vector<ApplyRef> stack;
+  std::vector<Apply*> stack;
   detail::PointerSet<Apply> pending;
   std::vector<Apply*> scratch, frontier, next;
   detail::RewriterIndex::ClassMemo classes;
@@ -188,7 +189,7 @@ struct EquilibriumRun {
 
   void push(Apply* node) {
     pending.insert(node);
-    stack.emplace_back(node);
+    stack.push_back(node);
   }
 
   void enqueue_all() {
@@ -220,12 +221,12 @@ struct EquilibriumRun {
   void absorb() {
     detail::ChangeListener& l = proc.listener();
     scratch.clear();
-    for (const ApplyRef& t : l.touched)
-      if (fg.contains(*t)) scratch.push_back(t.get());
+    for (Apply* t : l.touched)
+      if (fg.contains(*t)) scratch.push_back(t);
     add_users(0, eq.max_depth_);
     const std::size_t uses_from = scratch.size();
-    for (const ApplyRef& t : l.uses_changed)
-      if (fg.contains(*t)) scratch.push_back(t.get());
+    for (Apply* t : l.uses_changed)
+      if (fg.contains(*t)) scratch.push_back(t);
     add_users(uses_from, eq.uses_depth_);
     l.forget();
     for (auto it = scratch.rbegin(); it != scratch.rend(); ++it) push(*it);
@@ -345,9 +346,8 @@ struct EquilibriumRun {
   bool drain() {
     bool changed = false;
     while (!stack.empty() && !stopped) {
-      ApplyRef ref = std::move(stack.back());
+      Apply* node = stack.back();
       stack.pop_back();
-      Apply* node = ref.get();
       if (!pending.erase(node) || !fg.contains(*node)) continue;
       if ((++visits & 63) == 0 && out_of_time()) break;
       NodeFilter::NodeGlance glance = NodeFilter::glance_at(*node);

@@ -63,21 +63,22 @@ PassReport WalkingRewriter::apply(FunctionGraph& fgraph, RewriteContext& ctx) co
     }
   }
   detail::NodeProcessor proc(name(), rewriters_, fgraph, ctx);
-  std::deque<ApplyRef> queue;
+  // Plain pointers: a node the walk met stays alive while the processor's
+  // listener is attached, in the graph or pruned.
+  std::deque<Apply*> queue;
   for (Apply* n : fgraph.toposort())
-    if (tracked(*n)) queue.emplace_back(n);
+    if (tracked(*n)) queue.push_back(n);
   const bool in_to_out = order_ == WalkOrder::InToOut;
   std::size_t max_nodes = fgraph.num_nodes();
   while (!queue.empty()) {
-    ApplyRef ref;
+    Apply* node;
     if (in_to_out) {
-      ref = std::move(queue.front());
+      node = queue.front();
       queue.pop_front();
     } else {
-      ref = std::move(queue.back());
+      node = queue.back();
       queue.pop_back();
     }
-    Apply* node = ref.get();
     if (!fgraph.contains(*node)) continue;
     const NodeFilter::NodeGlance glance = NodeFilter::glance_at(*node);
     detail::for_each_candidate(index_->lookup(node->op()), [&](std::uint32_t rank) {
@@ -85,8 +86,8 @@ PassReport WalkingRewriter::apply(FunctionGraph& fgraph, RewriteContext& ctx) co
     });
     detail::ChangeListener& l = proc.listener();
     if (!ignore_newtrees_)
-      for (const ApplyRef& n : l.imported_nodes)
-        if (n.get() != node && fgraph.contains(*n) && tracked(*n)) queue.push_back(n);
+      for (Apply* n : l.imported_nodes)
+        if (n != node && fgraph.contains(*n) && tracked(*n)) queue.push_back(n);
     l.forget();
     max_nodes = std::max(max_nodes, fgraph.num_nodes());
   }

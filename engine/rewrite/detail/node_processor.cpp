@@ -69,6 +69,7 @@ void ChangeListener::on_import(FunctionGraph&, Apply& node, std::string_view) {
 void ChangeListener::on_prune(FunctionGraph&, Apply& node, std::string_view) {
   ++pruned;
   ++changes;
+  pruned_nodes_.emplace_back(&node);
   // What the pruned node used lost a client.
   for (const Var& in : node.inputs())
     if (Apply* o = in->owner()) uses_changed.emplace_back(o);

@@ -90,16 +90,22 @@ template <class F> bool for_each_candidate(const RewriterIndex::Candidates& c, F
 
 /// Hears every change while a driver runs: which nodes a change touched, and
 /// how many nodes came and went.
+///
+/// It keeps every node pruned while it listens alive until it is detached, so
+/// that a driver may hold plain pointers to any node it met during its run
+/// (in the graph, or pruned: `FunctionGraph::contains` tells) instead of
+/// counted handles, whose atomic counts cost more than the rest of a push
+/// and a pop.
 class ChangeListener final : public Feature {
  public:
   /// Nodes touched since the driver last took them: imported nodes, nodes
   /// whose inputs or Op changed (their users may match now too).
-  std::vector<ApplyRef> touched;
+  std::vector<Apply*> touched;
   /// Nodes whose outputs gained or lost a client (only they may match now).
-  std::vector<ApplyRef> uses_changed;
+  std::vector<Apply*> uses_changed;
   /// Of those, the imported nodes and those that apply another Op (for
   /// drivers that queue new nodes only).
-  std::vector<ApplyRef> imported_nodes;
+  std::vector<Apply*> imported_nodes;
   std::size_t imported = 0;
   std::size_t pruned = 0;
   /// Every callback counts, so a driver can tell whether anything changed.
@@ -117,6 +123,9 @@ class ChangeListener final : public Feature {
     uses_changed.clear();
     imported_nodes.clear();
   }
+
+ private:
+  std::vector<ApplyRef> pruned_nodes_;  // alive while the driver may point at them
 };
 
 /// Applies node rewriters to nodes of one graph for one driver run. Attaches
