@@ -97,6 +97,26 @@ std::string_view OpKind::name() const {
   return t.names[id_ - 1];
 }
 
+std::uint32_t Op::class_index_of(const std::type_info& type) {
+  // By name: two type_info objects of one class (one per shared library that
+  // does not share them) have the same name.
+  struct ClassTable {
+    std::mutex mutex;
+    std::unordered_map<std::string_view, std::uint32_t> ids;  // names live as long as type_info
+  };
+  static ClassTable* table = new ClassTable;  // leaked, as the kind table
+  const std::lock_guard<std::mutex> lock(table->mutex);
+  const auto [it, added] =
+      table->ids.emplace(type.name(), static_cast<std::uint32_t>(table->ids.size() + 1));
+  return it->second;
+}
+
+std::uint32_t Op::intern_class() const {
+  const std::uint32_t c = class_index_of(typeid(*this));
+  class_.store(c, std::memory_order_relaxed);
+  return c;
+}
+
 OpKind Op::intern_kind() const {
   const OpKind k = OpKind::of(name());
   kind_.store(k.id_, std::memory_order_relaxed);

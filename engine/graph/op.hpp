@@ -9,6 +9,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <typeinfo>
 #include <variant>
 #include <vector>
 
@@ -98,6 +99,17 @@ class Op : public std::enable_shared_from_this<Op> {
     const std::uint32_t k = kind_.load(std::memory_order_relaxed);
     return k ? OpKind(k) : intern_kind();
   }
+  /// A small number standing for the Op's dynamic class: equal for Ops of one
+  /// class, also across shared libraries (it is interned from the class's
+  /// type_info name), and looked up once per Op. `ops_detail::op_as` compares
+  /// it, where comparing type_info objects compares their names as strings
+  /// whenever the objects differ, which is most of the time.
+  std::uint32_t class_index() const {
+    const std::uint32_t c = class_.load(std::memory_order_relaxed);
+    return c ? c : intern_class();
+  }
+  /// The number `class_index` gives the Ops of class `type` (interning it).
+  static std::uint32_t class_index_of(const std::type_info& type);
   /// The properties that, with the class, define equality and hash.
   virtual Props props() const { return {}; }
   /// `props()`, computed on first use and kept: an Op is immutable, and the
@@ -162,10 +174,12 @@ class Op : public std::enable_shared_from_this<Op> {
 
  private:
   OpKind intern_kind() const;
+  std::uint32_t intern_class() const;
   std::size_t compute_hash() const;
 
   mutable std::atomic<std::size_t> hash_{0};
   mutable std::atomic<std::uint32_t> kind_{0};
+  mutable std::atomic<std::uint32_t> class_{0};
   mutable std::atomic<const Props*> props_{nullptr};
   mutable std::atomic<const IoMap*> view_map_{nullptr};
   mutable std::atomic<const IoMap*> destroy_map_{nullptr};

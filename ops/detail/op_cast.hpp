@@ -2,6 +2,7 @@
 // ask it of every node.
 #pragma once
 
+#include <cstdint>
 #include <type_traits>
 #include <typeinfo>
 
@@ -9,11 +10,14 @@
 
 namespace rw::ops_detail {
 
-/// `op` as a `T` when it is one, else nullptr. T is final, so comparing
-/// type_info gives dynamic_cast's answer without walking the class hierarchy.
+/// `op` as a `T` when it is one, else nullptr. T is final, so comparing the
+/// classes gives dynamic_cast's answer without walking the class hierarchy;
+/// they are compared by Op::class_index, a number each Op keeps, instead of
+/// type_info's string compare.
 template <class T> const T* op_as(const Op& op) {
   static_assert(std::is_final_v<T>, "op_as needs a final Op class");
-  return typeid(op) == typeid(T) ? static_cast<const T*>(&op) : nullptr;
+  static const std::uint32_t want = Op::class_index_of(typeid(T));
+  return op.class_index() == want ? static_cast<const T*>(&op) : nullptr;
 }
 
 }  // namespace rw::ops_detail

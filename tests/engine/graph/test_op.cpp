@@ -89,6 +89,26 @@ TEST_CASE("op kinds are equal exactly when op names are", "[graph]") {
   REQUIRE_FALSE(OpKind::of("a kind no op has") == OpKind());
 }
 
+TEST_CASE("op class indices are equal exactly when the classes are", "[graph]") {
+  OpPtr add = toy("add", 2), mul = toy("mul", 2, 7);
+  const OpPtr two = std::make_shared<ToyTwoOut>(), split = std::make_shared<ToySplit>();
+  // One class, whatever the name or properties; another class, another index.
+  REQUIRE(add->class_index() == mul->class_index());
+  REQUIRE(add->class_index() == Op::class_index_of(typeid(ToyOp)));
+  REQUIRE(two->class_index() == Op::class_index_of(typeid(ToyTwoOut)));
+  REQUIRE(two->class_index() != add->class_index());
+  REQUIRE(two->class_index() != split->class_index());
+  REQUIRE(add->class_index() != 0);
+  REQUIRE(Op::class_index_of(typeid(ToySplit)) == Op::class_index_of(typeid(ToySplit)));
+  // Interned from several threads at once, every thread sees the same numbers.
+  std::vector<std::uint32_t> seen(4);
+  std::vector<std::thread> threads;
+  for (std::size_t t = 0; t < seen.size(); ++t)
+    threads.emplace_back([&, t] { seen[t] = std::make_shared<ToySum>(std::nullopt)->class_index(); });
+  for (auto& th : threads) th.join();
+  for (std::uint32_t c : seen) REQUIRE(c == Op::class_index_of(typeid(ToySum)));
+}
+
 TEST_CASE("op kinds interned from several threads agree", "[graph]") {
   // Each thread interns the same fresh names in another order; every thread
   // must see one kind per name, distinct between names.
