@@ -169,7 +169,7 @@ struct EquilibriumRun {
   PassReport report;
 
   EquilibriumRun(const EquilibriumRewriter& e, FunctionGraph& g, RewriteContext& c)
-      : eq(e), fg(g), ctx(c), proc(e.name(), e.rewriters_, g, c),
+      : eq(e), fg(g), ctx(c), proc(e.name(), e.rewriters_, *e.index_, g, c),
         n_node_rewriters(e.rewriters_.size()), max_nodes(g.num_nodes()) {
     for (const auto* list : {&eq.global_, &eq.final_, &eq.cleanup_})
       for (const auto& r : *list) graph_rewriters.push_back(r.get());

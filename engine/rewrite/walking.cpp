@@ -62,7 +62,7 @@ PassReport WalkingRewriter::apply(FunctionGraph& fgraph, RewriteContext& ctx) co
       return report;
     }
   }
-  detail::NodeProcessor proc(name(), rewriters_, fgraph, ctx);
+  detail::NodeProcessor proc(name(), rewriters_, *index_, fgraph, ctx);
   // Plain pointers: a node the walk met stays alive while the processor's
   // listener is attached, in the graph or pruned.
   std::deque<Apply*> queue;

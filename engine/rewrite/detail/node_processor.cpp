@@ -15,6 +15,12 @@
 namespace rw::detail {
 
 RewriterIndex::RewriterIndex(std::span<const NodeRewriterPtr> rewriters) {
+  filters_.reserve(rewriters.size());
+  glances_.reserve(rewriters.size());
+  for (const auto& r : rewriters) {
+    filters_.push_back(&r->filter());
+    glances_.push_back(r->filter().glance());
+  }
   std::vector<std::vector<std::uint32_t>> by_kind;  // by OpKind::index()
   for (std::uint32_t r = 0; r < rewriters.size(); ++r) {
     const Tracks& t = rewriters[r]->tracks();
@@ -102,15 +108,10 @@ bool same_computation(const Variable& old_var, const Variable& new_var) {
 }
 
 NodeProcessor::NodeProcessor(std::string_view pass, std::span<const NodeRewriterPtr> rewriters,
-                             FunctionGraph& fgraph, RewriteContext& ctx)
-    : pass_(pass), rewriters_(rewriters), fgraph_(fgraph), ctx_(ctx),
-      listener_(std::make_shared<ChangeListener>()), applied_(rewriters.size(), 0) {
-  filters_.reserve(rewriters_.size());
-  glances_.reserve(rewriters_.size());
-  for (const auto& r : rewriters_) {
-    filters_.push_back(&r->filter());
-    glances_.push_back(r->filter().glance());
-  }
+                             const RewriterIndex& index, FunctionGraph& fgraph, RewriteContext& ctx)
+    : pass_(pass), rewriters_(rewriters), filters_(index.filters()), glances_(index.glances()),
+      fgraph_(fgraph), ctx_(ctx), listener_(std::make_shared<ChangeListener>()),
+      applied_(rewriters.size(), 0) {
   if (ctx_.profile && ctx_.profile->current()) {
     stats_.reserve(rewriters_.size());
     for (const auto& r : rewriters_) stats_.push_back(&ctx_.profile->current()->rewriter(r->name()));

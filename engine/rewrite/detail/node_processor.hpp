@@ -28,6 +28,11 @@ class RewriterIndex {
   /// `rewriters` in rank order (the order in which a node tries them).
   explicit RewriterIndex(std::span<const NodeRewriterPtr> rewriters);
 
+  /// Each rewriter's filter and its glance, by rank: built with the index,
+  /// not by every run of its driver.
+  std::span<const NodeFilter* const> filters() const { return filters_; }
+  std::span<const NodeFilter::Glance> glances() const { return glances_; }
+
   /// The candidates for a node: two rank-sorted lists, tried merged by rank.
   struct Candidates {
     std::span<const std::uint32_t> a;
@@ -67,6 +72,8 @@ class RewriterIndex {
   std::vector<std::vector<std::uint32_t>> lists_;  // what by_kind_ points into
   std::vector<std::pair<std::type_index, std::vector<std::uint32_t>>> by_class_;
   std::vector<std::uint32_t> any_;
+  std::vector<const NodeFilter*> filters_;
+  std::vector<NodeFilter::Glance> glances_;
 };
 
 /// Calls `f(rank)` for each candidate in rank order (duplicates once) until it
@@ -132,9 +139,10 @@ class ChangeListener final : public Feature {
 /// a ChangeListener for its lifetime.
 class NodeProcessor {
  public:
-  /// `rewriters` in rank order; `pass` names the driver in events.
+  /// `rewriters` in rank order, and their index; `pass` names the driver in
+  /// events.
   NodeProcessor(std::string_view pass, std::span<const NodeRewriterPtr> rewriters,
-                FunctionGraph& fgraph, RewriteContext& ctx);
+                const RewriterIndex& index, FunctionGraph& fgraph, RewriteContext& ctx);
   ~NodeProcessor();
   NodeProcessor(const NodeProcessor&) = delete;
   NodeProcessor& operator=(const NodeProcessor&) = delete;
@@ -169,8 +177,8 @@ class NodeProcessor {
 
   std::string_view pass_;
   std::span<const NodeRewriterPtr> rewriters_;
-  std::vector<const NodeFilter*> filters_;  // per rank
-  std::vector<NodeFilter::Glance> glances_;  // per rank, copied to lie together
+  std::span<const NodeFilter* const> filters_;  // per rank, kept by the index
+  std::span<const NodeFilter::Glance> glances_;  // per rank, side by side
   FunctionGraph& fgraph_;
   RewriteContext& ctx_;
   std::shared_ptr<ChangeListener> listener_;
