@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <optional>
 
+#include <boost/container/small_vector.hpp>
+
 #include "engine/graph/errors.hpp"
 #include "engine/rewrite/destroy_handler.hpp"
 #include "engine/rewrite/standard.hpp"
@@ -30,6 +32,9 @@ struct Term {
   Var base;
   Var x, y;
 };
+/// A sum's terms: few, and asked of every add and sub in the graph, most of
+/// which turn out to have no product: kept off the heap.
+using Terms = boost::container::small_vector<Term, 8>;
 
 std::optional<double> one_element_constant(const Var& v) {
   const Constant* c = v->as_constant();
@@ -99,7 +104,7 @@ bool sole_product(const FunctionGraph& fgraph, const Var& base, DType dtype) {
 /// type, or of a gemm (`beta * z + alpha * x @ y`, constant alpha and beta)
 /// which an earlier step of the same walk formed.
 void collect_terms(const FunctionGraph& fgraph, const Var& v, double scale, int depth,
-                   const TensorType& out, std::vector<Term>& terms) {
+                   const TensorType& out, Terms& terms) {
   Term t = term_of(v);
   // A factor on a value of another dtype is part of a conversion: kept whole.
   if (t.base->tensor_type()->dtype() != v->tensor_type()->dtype()) t = {1, v};
@@ -145,12 +150,12 @@ RewriteResult GemmFromDot::transform(FunctionGraph& fgraph, Apply& node,
   const TensorType& out = *node.output_var(0).tensor_type();
   if (out.ndim() != 2 || !(out.dtype() == DType::Float64 || out.dtype() == DType::Float32))
     return RewriteResult::fail("the result is not a float matrix");
-  std::vector<Term> terms;
+  Terms terms;
   for (std::size_t k = 0; k < node.num_inputs(); ++k) {
     const double sign = e->scalar_op() == ScalarOp::Sub && k == 1 ? -1.0 : 1.0;
     collect_terms(fgraph, node.input(k), sign, kMaxSumNesting, out, terms);
   }
-  std::vector<Term> products, rest;
+  Terms products, rest;
   for (Term& t : terms) (t.x ? products : rest).push_back(std::move(t));
   if (products.empty()) return RewriteResult::fail("no term is a dot product");
   // The accumulator: the first other term of the product's type, or failing

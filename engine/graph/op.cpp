@@ -1,6 +1,8 @@
 // Default behaviour of the Op interface, and property formatting.
 #include "engine/graph/op.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <deque>
 #include <mutex>
@@ -112,7 +114,19 @@ std::uint32_t Op::class_index_of(const std::type_info& type) {
 }
 
 std::uint32_t Op::intern_class() const {
-  const std::uint32_t c = class_index_of(typeid(*this));
+  // New Ops come in runs of a few classes (a Composite per fused group, an
+  // Elemwise per rewritten node): each thread remembers the last classes it
+  // interned by their type_info, sparing the table's lock and string hash.
+  thread_local std::array<std::pair<const std::type_info*, std::uint32_t>, 4> recent{};
+  const std::type_info* type = &typeid(*this);
+  std::uint32_t c = 0;
+  for (const auto& [t, id] : recent)
+    if (t == type) c = id;
+  if (!c) {
+    c = class_index_of(*type);
+    std::move_backward(recent.begin(), recent.end() - 1, recent.end());
+    recent.front() = {type, c};
+  }
   class_.store(c, std::memory_order_relaxed);
   return c;
 }

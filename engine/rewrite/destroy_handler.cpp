@@ -170,9 +170,10 @@ void DestroyHandler::destroyers_near(const FunctionGraph& fgraph, const Variable
 }
 
 void DestroyHandler::validate(const FunctionGraph& fgraph) {
-  std::vector<const Apply*> candidates;
+  std::vector<const Apply*>& candidates = candidates_;
+  candidates.clear();
   if (check_all_) {
-    candidates.assign(destroyers_.begin(), destroyers_.end());
+    destroyers_.for_each([&](const Apply* n) { candidates.push_back(n); });
   } else if (!destroyers_.empty()) {
     for (const ApplyRef& n : changed_nodes_)
       if (fgraph.contains(*n) && destroyers_.contains(n.get())) candidates.push_back(n.get());

@@ -10,6 +10,7 @@
 
 #include "engine/graph/feature.hpp"
 #include "engine/graph/function_graph.hpp"
+#include "engine/rewrite/detail/flat_table.hpp"
 
 namespace rw {
 
@@ -94,12 +95,13 @@ class DestroyHandler final : public Feature {
                        std::vector<const Apply*>& out) const;
 
   std::unordered_set<const Variable*> mutable_;
-  std::unordered_set<const Apply*> destroyers_;
+  detail::PointerSet<const Apply> destroyers_;  // open addressing: no allocation per node
   std::vector<Var> keep_;  // keeps the mutable inputs alive
   // What changed since the last validation (counted handles: a pruned node
   // may be gone by then). `check_all_` until a first validation passes.
   std::vector<Var> changed_vars_;
   std::vector<ApplyRef> changed_nodes_;
+  std::vector<const Apply*> candidates_;  // validate's, kept between calls
   bool check_all_ = true;
 };
 

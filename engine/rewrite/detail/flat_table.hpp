@@ -45,6 +45,11 @@ template <class Slot, class Traits> class FlatTable {
   template <class Match> Slot* find(std::uint64_t h, Match&& match) {
     return const_cast<Slot*>(std::as_const(*this).find(h, match));
   }
+  /// Calls `f(slot)` for every slot in use, in no particular order.
+  template <class F> void for_each(F&& f) const {
+    for (const Slot& s : slots_)
+      if (!Traits::is_empty(s)) f(s);
+  }
   /// Adds `slot` (no check for an equal one).
   void insert(const Slot& slot) {
     if (2 * (size_ + 1) > slots_.size()) rehash(slots_.empty() ? 16 : 2 * slots_.size());
@@ -125,6 +130,9 @@ template <class T> class PointerSet {
   void reserve(std::size_t n) { table_.reserve(n); }
   void clear() { table_.clear(); }
   std::size_t size() const { return table_.size(); }
+  bool empty() const { return table_.size() == 0; }
+  /// Calls `f(p)` for every pointer in the set, in no particular order.
+  template <class F> void for_each(F&& f) const { table_.for_each(f); }
 
  private:
   using Table = FlatTable<T*, PointerSlot<T>>;
