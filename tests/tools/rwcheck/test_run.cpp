@@ -6,7 +6,12 @@
 
 #include <catch2/catch.hpp>
 
+#include "engine/graph/function_graph.hpp"
+#include "engine/rewrite/trace.hpp"
+#include "ops/api.hpp"
+#include "ops/inplace.hpp"
 #include "tools/rwcheck/json.hpp"
+#include "tools/rwcheck/provenance.hpp"
 #include "tools/rwcheck/rwcheck_fixtures.hpp"
 
 using rw::test::check_golden;
@@ -323,4 +328,28 @@ TEST_CASE("--why-not says when a node appeared after the rule's group ran", "[rw
                          pt_environment());
   CHECK(r.status == 1);
   check_golden("why_not_late.txt", r.out);
+}
+
+TEST_CASE("provenance records a change of Op as a firing on one node", "[rwcheck]") {
+  const rw::Var a = rw::matrix("a"), b = rw::matrix("b");
+  rw::FunctionGraph fg({a, b}, {rw::exp(a + b) * b}, /*clone=*/false);
+  auto provenance = std::make_shared<rw::check::Provenance>();
+  fg.attach_feature(provenance);
+  rw::Trace trace;
+  trace.subscribe(provenance);
+  rw::RewriteContext ctx{.trace = &trace};
+  rw::InplacePass().rewrite(fg, ctx);
+  // exp(…) and … * b overwrite their first inputs; no node came or went.
+  REQUIRE(provenance->firings().size() == 2);
+  const rw::check::Firing& f = provenance->firings()[0];
+  CHECK(f.pass == "insert_inplace");
+  CHECK(f.rule == "insert_inplace");
+  REQUIRE(f.before_node);
+  CHECK(f.before_node == f.after_node);
+  CHECK(f.before == "exp");
+  CHECK(f.after == "exp{inplace=0}");
+  CHECK(f.created.empty());
+  CHECK(f.removed.empty());
+  CHECK(provenance->nodes().size() == 3);
+  for (const rw::check::NodeHistory& h : provenance->nodes()) CHECK(h.removed_by.empty());
 }
