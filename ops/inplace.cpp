@@ -288,7 +288,8 @@ PassReport InplacePass::apply(FunctionGraph& fgraph, RewriteContext& ctx) const 
 
   for (Apply* node : order) {
     if (!node->op().cached_destroy_map().empty()) continue;
-    const Op& op = node->op();  // not used once the node applies another
+    const OpPtr held = node->op_ptr();  // alive while the node changes Op
+    const Op& op = *held;
     const bool composite = op_as<Composite>(op) != nullptr;
     if (composite || op_as<Elemwise>(op) || op_as<Fill>(op)) {
       // Outputs one at a time, each into the first input that can take it;

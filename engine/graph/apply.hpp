@@ -18,7 +18,9 @@ class ApplyRef;
 
 /// A node of the graph: `op(inputs…)`. It is allocated in one block with its
 /// input handles and its output Variables; holding the node, or any of its
-/// outputs, keeps the node alive. Inputs change only through a FunctionGraph.
+/// outputs, keeps the node alive. Its inputs and its Op change only through
+/// the FunctionGraph that holds it (`replace`, `change_input`, `change_op`),
+/// which a graph built with `clone = false` shares with its caller.
 class Apply {
  public:
   /// A node with these inputs and outputs of these types. No checks: an Op's

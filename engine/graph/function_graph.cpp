@@ -874,6 +874,9 @@ void FunctionGraph::change_op(Apply& node, std::shared_ptr<const Op> op,
     throw refused(fmt::format("`{}` does not apply to the inputs of `{}`: {}", op->to_string(),
                               node.op().to_string(), e.what()));
   }
+  if (probe->num_inputs() != node.num_inputs())
+    throw refused(fmt::format("`{}` would take {} inputs where `{}` has {}", op->to_string(),
+                              probe->num_inputs(), node.op().to_string(), node.num_inputs()));
   if (probe->num_outputs() != node.num_outputs())
     throw refused(fmt::format("`{}` has {} outputs where `{}` has {}", op->to_string(),
                               probe->num_outputs(), node.op().to_string(), node.num_outputs()));
@@ -890,11 +893,10 @@ void FunctionGraph::change_op(Apply& node, std::shared_ptr<const Op> op,
   }
   probe = nullptr;
   OpPtr old = std::exchange(node.op_, std::move(op));
-  try {
-    for (const auto& f : impl_->features) f->on_change_op(*this, node, old, reason);
-    for (const auto& f : impl_->features) f->validate(*this);
-  } catch (const std::exception& e) {
-    OpPtr undone = std::exchange(node.op_, std::move(old));
+  // Undoing tells every feature, also those a throwing one kept from hearing
+  // the change: hearing a change back to the Op a node has is harmless.
+  const auto undo = [&] {
+    OpPtr undone = std::exchange(node.op_, old);
     const std::string why = "rollback: " + std::string(reason);
     for (const auto& f : impl_->features) {
       try {
@@ -903,7 +905,16 @@ void FunctionGraph::change_op(Apply& node, std::shared_ptr<const Op> op,
         // A listener that throws while hearing the undo cannot stop it.
       }
     }
+  };
+  try {
+    for (const auto& f : impl_->features) f->on_change_op(*this, node, old, reason);
+    for (const auto& f : impl_->features) f->validate(*this);
+  } catch (const std::exception& e) {
+    undo();
     throw refused(e.what());
+  } catch (...) {
+    undo();
+    throw;
   }
 }
 

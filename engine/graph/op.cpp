@@ -101,16 +101,21 @@ std::string_view OpKind::name() const {
 
 std::uint32_t Op::class_index_of(const std::type_info& type) {
   // By name: two type_info objects of one class (one per shared library that
-  // does not share them) have the same name.
+  // does not share them) have the same name. Two classes of internal linkage
+  // may share a name too, so equal numbers are necessary for equal classes,
+  // not sufficient: op_as confirms a match with type_info.
   struct ClassTable {
     std::mutex mutex;
-    std::unordered_map<std::string_view, std::uint32_t> ids;  // names live as long as type_info
+    std::deque<std::string> names;  // copied: a library may be unloaded
+    std::unordered_map<std::string_view, std::uint32_t> ids;
   };
   static ClassTable* table = new ClassTable;  // leaked, as the kind table
   const std::lock_guard<std::mutex> lock(table->mutex);
-  const auto [it, added] =
-      table->ids.emplace(type.name(), static_cast<std::uint32_t>(table->ids.size() + 1));
-  return it->second;
+  if (auto it = table->ids.find(type.name()); it != table->ids.end()) return it->second;
+  table->names.emplace_back(type.name());
+  const auto id = static_cast<std::uint32_t>(table->names.size());
+  table->ids.emplace(table->names.back(), id);
+  return id;
 }
 
 std::uint32_t Op::intern_class() const {

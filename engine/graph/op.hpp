@@ -99,11 +99,13 @@ class Op : public std::enable_shared_from_this<Op> {
     const std::uint32_t k = kind_.load(std::memory_order_relaxed);
     return k ? OpKind(k) : intern_kind();
   }
-  /// A small number standing for the Op's dynamic class: equal for Ops of one
-  /// class, also across shared libraries (it is interned from the class's
-  /// type_info name), and looked up once per Op. `ops_detail::op_as` compares
-  /// it, where comparing type_info objects compares their names as strings
-  /// whenever the objects differ, which is most of the time.
+  /// A small number standing for the Op's dynamic class, interned from the
+  /// class's type_info name and looked up once per Op: equal for Ops of one
+  /// class (also across shared libraries), so different numbers mean
+  /// different classes. Two classes of internal linkage may share a name and
+  /// so a number. `ops_detail::op_as` compares it first, as comparing
+  /// type_info objects compares their names as strings whenever the objects
+  /// differ, which is most of the time.
   std::uint32_t class_index() const {
     const std::uint32_t c = class_.load(std::memory_order_relaxed);
     return c ? c : intern_class();

@@ -366,6 +366,10 @@ struct EquilibriumRun {
       stack.clear();
       pending.clear();
     }
+    // Nothing queued and everything touched taken: no pointer to a pruned
+    // node is left.
+    proc.listener().forget();
+    proc.listener().release_pruned();
     return changed;
   }
 

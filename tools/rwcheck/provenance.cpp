@@ -81,6 +81,28 @@ void Provenance::on_prune(FunctionGraph&, Apply& node, std::string_view reason) 
   pending_removed_.push_back(h.id);
 }
 
+void Provenance::on_change_op(FunctionGraph&, Apply& node, const OpPtr& old_op,
+                              std::string_view reason) {
+  const std::optional<NodeId> id = id_of(node);
+  if (!id) return;
+  nodes_[*id - 1].op = std::string(node.op().name());
+  if (reason.substr(0, kRollback.size()) == kRollback) {
+    // The graph refused the change: it never stayed.
+    if (!firings_.empty() && firings_.back().op_change && firings_.back().before_node == id)
+      firings_.pop_back();
+    return;
+  }
+  // The node stays, with its id: a firing from the Op it applied to the one it applies.
+  Firing f;
+  f.pass = current_pass();
+  f.rule = std::string(reason);
+  f.before_node = f.after_node = id;
+  f.before = old_op->to_string();
+  f.after = node.op().to_string();
+  f.op_change = true;
+  firings_.push_back(std::move(f));
+}
+
 void Provenance::on_event(const TraceEvent& e) {
   switch (e.kind) {
     case TraceKind::PassStarted:
@@ -130,19 +152,6 @@ void Provenance::on_event(const TraceEvent& e) {
       }
       for (const NodeId id : f.removed) nodes_[id - 1].removed_in = index;
       if (f.before_node) nodes_[*f.before_node - 1].removed_in = index;
-      firings_.push_back(std::move(f));
-      break;
-    }
-    case TraceKind::Modified: {
-      // The node stays, with its id: a firing from the Op it applied to the one it applies.
-      Firing f;
-      f.pass = std::string(e.pass);
-      f.rule = std::string(e.rewriter);
-      if (e.node) {
-        f.before_node = f.after_node = id_of(*e.node);
-        f.after = e.node->op().to_string();
-      }
-      f.before = std::string(e.message);
       firings_.push_back(std::move(f));
       break;
     }

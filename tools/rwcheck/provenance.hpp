@@ -49,8 +49,9 @@ struct NodeHistory {
 };
 
 /// One replacement made during the run. A node that came to apply another Op
-/// (FunctionGraph::change_op, as the in-place pass does) is a firing too:
-/// `before_node` and `after_node` are that node, `before` and `after` the Ops.
+/// (FunctionGraph::change_op, as the in-place pass does) is a firing too, of
+/// the rewriter that gave the change as its reason: `before_node` and
+/// `after_node` are that node, `before` and `after` the Ops.
 struct Firing {
   /// The pass and the rewriter (the rule's name, or `merge`, …).
   std::string pass;
@@ -66,6 +67,9 @@ struct Firing {
   /// replacement of several outputs at once, the first firing has them.
   std::vector<NodeId> created;
   std::vector<NodeId> removed;
+  /// A change of Op (FunctionGraph::change_op): `before` and `after` are the
+  /// Ops of the node both name.
+  bool op_change = false;
 };
 
 /// Attach to a FunctionGraph (as a Feature) and subscribe to the run's
@@ -83,6 +87,9 @@ class Provenance final : public Feature, public TraceListener {
   void on_import(FunctionGraph& fgraph, Apply& node, std::string_view reason) override;
   /// Records who removed the node (undoing a refused change removes nothing).
   void on_prune(FunctionGraph& fgraph, Apply& node, std::string_view reason) override;
+  /// A node that applies another Op: a firing of `reason` (the rewriter) on it.
+  void on_change_op(FunctionGraph& fgraph, Apply& node, const OpPtr& old_op,
+                    std::string_view reason) override;
   /// Follows passes, collects firings (and the watched rewriter's failures).
   void on_event(const TraceEvent& event) override;
 

@@ -130,6 +130,10 @@ class ChangeListener final : public Feature {
     uses_changed.clear();
     imported_nodes.clear();
   }
+  /// Lets the nodes pruned so far go: for a driver that holds no pointer to
+  /// any of them (its worklist is empty and it took what was touched), so
+  /// that a long run does not keep every node it removed.
+  void release_pruned() { pruned_nodes_.clear(); }
 
  private:
   std::vector<ApplyRef> pruned_nodes_;  // alive while the driver may point at them

@@ -51,3 +51,26 @@ TEST_CASE("attaching ProtectInputs finds the in-place nodes already there", "[co
   REQUIRE_THROWS_WITH(fg.validate(),
                       "`neg_inplace` would overwrite `x`, which the function must not change");
 }
+
+TEST_CASE("a node changed into an in-place Op may not overwrite a protected input",
+          "[compile]") {
+  Var x = fvec("x"), y = fvec("y");
+  FunctionGraph fg({x, y}, {neg(x), neg(y)});
+  auto guard = std::make_shared<ProtectInputs>(std::vector<Var>{fg.inputs()[0]});
+  fg.attach_feature(guard);
+  const OpPtr in_place = std::make_shared<ToyNegInplace>();
+  Apply& of_x = *fg.outputs()[0]->owner();
+  Apply& of_y = *fg.outputs()[1]->owner();
+  const std::string before = debugprint(fg);
+  REQUIRE_THROWS_WITH(fg.change_op(of_x, in_place, "inplace"),
+                      "change of Op refused (inplace): `neg_inplace` would overwrite `x`, which "
+                      "the function must not change");
+  REQUIRE(of_x.op().name() == "neg");
+  REQUIRE(debugprint(fg) == before);
+  // The unprotected one may; and changed back, it no longer counts as overwriting.
+  fg.change_op(of_y, in_place, "inplace");
+  REQUIRE(of_y.op().name() == "neg_inplace");
+  fg.change_op(of_y, toy("neg", 1));
+  REQUIRE_NOTHROW(fg.replace(fg.outputs()[1], neg(fg.inputs()[0])));  // reading x stays allowed
+  fg.check_integrity();
+}

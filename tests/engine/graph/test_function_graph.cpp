@@ -48,6 +48,27 @@ class Veto final : public Feature {
   }
 };
 
+/// Throws from on_change_op while `armed`.
+class LoudOnChange final : public Feature {
+ public:
+  bool armed = false;
+  void on_change_op(FunctionGraph&, Apply&, const OpPtr&, std::string_view reason) override {
+    if (armed && reason.substr(0, 8) != "rollback") throw InconsistencyError("loud says no");
+  }
+};
+
+/// `exp` with an extra constant input: an Op whose make_node takes more
+/// inputs than it was given.
+class ExpPlusInput final : public Op {
+ public:
+  std::string_view name() const override { return "exp_plus"; }
+  ApplyRef make_node(std::span<const Var> inputs) const override {
+    const Var both[] = {inputs[0], fconst(0)};
+    const TypePtr types[] = {inputs[0]->type()};
+    return Apply::create(ptr(), both, types);
+  }
+};
+
 /// Structure of a graph as text, for before/after comparison.
 std::string shape_of(const FunctionGraph& fg) { return debugprint(fg); }
 
@@ -569,6 +590,10 @@ TEST_CASE("a refused change of Op leaves the graph exactly as it was", "[graph]"
     REQUIRE_THROWS_WITH(fg.change_op(node, std::make_shared<ToyTwoOut>()),
                         Catch::Contains("`two_out` has 2 outputs where `exp` has 1"));
   }
+  SECTION("an Op whose make_node takes other inputs") {
+    REQUIRE_THROWS_WITH(fg.change_op(node, std::make_shared<ExpPlusInput>()),
+                        Catch::Contains("`exp_plus` would take 2 inputs where `exp` has 1"));
+  }
   SECTION("an Op that types the output otherwise") {
     REQUIRE_THROWS_WITH(fg.change_op(node, toy_sum(std::nullopt)),
                         Catch::Contains("types output 0 as f64[], not f64[?]"));
@@ -582,6 +607,18 @@ TEST_CASE("a refused change of Op leaves the graph exactly as it was", "[graph]"
     REQUIRE(rec->events[1] == "op exp -> neg (try)");
     REQUIRE(rec->events[2] == "op neg -> exp (rollback: try)");
     veto->armed = false;
+    vetoed = true;
+  }
+  SECTION("a feature throws while hearing the change") {
+    auto loud = std::make_shared<LoudOnChange>();
+    fg.attach_feature(loud);
+    loud->armed = true;
+    REQUIRE_THROWS_WITH(fg.change_op(node, toy("neg", 1), "try"),
+                        Catch::Contains("loud says no") && Catch::Contains("(try)"));
+    // Every feature hears the undo, also those after the one that threw.
+    REQUIRE(rec->events.size() == 3);
+    REQUIRE(rec->events[2] == "op neg -> exp (rollback: try)");
+    fg.detach_feature(*loud);
     vetoed = true;
   }
   REQUIRE(node.op_ptr() == op);

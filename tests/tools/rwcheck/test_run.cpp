@@ -8,7 +8,9 @@
 
 #include "engine/graph/function_graph.hpp"
 #include "engine/rewrite/trace.hpp"
+#include "engine/graph/errors.hpp"
 #include "ops/api.hpp"
+#include "ops/elemwise/elemwise.hpp"
 #include "ops/inplace.hpp"
 #include "tools/rwcheck/json.hpp"
 #include "tools/rwcheck/provenance.hpp"
@@ -352,4 +354,36 @@ TEST_CASE("provenance records a change of Op as a firing on one node", "[rwcheck
   CHECK(f.removed.empty());
   CHECK(provenance->nodes().size() == 3);
   for (const rw::check::NodeHistory& h : provenance->nodes()) CHECK(h.removed_by.empty());
+}
+
+namespace {
+/// Refuses every change while `armed`.
+class RefuseAll final : public rw::Feature {
+ public:
+  bool armed = false;
+  void validate(const rw::FunctionGraph&) override {
+    if (armed) throw rw::InconsistencyError("no");
+  }
+};
+}  // namespace
+
+TEST_CASE("provenance forgets a change of Op the graph refused", "[rwcheck]") {
+  const rw::Var x = rw::vector("x");
+  rw::FunctionGraph fg({x}, {rw::exp(x)}, /*clone=*/false);
+  auto provenance = std::make_shared<rw::check::Provenance>();
+  auto refuse = std::make_shared<RefuseAll>();
+  fg.attach_feature(provenance);
+  fg.attach_feature(refuse);
+  rw::Apply& node = *fg.outputs()[0]->owner();
+  refuse->armed = true;
+  CHECK_THROWS(fg.change_op(node, rw::elemwise_op(rw::ScalarOp::Log), "mine"));
+  CHECK(provenance->firings().empty());
+  CHECK(provenance->nodes()[0].op == "exp");
+  refuse->armed = false;
+  fg.change_op(node, rw::elemwise_op(rw::ScalarOp::Log), "mine");
+  REQUIRE(provenance->firings().size() == 1);
+  CHECK(provenance->firings()[0].rule == "mine");
+  CHECK(provenance->firings()[0].before == "exp");
+  CHECK(provenance->firings()[0].after == "log");
+  CHECK(provenance->nodes()[0].op == "log");
 }
