@@ -31,18 +31,26 @@ NodeFilter& NodeFilter::arity(std::size_t n) {
 
 void NodeFilter::update_glance() {
   glance_ = Glance{};
-  glance_.arity = arity_;
-  if (all_constant_) glance_.input.fill(Glance::kConstantOrNoInput);
+  const auto want = [&](std::size_t field, std::uint32_t value, std::uint32_t mask) {
+    glance_.value[field] = value;
+    glance_.mask[field] = mask;
+  };
+  constexpr std::uint32_t kAll = ~0u;
+  if (arity_ != kAnyArity) want(0, arity_, kAll);
+  if (all_constant_)  // each input seen is a constant, or there is none
+    for (std::size_t i = 1; i < glance_.value.size(); ++i)
+      want(i, kConstantInput, kAll & ~(kConstantInput ^ kNoInput));
   for (const Check& c : checks_) {
-    if (c.parent != kNode || c.input >= glance_.input.size()) continue;
-    std::uint32_t& want = glance_.input[c.input];
+    const std::size_t field = std::size_t{c.input} + 1;  // the arity comes first
+    if (c.parent != kNode || field >= glance_.value.size()) continue;
     switch (c.what) {
       case Require::Computed:
-        want = c.kind ? c.kind.index() : Glance::kComputedInput;
+        if (c.kind) want(field, c.kind.index(), kAll);
+        else want(field, 0, kNotComputed);
         break;
       case Require::Constant:
       case Require::Literal:
-        want = kConstantInput;
+        want(field, kConstantInput, kAll);
         break;
       case Require::Same:
         break;

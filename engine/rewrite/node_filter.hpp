@@ -84,14 +84,16 @@ class NodeFilter {
 
   /// A first glance at a node, read once and shared by every filter a driver
   /// asks about it: its arity and what computes its first inputs (an Op
-  /// kind's index, kConstantInput, kRootInput, or kNoInput past the arity).
+  /// kind's index, below 2^31, or kConstantInput, kRootInput, or kNoInput
+  /// past the arity, which have the top bit set).
   struct NodeGlance {
     std::uint32_t arity = 0;
     std::array<std::uint32_t, 3> input{};
   };
-  static constexpr std::uint32_t kNoInput = std::numeric_limits<std::uint32_t>::max();
-  static constexpr std::uint32_t kConstantInput = kNoInput - 1;
-  static constexpr std::uint32_t kRootInput = kNoInput - 2;
+  static constexpr std::uint32_t kNotComputed = 0x80000000u;
+  static constexpr std::uint32_t kConstantInput = kNotComputed | 1;
+  static constexpr std::uint32_t kRootInput = kNotComputed | 2;
+  static constexpr std::uint32_t kNoInput = kNotComputed | 3;
   static NodeGlance glance_at(const Apply& node) {
     NodeGlance g;
     g.arity = static_cast<std::uint32_t>(node.num_inputs());
@@ -106,26 +108,19 @@ class NodeFilter {
     }
     return g;
   }
-  /// What the filter needs of a glance: the arity and, for each of the first
-  /// inputs, nothing (0), an Op kind's index, kComputedInput (any Op),
-  /// kConstantInput, or kConstantOrNoInput (every input constant). False
-  /// only where `accepts` is false: a driver asks this, in a few compares,
-  /// before `accepts`.
+  /// What the filter needs of a glance, as a value and a mask per field (the
+  /// arity, then each of the first inputs): the field XOR the value must be
+  /// zero under the mask. So a mask of zero asks nothing, a full mask an
+  /// exact arity, Op kind or constant; the top bit alone asks for a node of
+  /// any kind; all bits but the one telling a constant from no input ask for
+  /// either (every input constant). False only where `accepts` is false: a
+  /// driver asks this, without a branch, before `accepts`.
   struct Glance {
-    static constexpr std::uint32_t kComputedInput = kNoInput - 3;
-    static constexpr std::uint32_t kConstantOrNoInput = kNoInput - 4;
-    std::uint32_t arity = kAnyArity;
-    std::array<std::uint32_t, 3> input{};
+    std::array<std::uint32_t, 4> value{};
+    std::array<std::uint32_t, 4> mask{};
     bool admits(const NodeGlance& n) const {
-      if (arity != kAnyArity && arity != n.arity) return false;
-      for (std::size_t i = 0; i < input.size(); ++i) {
-        const std::uint32_t want = input[i], have = n.input[i];
-        if (want == 0 || want == have) continue;
-        if (want == kComputedInput ? have >= kRootInput
-                                   : want != kConstantOrNoInput || have < kConstantInput)
-          return false;
-      }
-      return true;
+      return (((n.arity ^ value[0]) & mask[0]) | ((n.input[0] ^ value[1]) & mask[1]) |
+              ((n.input[1] ^ value[2]) & mask[2]) | ((n.input[2] ^ value[3]) & mask[3])) == 0;
     }
   };
   const Glance& glance() const { return glance_; }
