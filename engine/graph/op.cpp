@@ -110,9 +110,10 @@ std::uint32_t Op::class_index_of(const std::type_info& type) {
     std::unordered_map<std::string_view, std::uint32_t> ids;
   };
   static ClassTable* table = new ClassTable;  // leaked, as the kind table
+  const std::string_view name = type.name();
   const std::lock_guard<std::mutex> lock(table->mutex);
-  if (auto it = table->ids.find(type.name()); it != table->ids.end()) return it->second;
-  table->names.emplace_back(type.name());
+  if (auto it = table->ids.find(name); it != table->ids.end()) return it->second;
+  table->names.emplace_back(name);
   const auto id = static_cast<std::uint32_t>(table->names.size());
   table->ids.emplace(table->names.back(), id);
   return id;
