@@ -164,7 +164,8 @@ struct EquilibriumRun {
   std::size_t window_n = 0;
   std::size_t max_nodes;
   std::size_t visits = 0;
-  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point start =  // read only under a time limit
+      eq.time_limit_ > 0 ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
   bool stopped = false;
   PassReport report;
 
