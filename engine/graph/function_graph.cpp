@@ -26,6 +26,7 @@
 #include <fmt/format.h>
 
 #include "engine/graph/detail/node_pool.hpp"
+#include "engine/graph/detail/scratch_pool.hpp"
 #include "engine/graph/errors.hpp"
 #include "engine/graph/op.hpp"
 #include "engine/graph/printing.hpp"
@@ -96,38 +97,6 @@ using StoredVertex = BGraph::stored_vertex;
 static_assert(sizeof(Vertex) == sizeof(void*), "list vertex descriptors are pointers");
 
 inline constexpr std::uint64_t kNoUpper = std::numeric_limits<std::uint64_t>::max();
-
-/// Buffers lent out for the length of one call and kept for the next, so that
-/// replacing a node allocates nothing once the graph has warmed up. Lent, not
-/// plain members, because a feature's callback may re-enter the graph: each
-/// nested call gets the next buffer of the stack.
-template <class T> class ScratchPool {
- public:
-  class Lease {
-   public:
-    explicit Lease(ScratchPool& pool) : pool_(pool) {
-      if (pool.depth_ == pool.items_.size()) pool.items_.push_back(std::make_unique<T>());
-      item_ = pool.items_[pool.depth_++].get();
-    }
-    ~Lease() {
-      item_->clear();
-      --pool_.depth_;
-    }
-    Lease(const Lease&) = delete;
-    Lease& operator=(const Lease&) = delete;
-    T& operator*() { return *item_; }
-    T* operator->() { return item_; }
-
-   private:
-    ScratchPool& pool_;
-    T* item_;
-  };
-  Lease lease() { return Lease(*this); }
-
- private:
-  std::vector<std::unique_ptr<T>> items_;
-  std::size_t depth_ = 0;
-};
 
 /// The vertex of each root variable (inputs and constants) in the graph: an
 /// open-addressing table (linear probing, backward-shift deletion) keyed by

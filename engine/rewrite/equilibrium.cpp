@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/graph/detail/scratch_pool.hpp"
 #include "engine/rewrite/detail/flat_table.hpp"
 #include "engine/rewrite/detail/node_processor.hpp"
 #include "engine/rewrite/errors.hpp"
@@ -136,6 +137,27 @@ std::string EquilibriumRewriter::summary(int indent) const {
   return out;
 }
 
+namespace {
+/// The worklist and scratch lists of a run, kept by its thread for the next
+/// run: a pass over a graph of a hundred nodes would otherwise allocate its
+/// lists anew (the pending set's table is large enough for malloc to sweep
+/// its free lists first), in every equilibrium pass of every rewrite.
+struct RunBuffers {
+  std::vector<Apply*> stack, scratch, frontier, next;
+  detail::PointerSet<Apply> pending;
+  detail::RewriterIndex::ClassMemo classes;
+  void clear() {
+    stack.clear();
+    scratch.clear();
+    frontier.clear();
+    next.clear();
+    pending.clear();
+    classes.clear();
+  }
+};
+thread_local detail::ScratchPool<RunBuffers> run_buffers;
+}  // namespace
+
 /// The state of one EquilibriumRewriter::apply.
 struct EquilibriumRun {
   enum class Role : unsigned char { Global, Final, Cleanup };
@@ -150,10 +172,13 @@ struct EquilibriumRun {
   // that stay alive while the run lasts (the graph holds them, or the
   // processor's listener once they are pruned), and the set of nodes
   // pending, so that a node pushed twice is tried once.
-  std::vector<Apply*> stack;
-  detail::PointerSet<Apply> pending;
-  std::vector<Apply*> scratch, frontier, next;
-  detail::RewriterIndex::ClassMemo classes;
+  detail::ScratchPool<RunBuffers>::Lease buffers{run_buffers.lease()};
+  std::vector<Apply*>& stack = buffers->stack;
+  detail::PointerSet<Apply>& pending = buffers->pending;
+  std::vector<Apply*>& scratch = buffers->scratch;
+  std::vector<Apply*>& frontier = buffers->frontier;
+  std::vector<Apply*>& next = buffers->next;
+  detail::RewriterIndex::ClassMemo& classes = buffers->classes;
   // Graph rewriters get ids after the node rewriters: global, final, cleanup.
   std::vector<const GraphRewriter*> graph_rewriters;
   std::vector<std::size_t> graph_applied;

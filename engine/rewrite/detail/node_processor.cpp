@@ -17,9 +17,11 @@ namespace rw::detail {
 RewriterIndex::RewriterIndex(std::span<const NodeRewriterPtr> rewriters) {
   filters_.reserve(rewriters.size());
   glances_.reserve(rewriters.size());
+  filtered_.reserve(rewriters.size());
   for (const auto& r : rewriters) {
     filters_.push_back(&r->filter());
     glances_.push_back(r->filter().glance());
+    filtered_.push_back(!r->filter().accepts_all());
   }
   std::vector<std::vector<std::uint32_t>> by_kind;  // by OpKind::index()
   for (std::uint32_t r = 0; r < rewriters.size(); ++r) {
@@ -110,7 +112,7 @@ bool same_computation(const Variable& old_var, const Variable& new_var) {
 NodeProcessor::NodeProcessor(std::string_view pass, std::span<const NodeRewriterPtr> rewriters,
                              const RewriterIndex& index, FunctionGraph& fgraph, RewriteContext& ctx)
     : pass_(pass), rewriters_(rewriters), filters_(index.filters()), glances_(index.glances()),
-      fgraph_(fgraph), ctx_(ctx), listener_(std::make_shared<ChangeListener>()),
+      filtered_(index.filtered()), fgraph_(fgraph), ctx_(ctx), listener_(std::make_shared<ChangeListener>()),
       applied_(rewriters.size(), 0) {
   if (ctx_.profile && ctx_.profile->current()) {
     stats_.reserve(rewriters_.size());

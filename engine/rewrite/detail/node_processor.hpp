@@ -32,6 +32,8 @@ class RewriterIndex {
   /// not by every run of its driver.
   std::span<const NodeFilter* const> filters() const { return filters_; }
   std::span<const NodeFilter::Glance> glances() const { return glances_; }
+  /// Whether a rank's filter checks anything (beside its glance, side by side).
+  std::span<const std::uint8_t> filtered() const { return filtered_; }
 
   /// The candidates for a node: two rank-sorted lists, tried merged by rank.
   struct Candidates {
@@ -74,6 +76,7 @@ class RewriterIndex {
   std::vector<std::uint32_t> any_;
   std::vector<const NodeFilter*> filters_;
   std::vector<NodeFilter::Glance> glances_;
+  std::vector<std::uint8_t> filtered_;
 };
 
 /// Calls `f(rank)` for each candidate in rank order (duplicates once) until it
@@ -160,8 +163,7 @@ class NodeProcessor {
   /// integers the processor keeps side by side, the rest by the filter.
   bool attempt(std::uint32_t rank, Apply& node, const NodeFilter::NodeGlance& glance) {
     if (!ctx_.tracing() &&
-        (!glances_[rank].admits(glance) ||
-         (!filters_[rank]->accepts_all() && !filters_[rank]->accepts(node)))) {
+        (!glances_[rank].admits(glance) || (filtered_[rank] && !filters_[rank]->accepts(node)))) {
       if (!stats_.empty()) ++stats_[rank]->attempts;
       return false;
     }
@@ -183,6 +185,7 @@ class NodeProcessor {
   std::span<const NodeRewriterPtr> rewriters_;
   std::span<const NodeFilter* const> filters_;  // per rank, kept by the index
   std::span<const NodeFilter::Glance> glances_;  // per rank, side by side
+  std::span<const std::uint8_t> filtered_;       // per rank
   FunctionGraph& fgraph_;
   RewriteContext& ctx_;
   std::shared_ptr<ChangeListener> listener_;
