@@ -247,16 +247,14 @@ OpPtr inplace_variant(const Apply& node, const IoMap& pairs) {
   return nullptr;
 }
 
+/// An event of the pass about `node` (a refusal, or a change of its Op).
 void emit(RewriteContext& ctx, TraceKind kind, const std::string& pass, Apply* node,
-          const Var& old_var, const Var& new_var, std::string message = {}) {
-  if (!ctx.tracing()) return;
+          std::string message) {
   TraceEvent ev;
   ev.kind = kind;
   ev.pass = pass;
   ev.rewriter = pass;
   ev.node = node;
-  ev.old_var = old_var.get();
-  ev.new_var = new_var.get();
   ev.message = std::move(message);
   ctx.trace->emit(ev);
 }
@@ -273,16 +271,16 @@ PassReport InplacePass::apply(FunctionGraph& fgraph, RewriteContext& ctx) const 
   // The node keeps its inputs and outputs and applies the in-place Op: no
   // edge of the graph changes, and the graph checks the Op types the node as
   // before.
-  auto try_replace = [&](Apply& node, const OpPtr& op) -> bool {
+  auto try_change = [&](Apply& node, const OpPtr& op) -> bool {
     OpPtr was = node.op_ptr();
     try {
       fgraph.change_op(node, op, name());
     } catch (const ReplacementError& err) {
-      emit(ctx, TraceKind::Refused, name(), &node, {}, {}, err.what());
+      if (ctx.tracing()) emit(ctx, TraceKind::Refused, name(), &node, err.what());
       return false;
     }
     ++report.applications;
-    if (ctx.tracing()) emit(ctx, TraceKind::Modified, name(), &node, {}, {}, was->to_string());
+    if (ctx.tracing()) emit(ctx, TraceKind::Modified, name(), &node, was->to_string());
     return true;
   };
 
@@ -305,7 +303,7 @@ PassReport InplacePass::apply(FunctionGraph& fgraph, RewriteContext& ctx) const 
           if (!dh.can_destroy(fgraph, *node, i)) continue;
           IoMap trial = pairs;
           trial.emplace_back(o, i);
-          if (const OpPtr v = inplace_variant(*node, trial); v && try_replace(*node, v)) {
+          if (const OpPtr v = inplace_variant(*node, trial); v && try_change(*node, v)) {
             pairs = std::move(trial);
             taken[i] = true;
             break;
@@ -316,12 +314,12 @@ PassReport InplacePass::apply(FunctionGraph& fgraph, RewriteContext& ctx) const 
     }
     if (const auto* inc = op_as<IncSubtensor>(op)) {
       if (!dh.can_destroy(fgraph, *node, 0)) continue;
-      try_replace(*node, std::make_shared<IncSubtensor>(inc->index().codes(), inc->is_set(), true));
+      try_change(*node, std::make_shared<IncSubtensor>(inc->index().codes(), inc->is_set(), true));
       continue;
     }
     if (op_as<Gemm>(op)) {
       if (!dh.can_destroy(fgraph, *node, 0)) continue;
-      try_replace(*node, std::make_shared<Gemm>(true));
+      try_change(*node, std::make_shared<Gemm>(true));
     }
   }
   report.changed = report.applications > 0;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <deque>
 #include <mutex>
+#include <typeindex>
 #include <typeinfo>
 #include <unordered_map>
 
@@ -99,7 +100,8 @@ std::string_view OpKind::name() const {
   return t.names[id_ - 1];
 }
 
-std::uint32_t Op::class_index_of(const std::type_info& type) {
+namespace {
+std::uint32_t class_index_of_name(std::string_view name) {
   // By name: two type_info objects of one class (one per shared library that
   // does not share them) have the same name. Two classes of internal linkage
   // may share a name too, so equal numbers are necessary for equal classes,
@@ -110,13 +112,21 @@ std::uint32_t Op::class_index_of(const std::type_info& type) {
     std::unordered_map<std::string_view, std::uint32_t> ids;
   };
   static ClassTable* table = new ClassTable;  // leaked, as the kind table
-  const std::string_view name = type.name();
   const std::lock_guard<std::mutex> lock(table->mutex);
   if (auto it = table->ids.find(name); it != table->ids.end()) return it->second;
   table->names.emplace_back(name);
   const auto id = static_cast<std::uint32_t>(table->names.size());
   table->ids.emplace(table->names.back(), id);
   return id;
+}
+}  // namespace
+
+std::uint32_t Op::class_index_of(const std::type_info& type) {
+  return class_index_of_name(type.name());
+}
+
+std::uint32_t Op::class_index_of(const std::type_index& type) {
+  return class_index_of_name(type.name());
 }
 
 std::uint32_t Op::intern_class() const {

@@ -9,6 +9,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <typeindex>
 #include <typeinfo>
 #include <variant>
 #include <vector>
@@ -112,6 +113,7 @@ class Op : public std::enable_shared_from_this<Op> {
   }
   /// The number `class_index` gives the Ops of class `type` (interning it).
   static std::uint32_t class_index_of(const std::type_info& type);
+  static std::uint32_t class_index_of(const std::type_index& type);
   /// The properties that, with the class, define equality and hash.
   virtual Props props() const { return {}; }
   /// `props()`, computed on first use and kept: an Op is immutable, and the

@@ -145,14 +145,12 @@ namespace {
 struct RunBuffers {
   std::vector<Apply*> stack, scratch, frontier, next;
   detail::PointerSet<Apply> pending;
-  detail::RewriterIndex::ClassMemo classes;
   void clear() {
     stack.clear();
     scratch.clear();
     frontier.clear();
     next.clear();
     pending.clear();
-    classes.clear();
   }
 };
 thread_local detail::ScratchPool<RunBuffers> run_buffers;
@@ -178,7 +176,6 @@ struct EquilibriumRun {
   std::vector<Apply*>& scratch = buffers->scratch;
   std::vector<Apply*>& frontier = buffers->frontier;
   std::vector<Apply*>& next = buffers->next;
-  detail::RewriterIndex::ClassMemo& classes = buffers->classes;
   // Graph rewriters get ids after the node rewriters: global, final, cleanup.
   std::vector<const GraphRewriter*> graph_rewriters;
   std::vector<std::size_t> graph_applied;
@@ -377,7 +374,7 @@ struct EquilibriumRun {
       if (!pending.erase(node) || !fg.contains(*node)) continue;
       if ((++visits & 63) == 0 && out_of_time()) break;
       NodeFilter::NodeGlance glance = NodeFilter::glance_at(*node);
-      detail::for_each_candidate(eq.index_->lookup(node->op(), classes), [&](std::uint32_t rank) {
+      detail::for_each_candidate(eq.index_->lookup(node->op()), [&](std::uint32_t rank) {
         if (!proc.attempt(rank, *node, glance)) return false;
         changed = true;
         note_application(rank);

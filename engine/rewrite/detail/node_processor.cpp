@@ -37,12 +37,12 @@ RewriterIndex::RewriterIndex(std::span<const NodeRewriterPtr> rewriters) {
     }
     for (const auto& c : t.op_classes()) {
       auto it = std::find_if(by_class_.begin(), by_class_.end(),
-                             [&](const auto& e) { return e.first == c; });
+                             [&](const ClassRanks& e) { return e.type == c; });
       if (it == by_class_.end()) {
-        by_class_.emplace_back(c, std::vector<std::uint32_t>{});
+        by_class_.push_back({Op::class_index_of(c), c, {}});
         it = by_class_.end() - 1;
       }
-      if (it->second.empty() || it->second.back() != r) it->second.push_back(r);
+      if (it->ranks.empty() || it->ranks.back() != r) it->ranks.push_back(r);
     }
   }
   // Rewriters of every Op join each kind's list, keeping rank order.
@@ -61,9 +61,9 @@ RewriterIndex::RewriterIndex(std::span<const NodeRewriterPtr> rewriters) {
 }
 
 std::span<const std::uint32_t> RewriterIndex::class_candidates(const Op& op) const {
-  const std::type_index t(typeid(op));
-  for (const auto& [cls, ranks] : by_class_)
-    if (cls == t) return ranks;
+  const std::uint32_t number = op.class_index();
+  for (const ClassRanks& e : by_class_)
+    if (e.number == number && e.type == std::type_index(typeid(op))) return e.ranks;
   return {};
 }
 

@@ -10,7 +10,6 @@
 #include <string>
 #include <string_view>
 #include <typeindex>
-#include <typeinfo>
 #include <vector>
 
 #include "engine/graph/feature.hpp"
@@ -47,23 +46,6 @@ class RewriterIndex {
     if (!by_class_.empty()) c.b = class_candidates(op);
     return c;
   }
-  /// What one run of a driver remembers of the classes it met: for each Op
-  /// kind, the last class seen and its candidates. Comparing classes by name
-  /// (what std::type_info's == does when the objects differ) cost a string
-  /// compare per node and tracked class; a class met before costs one
-  /// pointer compare.
-  using ClassMemo = std::vector<std::pair<const std::type_info*, std::span<const std::uint32_t>>>;
-  Candidates lookup(const Op& op, ClassMemo& memo) const {
-    if (by_class_.empty()) return lookup(op);
-    Candidates c;
-    const std::uint32_t k = op.kind().index();
-    c.a = k < by_kind_.size() ? by_kind_[k] : std::span<const std::uint32_t>(any_);
-    const std::type_info* t = &typeid(op);
-    if (k >= memo.size()) memo.resize(k + 1, {nullptr, {}});
-    if (memo[k].first != t) memo[k] = {t, class_candidates(op)};
-    c.b = memo[k].second;
-    return c;
-  }
 
  private:
   std::span<const std::uint32_t> class_candidates(const Op& op) const;
@@ -72,7 +54,15 @@ class RewriterIndex {
   // tracked by nobody, get the rewriters of every Op.
   std::vector<std::span<const std::uint32_t>> by_kind_;
   std::vector<std::vector<std::uint32_t>> lists_;  // what by_kind_ points into
-  std::vector<std::pair<std::type_index, std::vector<std::uint32_t>>> by_class_;
+  // Tracked classes by Op::class_index, which the Op keeps: a node's class is
+  // an integer compare away (type_info's == compares names as strings when
+  // the objects differ), confirmed by type on a match.
+  struct ClassRanks {
+    std::uint32_t number;
+    std::type_index type;
+    std::vector<std::uint32_t> ranks;
+  };
+  std::vector<ClassRanks> by_class_;
   std::vector<std::uint32_t> any_;
   std::vector<const NodeFilter*> filters_;
   std::vector<NodeFilter::Glance> glances_;

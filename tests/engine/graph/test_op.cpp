@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <typeindex>
 #include <unordered_set>
 #include <vector>
 
@@ -100,6 +101,9 @@ TEST_CASE("op class indices are equal exactly when the classes are", "[graph]") 
   REQUIRE(two->class_index() != split->class_index());
   REQUIRE(add->class_index() != 0);
   REQUIRE(Op::class_index_of(typeid(ToySplit)) == Op::class_index_of(typeid(ToySplit)));
+  // By type_index (what Tracks keeps) the same number as by type_info.
+  REQUIRE(Op::class_index_of(std::type_index(typeid(ToySplit))) == split->class_index());
+  REQUIRE(Op::class_index_of(std::type_index(typeid(ToyOp))) == add->class_index());
   // Interned from several threads at once, every thread sees the same numbers.
   std::vector<std::uint32_t> seen(4);
   std::vector<std::thread> threads;
