@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "runtime/detail/kernel_table.hpp"
+#include "runtime/detail/pool_alloc.hpp"
 #include "runtime/dtype.hpp"
 #include "runtime/scalar_op.hpp"
 #include "runtime/small_vec.hpp"
@@ -119,13 +120,14 @@ class ScalarProgram {
   Reg add_constant(DType dtype, std::uint64_t bits);
   void check(Reg r, ScalarOp op) const;
 
-  std::vector<RegInfo> regs_;
-  std::vector<Reg> inputs_;
-  std::vector<std::uint64_t> constants_;
-  std::vector<ScalarInstr> instrs_;
-  std::vector<Reg> outputs_;
+  // From the pool: fusion builds (and drops) a program per group it tries.
+  detail::PoolVector<RegInfo> regs_;
+  detail::PoolVector<Reg> inputs_;
+  detail::PoolVector<std::uint64_t> constants_;
+  detail::PoolVector<ScalarInstr> instrs_;
+  detail::PoolVector<Reg> outputs_;
   // Casts already emitted: (source register, target dtype) -> result.
-  std::vector<std::pair<std::pair<std::uint32_t, DType>, Reg>> cast_cache_;
+  detail::PoolVector<std::pair<std::pair<std::uint32_t, DType>, Reg>> cast_cache_;
 };
 
 }  // namespace rw

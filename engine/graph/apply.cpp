@@ -1,5 +1,7 @@
-// Apply nodes: one allocation for the node, its input handles and its outputs;
-// iterative destruction so that dropping a deep graph does not recurse.
+// Apply nodes: one allocation for the node, its input handles and its outputs,
+// from the per-thread size-class pool that terms use (a rewrite makes and drops
+// nodes of a few sizes by the hundred, more than malloc's per-thread cache
+// keeps); iterative destruction so that dropping a deep graph does not recurse.
 #include "engine/graph/apply.hpp"
 
 #include <new>
@@ -9,6 +11,7 @@
 
 #include "engine/graph/errors.hpp"
 #include "engine/graph/op.hpp"
+#include "runtime/detail/pool_alloc.hpp"
 
 namespace rw {
 
@@ -18,6 +21,11 @@ constexpr std::size_t inputs_offset() { return align_up(sizeof(Apply), alignof(V
 std::size_t outputs_offset(std::size_t n_inputs) {
   return align_up(inputs_offset() + n_inputs * sizeof(Var), alignof(Variable));
 }
+std::size_t block_bytes(std::size_t n_inputs, std::size_t n_outputs) {
+  return outputs_offset(n_inputs) + n_outputs * sizeof(Variable);
+}
+static_assert(alignof(Apply) <= 16 && alignof(Variable) <= 16 && alignof(Var) <= 16,
+              "pool blocks are 16-byte aligned");
 }  // namespace
 
 Apply::Apply(OpPtr op, std::size_t n_inputs, std::size_t n_outputs)
@@ -32,8 +40,7 @@ ApplyRef Apply::create(OpPtr op, std::span<const Var> inputs,
       throw TypeError("input " + std::to_string(i) + " of `" + std::string(op->name()) +
                       "` is null");
   const std::size_t n_in = inputs.size(), n_out = output_types.size();
-  const std::size_t total = outputs_offset(n_in) + n_out * sizeof(Variable);
-  void* block = ::operator new(total);
+  void* block = detail::pool_alloc(block_bytes(n_in, n_out));
   auto* base = static_cast<std::byte*>(block);
   auto* node = new (block) Apply(std::move(op), n_in, n_out);
   node->inputs_ = reinterpret_cast<Var*>(base + inputs_offset());
@@ -62,8 +69,9 @@ void Apply::destroy(Apply* a) noexcept {
   }
   draining = true;
   for (;;) {
+    const std::size_t bytes = block_bytes(a->n_inputs_, a->n_outputs_);
     a->~Apply();
-    ::operator delete(a);
+    detail::pool_free(a, bytes);
     if (pending.empty()) break;
     a = pending.back();
     pending.pop_back();

@@ -11,7 +11,7 @@
 #include "engine/unify/clauses.hpp"
 #include "engine/unify/print.hpp"
 
-#include "engine/unify/detail/alloc.hpp"
+#include "runtime/detail/pool_alloc.hpp"
 #include "engine/unify/detail/small_stack.hpp"
 
 namespace rw::kanren {

@@ -360,14 +360,18 @@ class Matcher {
   // Matches property terms of an op pattern against the Op's properties.
   bool props_step(const Node& n, std::uint32_t index, const Op& op, std::uint64_t subject) {
     const Props& props = op.cached_props();
-    std::vector<std::pair<const Term*, std::uint64_t>> stack;
+    struct Pair {
+      const Term* pat;
+      std::uint64_t bits;
+    };
+    detail::SmallStack<Pair, 8> stack;
     for (const PropTerm& pt : n.head_term.op_pattern_props()) {
       const PropValue* value = find_prop(props, pt.name);
       if (!value) return fail_at(MatchFailKind::OpMismatch, index, subject);
-      stack.emplace_back(&pt.value, keep(prop_to_term(*value)));
+      stack.push_back({&pt.value, keep(prop_to_term(*value))});
     }
     while (!stack.empty()) {
-      auto [pat, bits] = stack.back();
+      const auto [pat, bits] = stack.back();
       stack.pop_back();
       detail::BorrowedTerm value(bits);
       if (pat->is_var()) {
@@ -381,7 +385,7 @@ class Matcher {
       } else if (pat->is_compound() && value.get().is_compound() &&
                  pat->arity() == value.get().arity() && pat->head() == value.get().head()) {
         for (std::size_t i = 0; i < pat->arity(); ++i)
-          stack.emplace_back(&pat->args()[i], value.get().args()[i].bits());
+          stack.push_back({&pat->args()[i], value.get().args()[i].bits()});
       } else if (!(*pat == value.get())) {
         return fail_at(MatchFailKind::OpMismatch, index, subject);
       }

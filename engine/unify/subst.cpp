@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <new>
 
-#include "engine/unify/detail/alloc.hpp"
+#include "runtime/detail/pool_alloc.hpp"
 
 namespace rw {
 

@@ -10,7 +10,7 @@
 #include <unordered_map>
 
 #include "engine/graph/op.hpp"
-#include "engine/unify/detail/alloc.hpp"
+#include "runtime/detail/pool_alloc.hpp"
 #include "engine/unify/detail/small_stack.hpp"
 
 namespace rw {

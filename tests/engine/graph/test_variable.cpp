@@ -1,6 +1,9 @@
 // Variables, constants and Apply nodes: ownership and identity.
 #include <catch2/catch.hpp>
 
+#include <thread>
+#include <vector>
+
 #include "engine/graph/apply.hpp"
 #include "engine/graph/errors.hpp"
 #include "engine/graph/op.hpp"
@@ -121,6 +124,39 @@ TEST_CASE("a million-node chain is dropped without recursion", "[graph]") {
   REQUIRE(Counted::alive == 1);
   v = Var();  // would overflow the stack if destruction recursed
   REQUIRE(Counted::alive == 0);
+}
+
+TEST_CASE("nodes made on one thread may be dropped on another", "[graph]") {
+  // Node blocks come from per-thread free lists: a block freed on another
+  // thread (which then ends) must go back safely, and the nodes made after it
+  // on either thread must be whole.
+  auto op = std::make_shared<Counted>();
+  std::vector<Var> chains(4);
+  for (Var& v : chains) {
+    v = fvec("x");
+    for (int i = 0; i < 200; ++i) v = (*op)({v});
+  }
+  REQUIRE(Counted::alive == 1);
+  bool whole = false;
+  std::thread dropper([&chains, &whole] {
+    for (Var& v : chains) v = Var();
+    auto local = std::make_shared<Counted>();
+    Var w = fvec("y");
+    for (int i = 0; i < 100; ++i) w = (*local)({w});
+    whole = &w->owner()->op() == local.get() && w->owner()->input(0)->owner() != nullptr;
+  });
+  dropper.join();
+  REQUIRE(whole);
+  REQUIRE(Counted::alive == 1);  // only `op`: every node, and the thread's ops, went
+  Var v = fvec("z");
+  for (int i = 0; i < 300; ++i) v = (*op)({v});
+  std::size_t depth = 0;
+  for (const Variable* p = v.get(); p->owner(); p = p->owner()->input(0).get()) {
+    REQUIRE(&p->owner()->op() == op.get());
+    REQUIRE(p->owner()->num_inputs() == 1);
+    ++depth;
+  }
+  REQUIRE(depth == 300);
 }
 
 TEST_CASE("Apply::create refuses a null input", "[graph]") {

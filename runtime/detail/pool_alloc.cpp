@@ -1,7 +1,7 @@
 // Per-thread free lists by size class. Blocks are carved from 64 KiB slabs
 // that live as long as the process; a thread's free lists go to a shared
 // list when it ends, so memory freed by short-lived threads is reused.
-#include "engine/unify/detail/alloc.hpp"
+#include "runtime/detail/pool_alloc.hpp"
 
 #include <array>
 #include <cstdint>
