@@ -65,9 +65,18 @@ struct Cache {
   std::size_t slab_left;
   std::size_t next_slab;
   bool retired;  // the thread is ending: frees go to the orphans
+  bool armed;    // the thread's reaper is registered
+
+  /// Registers the thread's reaper, so that what its lists hold when it ends
+  /// goes to the orphans. Done on the first allocation or free of a thread: a
+  /// thread that only frees (a worker dropping a graph) fills lists too.
+  void arm() {
+    t_reaper_armed();
+    armed = true;
+  }
 
   void* refill(std::size_t c) {
-    t_reaper_armed();  // the slow path registers the thread's reaper
+    if (!armed) arm();
     {
       Orphans& o = orphans();
       std::lock_guard lock(o.mutex);
@@ -156,6 +165,7 @@ void pool_free(void* p, std::size_t size) noexcept {
     push_orphan(c, b);
     return;
   }
+  if (!t_cache.armed) t_cache.arm();
   b->next = t_cache.lists[c];
   t_cache.lists[c] = b;
 }

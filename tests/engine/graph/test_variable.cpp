@@ -137,9 +137,13 @@ TEST_CASE("nodes made on one thread may be dropped on another", "[graph]") {
     for (int i = 0; i < 200; ++i) v = (*op)({v});
   }
   REQUIRE(Counted::alive == 1);
+  // One thread only frees (when it ends, its lists go to a shared list that
+  // other threads adopt); another frees and then makes nodes from what it
+  // freed.
+  std::thread([&chains] { chains[0] = chains[1] = Var(); }).join();
   bool whole = false;
   std::thread dropper([&chains, &whole] {
-    for (Var& v : chains) v = Var();
+    chains[2] = chains[3] = Var();
     auto local = std::make_shared<Counted>();
     Var w = fvec("y");
     for (int i = 0; i < 100; ++i) w = (*local)({w});
