@@ -57,17 +57,25 @@ Apply::~Apply() {
   for (std::size_t i = n_inputs_; i-- > 0;) inputs_[i].~Var();
 }
 
+namespace {
+// The nodes waiting to be freed by the destruction in progress on this
+// thread, if any. The list lives on that destruction's stack frame, not in a
+// thread_local with a destructor: a node may be dropped while the thread's
+// thread_locals are being destroyed.
+using PendingNodes = boost::container::small_vector<Apply*, 32>;
+thread_local PendingNodes* t_pending_nodes = nullptr;
+}  // namespace
+
 void Apply::destroy(Apply* a) noexcept {
   // Freeing a node releases its inputs, which may free their owners in turn.
   // Collect those on a list instead of recursing: a chain of 10^6 nodes would
   // otherwise overflow the stack.
-  thread_local std::vector<Apply*> pending;
-  thread_local bool draining = false;
-  if (draining) {
-    pending.push_back(a);
+  if (t_pending_nodes) {
+    t_pending_nodes->push_back(a);
     return;
   }
-  draining = true;
+  PendingNodes pending;
+  t_pending_nodes = &pending;
   for (;;) {
     const std::size_t bytes = block_bytes(a->n_inputs_, a->n_outputs_);
     a->~Apply();
@@ -76,7 +84,7 @@ void Apply::destroy(Apply* a) noexcept {
     a = pending.back();
     pending.pop_back();
   }
-  draining = false;
+  t_pending_nodes = nullptr;
 }
 
 std::vector<Var> Apply::outputs() const {

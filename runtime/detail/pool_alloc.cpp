@@ -1,6 +1,7 @@
-// Per-thread free lists by size class. Blocks are carved from 64 KiB slabs
-// that live as long as the process; a thread's free lists go to a shared
-// list when it ends, so memory freed by short-lived threads is reused.
+// Per-thread free lists by size class. Blocks are carved from slabs (64 KiB
+// growing to 2 MiB) that live as long as the process; a thread's free lists
+// go to a shared list when it ends, so memory freed by short-lived threads is
+// reused.
 #include "runtime/detail/pool_alloc.hpp"
 
 #include <array>
@@ -11,9 +12,11 @@
 
 #include <sys/mman.h>
 
+#include "runtime/detail/asan.hpp"
+
 namespace rw::detail {
 
-#if defined(__SANITIZE_ADDRESS__) || defined(RW_NO_POOL)
+#if defined(RW_ASAN) || defined(RW_NO_POOL)
 // Under AddressSanitizer every block is its own allocation, so that misuse is
 // caught and leaks are reported.
 void* pool_alloc(std::size_t size) { return ::operator new(size, std::align_val_t{16}); }
@@ -43,7 +46,10 @@ struct FreeBlock {
   FreeBlock* next;
 };
 
-constexpr std::size_t class_of(std::size_t size) { return (size + kGranule - 1) / kGranule - 1; }
+// The class of a block of `size` bytes; an empty request takes the smallest.
+constexpr std::size_t class_of(std::size_t size) {
+  return size == 0 ? 0 : (size + kGranule - 1) / kGranule - 1;
+}
 
 // Free lists left behind by threads that have ended.
 struct Orphans {
@@ -57,8 +63,8 @@ Orphans& orphans() {
 
 void t_reaper_armed();
 
-// Trivially destructible, so that it may still be used by terms destroyed
-// after the thread's other thread_locals (static terms at exit).
+// Trivially destructible, so that it may still be used by blocks freed after
+// the thread's other thread_locals are gone (static terms and graphs at exit).
 struct Cache {
   std::array<FreeBlock*, kClasses> lists;
   char* slab;
@@ -80,9 +86,12 @@ struct Cache {
     {
       Orphans& o = orphans();
       std::lock_guard lock(o.mutex);
-      if (o.lists[c]) {  // adopt the whole list
-        FreeBlock* b = o.lists[c];
-        o.lists[c] = nullptr;
+      if (FreeBlock* b = o.lists[c]) {
+        if (retired) {  // the thread is ending: nobody would sweep its lists again
+          o.lists[c] = b->next;
+          return b;
+        }
+        o.lists[c] = nullptr;  // adopt the whole list
         lists[c] = b->next;
         return b;
       }

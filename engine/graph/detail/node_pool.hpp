@@ -9,7 +9,9 @@
 #include <type_traits>
 #include <vector>
 
-#if defined(__SANITIZE_ADDRESS__)
+#include "runtime/detail/asan.hpp"
+
+#if defined(RW_ASAN)
 #include <sanitizer/asan_interface.h>
 #define RW_POOL_POISON(p, n) ASAN_POISON_MEMORY_REGION(p, n)
 #define RW_POOL_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)

@@ -1,12 +1,15 @@
 // Variables, constants and Apply nodes: ownership and identity.
 #include <catch2/catch.hpp>
 
+#include <cstdint>
+#include <set>
 #include <thread>
 #include <vector>
 
 #include "engine/graph/apply.hpp"
 #include "engine/graph/errors.hpp"
 #include "engine/graph/op.hpp"
+#include "runtime/detail/asan.hpp"
 #include "support/toy_ops.hpp"
 
 using namespace rw;
@@ -161,6 +164,33 @@ TEST_CASE("nodes made on one thread may be dropped on another", "[graph]") {
     ++depth;
   }
   REQUIRE(depth == 300);
+}
+
+TEST_CASE("node blocks freed by a thread that only frees are reused after it ends", "[graph]") {
+#if defined(RW_ASAN)
+  SUCCEED("under AddressSanitizer every node is its own allocation");
+#else
+  // Nodes of an unusual size (eleven inputs), dropped on a thread that makes
+  // nothing: when it ends its free lists go to the shared list, and the first
+  // node of that size made on a fresh thread takes its block from there.
+  auto op = std::make_shared<Counted>();
+  const Var x = fvec("x");
+  const std::vector<Var> inputs(11, x);
+  const TypePtr t = x->type();
+  std::vector<ApplyRef> nodes;
+  std::set<std::uintptr_t> freed;
+  for (int i = 0; i < 8; ++i) {
+    nodes.push_back(Apply::create(op, inputs, std::span(&t, 1)));
+    freed.insert(reinterpret_cast<std::uintptr_t>(nodes.back().get()));
+  }
+  std::thread([&nodes] { nodes.clear(); }).join();
+  std::uintptr_t reused = 0;
+  std::thread([&] {
+    const ApplyRef fresh = Apply::create(op, inputs, std::span(&t, 1));
+    reused = reinterpret_cast<std::uintptr_t>(fresh.get());
+  }).join();
+  REQUIRE(freed.count(reused) == 1);
+#endif
 }
 
 TEST_CASE("Apply::create refuses a null input", "[graph]") {
