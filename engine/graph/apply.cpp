@@ -28,9 +28,9 @@ static_assert(alignof(Apply) <= 16 && alignof(Variable) <= 16 && alignof(Var) <=
               "pool blocks are 16-byte aligned");
 }  // namespace
 
-Apply::Apply(OpPtr op, std::size_t n_inputs, std::size_t n_outputs)
+Apply::Apply(OpPtr op, std::uint32_t kind, std::size_t n_inputs, std::size_t n_outputs)
     : op_(std::move(op)), n_inputs_(static_cast<std::uint32_t>(n_inputs)),
-      n_outputs_(static_cast<std::uint32_t>(n_outputs)) {}
+      n_outputs_(static_cast<std::uint32_t>(n_outputs)), kind_(kind) {}
 
 ApplyRef Apply::create(OpPtr op, std::span<const Var> inputs,
                        std::span<const TypePtr> output_types) {
@@ -40,9 +40,10 @@ ApplyRef Apply::create(OpPtr op, std::span<const Var> inputs,
       throw TypeError("input " + std::to_string(i) + " of `" + std::string(op->name()) +
                       "` is null");
   const std::size_t n_in = inputs.size(), n_out = output_types.size();
+  const std::uint32_t kind = op->kind().index();  // may intern: before anything is allocated
   void* block = detail::pool_alloc(block_bytes(n_in, n_out));
   auto* base = static_cast<std::byte*>(block);
-  auto* node = new (block) Apply(std::move(op), n_in, n_out);
+  auto* node = new (block) Apply(std::move(op), kind, n_in, n_out);
   node->inputs_ = reinterpret_cast<Var*>(base + inputs_offset());
   node->outputs_ = reinterpret_cast<Variable*>(base + outputs_offset(n_in));
   for (std::size_t i = 0; i < n_in; ++i) new (&node->inputs_[i]) Var(inputs[i]);

@@ -1,6 +1,7 @@
 // Apply: one application of an Op to input variables, owning its outputs.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -33,6 +34,12 @@ class Apply {
 
   const Op& op() const { return *op_; }
   const OpPtr& op_ptr() const { return op_; }
+  /// `op().kind().index()`, kept in the node: a driver glancing at a node's
+  /// inputs reads their nodes only, not their Ops.
+  std::uint32_t kind_index() const { return kind_; }
+  /// Scratch for a rewrite driver's worklist, not part of the node's value:
+  /// the run that has the node queued (see EquilibriumRewriter), or 0.
+  std::atomic<std::uint32_t>& worklist_mark() const { return worklist_mark_; }
 
   std::size_t num_inputs() const { return n_inputs_; }
   std::span<const Var> inputs() const { return {inputs_, n_inputs_}; }
@@ -61,7 +68,7 @@ class Apply {
   friend class Var;
   friend struct detail::FGraphImpl;
   friend void detail::destroy_unreferenced(Variable*) noexcept;
-  Apply(OpPtr op, std::size_t n_inputs, std::size_t n_outputs);
+  Apply(OpPtr op, std::uint32_t kind, std::size_t n_inputs, std::size_t n_outputs);
   ~Apply();
   static void destroy(Apply* a) noexcept;
 
@@ -69,12 +76,14 @@ class Apply {
   detail::RefCount count_;
   std::uint32_t n_inputs_;
   std::uint32_t n_outputs_;
+  std::uint32_t kind_;  // op_->kind().index()
   Var* inputs_;
   Variable* outputs_;
   // Bookkeeping of the FunctionGraph that holds this node (one at a time).
   detail::FGraphImpl* fgraph_ = nullptr;
   void* vertex_ = nullptr;
   std::uint64_t label_ = 0;  // position in a topological order, see function_graph.cpp
+  mutable std::atomic<std::uint32_t> worklist_mark_{0};
 };
 
 /// A counted handle to an Apply node.

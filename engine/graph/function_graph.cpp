@@ -862,10 +862,12 @@ void FunctionGraph::change_op(Apply& node, std::shared_ptr<const Op> op,
   }
   probe = nullptr;
   OpPtr old = std::exchange(node.op_, std::move(op));
+  const std::uint32_t old_kind = std::exchange(node.kind_, node.op_->kind().index());
   // Undoing tells every feature, also those a throwing one kept from hearing
   // the change: hearing a change back to the Op a node has is harmless.
   const auto undo = [&] {
     OpPtr undone = std::exchange(node.op_, old);
+    node.kind_ = old_kind;
     const std::string why = "rollback: " + std::string(reason);
     for (const auto& f : impl_->features) {
       try {
@@ -936,6 +938,8 @@ void FunctionGraph::check_integrity() const {
       if (!a) fail("a node vertex holds no node");
       if (a->fgraph_ != &m || a->vertex_ != v)
         fail(fmt::format("node `{}` does not point back at its vertex", a->op().to_string()));
+      if (a->kind_index() != a->op().kind().index())
+        fail(fmt::format("node `{}` keeps the kind of another Op", a->op().to_string()));
       if (boost::in_degree(v, g) != a->num_inputs())
         fail(fmt::format("node `{}` has {} inputs but {} in-edges", a->op().to_string(),
                          a->num_inputs(), boost::in_degree(v, g)));

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <unordered_set>
@@ -154,6 +155,28 @@ struct RunBuffers {
   }
 };
 thread_local detail::ScratchPool<RunBuffers> run_buffers;
+
+/// Equilibrium runs in progress on this thread (a run nests in another when
+/// one of its graph rewriters is, or calls, an equilibrium).
+thread_local int t_runs_in_progress = 0;
+
+/// Counts a run in progress for as long as it lives.
+struct RunCounter {
+  const bool outermost = t_runs_in_progress++ == 0;
+  RunCounter() = default;
+  RunCounter(const RunCounter&) = delete;
+  RunCounter& operator=(const RunCounter&) = delete;
+  ~RunCounter() { --t_runs_in_progress; }
+};
+
+/// A number no other run of the process has had (never 0).
+std::uint32_t new_run_id() {
+  static std::atomic<std::uint32_t> next{0};
+  std::uint32_t id;
+  do id = next.fetch_add(1, std::memory_order_relaxed) + 1;
+  while (id == 0);
+  return id;
+}
 }  // namespace
 
 /// The state of one EquilibriumRewriter::apply.
@@ -168,8 +191,15 @@ struct EquilibriumRun {
   const std::size_t n_node_rewriters;
   // Nodes still to try: a stack (so touched nodes are tried next) of nodes
   // that stay alive while the run lasts (the graph holds them, or the
-  // processor's listener once they are pruned), and the set of nodes
-  // pending, so that a node pushed twice is tried once.
+  // processor's listener once they are pruned), and which of them are
+  // pending, so that a node pushed twice is tried once. The outermost run on
+  // a thread marks its pending nodes in the nodes themselves
+  // (Apply::worklist_mark, with its run id: no hashing, and the node is being
+  // read anyway); a nested run keeps a set, so that neither run overwrites
+  // the other's marks.
+  RunCounter counter;
+  const bool marks = counter.outermost;
+  const std::uint32_t run_id = marks ? new_run_id() : 0;
   detail::ScratchPool<RunBuffers>::Lease buffers{run_buffers.lease()};
   std::vector<Apply*>& stack = buffers->stack;
   detail::PointerSet<Apply>& pending = buffers->pending;
@@ -210,15 +240,39 @@ struct EquilibriumRun {
     return id < n_node_rewriters ? proc.applied(id) : graph_applied[id - n_node_rewriters];
   }
 
+  ~EquilibriumRun() {
+    // A run left by an exception leaves no mark behind (the nodes on the
+    // stack are still alive: the listener releases pruned ones after this).
+    if (marks) unmark_stack();
+  }
+  EquilibriumRun(const EquilibriumRun&) = delete;
+  EquilibriumRun& operator=(const EquilibriumRun&) = delete;
+
   void push(Apply* node) {
-    pending.insert(node);
+    if (marks) node->worklist_mark().store(run_id, std::memory_order_relaxed);
+    else pending.insert(node);
     stack.push_back(node);
+  }
+  /// Takes `node` off the pending nodes; false if it was not pending.
+  bool take(Apply* node) {
+    if (!marks) return pending.erase(node);
+    std::atomic<std::uint32_t>& m = node->worklist_mark();
+    if (m.load(std::memory_order_relaxed) != run_id) return false;
+    m.store(0, std::memory_order_relaxed);
+    return true;
+  }
+  bool is_pending(Apply* node) const {
+    return marks ? node->worklist_mark().load(std::memory_order_relaxed) == run_id
+                 : pending.contains(node);
+  }
+  void unmark_stack() {
+    for (Apply* n : stack) take(n);
   }
 
   void enqueue_all() {
     const std::vector<Apply*> order = fg.toposort();
     stack.reserve(stack.size() + order.size());
-    pending.reserve(order.size());
+    if (!marks) pending.reserve(order.size());
     for (auto it = order.rbegin(); it != order.rend(); ++it) push(*it);
   }
 
@@ -371,21 +425,22 @@ struct EquilibriumRun {
     while (!stack.empty() && !stopped) {
       Apply* node = stack.back();
       stack.pop_back();
-      if (!pending.erase(node) || !fg.contains(*node)) continue;
+      if (!take(node) || !fg.contains(*node)) continue;
       if ((++visits & 63) == 0 && out_of_time()) break;
       NodeFilter::NodeGlance glance = NodeFilter::glance_at(*node);
-      detail::for_each_candidate(eq.index_->lookup(node->op()), [&](std::uint32_t rank) {
+      detail::for_each_candidate(eq.index_->lookup(*node), [&](std::uint32_t rank) {
         if (!proc.attempt(rank, *node, glance)) return false;
         changed = true;
         note_application(rank);
         absorb();
         if (!stopped) cleanup();
-        if (stopped || !fg.contains(*node) || pending.contains(node)) return true;
+        if (stopped || !fg.contains(*node) || is_pending(node)) return true;
         glance = NodeFilter::glance_at(*node);  // a change elsewhere: look again
         return false;
       });
     }
     if (stopped) {
+      if (marks) unmark_stack();
       stack.clear();
       pending.clear();
     }

@@ -101,7 +101,7 @@ class NodeFilter {
       if (i >= node.num_inputs()) {
         g.input[i] = kNoInput;
       } else if (const Apply* o = node.input(i)->owner()) {
-        g.input[i] = o->op().kind().index();
+        g.input[i] = o->kind_index();
       } else {
         g.input[i] = node.input(i)->is_constant() ? kConstantInput : kRootInput;
       }

@@ -81,7 +81,7 @@ PassReport WalkingRewriter::apply(FunctionGraph& fgraph, RewriteContext& ctx) co
     }
     if (!fgraph.contains(*node)) continue;
     const NodeFilter::NodeGlance glance = NodeFilter::glance_at(*node);
-    detail::for_each_candidate(index_->lookup(node->op()), [&](std::uint32_t rank) {
+    detail::for_each_candidate(index_->lookup(*node), [&](std::uint32_t rank) {
       return proc.attempt(rank, *node, glance);
     });
     detail::ChangeListener& l = proc.listener();

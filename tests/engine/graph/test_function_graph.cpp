@@ -544,8 +544,10 @@ TEST_CASE("change_op makes a node apply another Op, keeping its inputs, outputs 
   const std::size_t nodes = fg.num_nodes();
   const std::uint64_t order = fg.order_of(node);
 
+  REQUIRE(node.kind_index() == OpKind::of("exp").index());
   fg.change_op(node, toy("neg", 1), "why");
   REQUIRE(node.op().name() == "neg");
+  REQUIRE(node.kind_index() == OpKind::of("neg").index());  // drivers dispatch on it
   REQUIRE(node.output(0) == e);  // the same variable, still read by the same nodes
   REQUIRE(fg.clients(*e) == uses);
   REQUIRE(node.input(0) == x);
@@ -622,6 +624,7 @@ TEST_CASE("a refused change of Op leaves the graph exactly as it was", "[graph]"
     vetoed = true;
   }
   REQUIRE(node.op_ptr() == op);
+  REQUIRE(node.kind_index() == OpKind::of("exp").index());
   REQUIRE(shape_of(fg) == before);
   fg.check_integrity();
   // Refused before changing anything, nobody heard of it but the attach.

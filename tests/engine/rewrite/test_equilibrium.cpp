@@ -444,3 +444,58 @@ TEST_CASE("a rewriter that reads uses is re-tried when uses below it change", "[
     REQUIRE(infix(fg) == (declare ? "x ; exp(x)" : "x * y / y ; exp(x)"));
   }
 }
+
+namespace {
+/// Whether some node of `fg` is still marked as queued by a driver.
+bool any_marked(const FunctionGraph& fg) {
+  for (const Apply* n : fg.nodes())
+    if (n->worklist_mark().load() != 0) return true;
+  return false;
+}
+}  // namespace
+
+TEST_CASE("an equilibrium nested in another keeps the outer run's worklist", "[rewrite]") {
+  // The outer run queues every node, then runs the inner one (its global
+  // rewriter), which queues and drains the same nodes. The inner run's change
+  // touches only the sum, not the negations: the outer run must still try
+  // its own rewriter on them afterwards, from its own worklist.
+  Var x = fvec("x"), y = fvec("y");
+  FunctionGraph fg({x, y}, {mul(neg(neg(x)), add(y, fconst(0)))});
+  auto inner = std::make_shared<EquilibriumRewriter>("inner", std::vector<NodeRewriterPtr>{add_zero()});
+  EquilibriumRewriter outer("outer", {neg_neg()});
+  outer.add_global(inner);
+  const PassReport r = outer.rewrite(fg);
+  REQUIRE(r.ok());
+  REQUIRE(infix(fg) == "x * y");
+  REQUIRE_FALSE(any_marked(fg));
+}
+
+TEST_CASE("a run leaves no node marked as queued however it ends", "[rewrite]") {
+  Var x = fvec("x");
+  SECTION("stopped by the guard") {
+    FunctionGraph fg({x}, {add(exp(x), neg(neg(exp(x))))});
+    auto there = std::make_shared<SubstitutionNodeRewriter>(toy("exp", 1), toy("log", 1));
+    auto back = std::make_shared<SubstitutionNodeRewriter>(toy("log", 1), toy("exp", 1));
+    EquilibriumRewriter eq("loop", {there, back, neg_neg()});
+    REQUIRE(eq.rewrite(fg).stop == StopReason::RewriteLimit);
+    REQUIRE(fg.num_nodes() > 1);
+    REQUIRE_FALSE(any_marked(fg));
+  }
+  SECTION("left by a rewriter's exception") {
+    FunctionGraph fg({x}, {exp(neg(neg(exp(x))))});
+    auto throws = make_node_rewriter("throws", {"exp"},
+                                     [](FunctionGraph&, Apply&, const RewriteContext&) -> RewriteResult {
+                                       throw TypeError("no");
+                                     },
+                                     0);
+    EquilibriumRewriter eq("eq", {throws, neg_neg()});
+    RewriteContext ctx;
+    ctx.raise_rewriter_errors = true;
+    REQUIRE_THROWS_AS(eq.rewrite(fg, ctx), TypeError);
+    REQUIRE_FALSE(any_marked(fg));
+    // A later run on the same graph sees every node as new work.
+    ctx.raise_rewriter_errors = false;
+    REQUIRE(eq.rewrite(fg, ctx).ok());
+    REQUIRE(infix(fg) == "exp(exp(x))");
+  }
+}
