@@ -81,7 +81,8 @@ struct VertexData {
   ApplyRef node;  // kind Node: keeps the node alive while it is in the graph
   Var root;       // kind Root
   bool is_input = false;
-  boost::default_color_type color = boost::white_color;
+  // The depth-first sort's colour, by epoch (see FGraphImpl::topo_vertices).
+  std::uint32_t topo_mark = 0;
 };
 
 struct EdgeData {
@@ -189,6 +190,7 @@ struct FGraphImpl {
     std::size_t next;
   };
   mutable std::vector<Vertex> topo_post;
+  mutable std::uint32_t topo_epoch = 0;  // the last sort's black
   mutable std::vector<TopoFrame> topo_stack;
 
   struct Change {
@@ -548,27 +550,36 @@ struct FGraphImpl {
     std::vector<Vertex>& post = topo_post;
     post.clear();
     post.reserve(boost::num_vertices(g));
-    for (auto [it, end] = boost::vertices(g); it != end; ++it) g[*it].color = boost::white_color;
+    // Colours by epoch: a mark below this sort's grey is white, grey is on
+    // the stack, grey + 1 is done. A new sort moves the epoch on instead of
+    // whitening every vertex first, which on a large graph is a pass over
+    // memory the cache no longer holds.
+    if (topo_epoch > std::numeric_limits<std::uint32_t>::max() - 2) {
+      for (auto [it, end] = boost::vertices(g); it != end; ++it) g[*it].topo_mark = 0;
+      topo_epoch = 0;
+    }
+    const std::uint32_t gray = topo_epoch + 1, black = topo_epoch + 2;
+    topo_epoch = black;
     std::vector<TopoFrame>& stack = topo_stack;
     stack.clear();
     for (auto [it, end] = boost::vertices(g); it != end; ++it) {
-      if (g[*it].color != boost::white_color) continue;
-      g[*it].color = boost::gray_color;
+      if (g[*it].topo_mark >= gray) continue;
+      g[*it].topo_mark = gray;
       stack.push_back({*it, 0});
       while (!stack.empty()) {
         TopoFrame& f = stack.back();
         const auto& out = g.out_edge_list(f.v);
         if (f.next < out.size()) {
           const Vertex t = out[f.next++].get_target();
-          const boost::default_color_type c = g[t].color;
-          if (c == boost::white_color) {
-            g[t].color = boost::gray_color;
+          const std::uint32_t c = g[t].topo_mark;
+          if (c < gray) {
+            g[t].topo_mark = gray;
             stack.push_back({t, 0});
-          } else if (c == boost::gray_color) {
+          } else if (c == gray) {
             throw boost::not_a_dag();
           }
         } else {
-          g[f.v].color = boost::black_color;
+          g[f.v].topo_mark = black;
           post.push_back(f.v);
           stack.pop_back();
         }
@@ -622,6 +633,10 @@ struct FGraphImpl {
         break;
       case Corruption::DanglingNode:
         last->fgraph_ = nullptr;
+        break;
+      case Corruption::StaleKind:
+        // The kind of another Op than the one the node applies.
+        last->kind_ = last->kind_ + 1;
         break;
     }
   }
@@ -861,8 +876,9 @@ void FunctionGraph::change_op(Apply& node, std::shared_ptr<const Op> op,
                                 gets->to_string(), had->to_string()));
   }
   probe = nullptr;
+  const std::uint32_t new_kind = op->kind().index();  // may intern: before anything changes
   OpPtr old = std::exchange(node.op_, std::move(op));
-  const std::uint32_t old_kind = std::exchange(node.kind_, node.op_->kind().index());
+  const std::uint32_t old_kind = std::exchange(node.kind_, new_kind);
   // Undoing tells every feature, also those a throwing one kept from hearing
   // the change: hearing a change back to the Op a node has is harmless.
   const auto undo = [&] {

@@ -20,7 +20,7 @@ namespace rw {
 class FunctionGraph;
 namespace detail {
 /// Ways to corrupt a graph on purpose, for testing check_integrity only.
-enum class Corruption { InputWithoutEdge, DroppedEdge, NodeCount, DanglingNode };
+enum class Corruption { InputWithoutEdge, DroppedEdge, NodeCount, DanglingNode, StaleKind };
 void corrupt_for_testing(FunctionGraph& fgraph, Corruption what);
 }  // namespace detail
 

@@ -249,9 +249,9 @@ struct EquilibriumRun {
   EquilibriumRun& operator=(const EquilibriumRun&) = delete;
 
   void push(Apply* node) {
+    stack.push_back(node);  // first: a push that throws leaves no mark
     if (marks) node->worklist_mark().store(run_id, std::memory_order_relaxed);
     else pending.insert(node);
-    stack.push_back(node);
   }
   /// Takes `node` off the pending nodes; false if it was not pending.
   bool take(Apply* node) {

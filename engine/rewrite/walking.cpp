@@ -48,7 +48,7 @@ PassReport WalkingRewriter::apply(FunctionGraph& fgraph, RewriteContext& ctx) co
   // and a graph without any tracked node (the usual case for `useless` and
   // `uncanonicalize`) is settled by one look at each node's kind, no sort.
   auto tracked = [&](const Apply& n) {
-    const detail::RewriterIndex::Candidates c = index_->lookup(n.op());
+    const detail::RewriterIndex::Candidates c = index_->lookup(n);
     return !c.a.empty() || !c.b.empty();
   };
   {

@@ -365,6 +365,11 @@ TEST_CASE("check_integrity finds a graph corrupted on purpose", "[graph]") {
     REQUIRE_THROWS_WITH(fg.check_integrity(), Catch::Contains("does not point back") ||
                                               Catch::Contains("disagrees with its edge"));
   }
+  {
+    FunctionGraph fg = build();
+    detail::corrupt_for_testing(fg, Corruption::StaleKind);
+    REQUIRE_THROWS_WITH(fg.check_integrity(), Catch::Contains("keeps the kind of another Op"));
+  }
 }
 
 TEST_CASE("random replacements keep the graph consistent", "[graph]") {

@@ -493,7 +493,7 @@ TEST_CASE("a run leaves no node marked as queued however it ends", "[rewrite]") 
     ctx.raise_rewriter_errors = true;
     REQUIRE_THROWS_AS(eq.rewrite(fg, ctx), TypeError);
     REQUIRE_FALSE(any_marked(fg));
-    // A later run on the same graph sees every node as new work.
+    // And the graph is whole: a later run finishes the work.
     ctx.raise_rewriter_errors = false;
     REQUIRE(eq.rewrite(fg, ctx).ok());
     REQUIRE(infix(fg) == "exp(exp(x))");
