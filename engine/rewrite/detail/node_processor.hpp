@@ -39,19 +39,18 @@ class RewriterIndex {
     std::span<const std::uint32_t> a;
     std::span<const std::uint32_t> b;
   };
-  Candidates lookup(const Op& op) const { return lookup(op, op.kind().index()); }
   /// The candidates for `node`, by the kind the node keeps (its Op is read
   /// only when some rewriter tracks a class).
-  Candidates lookup(const Apply& node) const { return lookup(node.op(), node.kind_index()); }
+  Candidates lookup(const Apply& node) const {
+    Candidates c;
+    const std::uint32_t k = node.kind_index();
+    c.a = k < by_kind_.size() ? by_kind_[k] : std::span<const std::uint32_t>(any_);
+    if (!by_class_.empty()) c.b = class_candidates(node.op());
+    return c;
+  }
 
  private:
   std::span<const std::uint32_t> class_candidates(const Op& op) const;
-  Candidates lookup(const Op& op, std::uint32_t k) const {
-    Candidates c;
-    c.a = k < by_kind_.size() ? by_kind_[k] : std::span<const std::uint32_t>(any_);
-    if (!by_class_.empty()) c.b = class_candidates(op);
-    return c;
-  }
 
   // Indexed by OpKind::index(); kinds interned after the index was built, or
   // tracked by nobody, get the rewriters of every Op.
