@@ -1,6 +1,7 @@
 // Guard evaluation and explanation.
 #include "engine/dsl/guard.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -149,6 +150,16 @@ bool Guard::eval(std::uint32_t i, const Bindings& b, const FunctionGraph* fg) co
     }
   }
   return false;
+}
+
+std::vector<std::string> Guard::assumptions() const {
+  std::vector<std::string> out;
+  for (const GuardNode& n : nodes_)
+    if (n.kind == GuardNode::Kind::Predicate && n.predicate && n.predicate->assumes)
+      out.push_back(n.predicate->name);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
 }
 
 bool Guard::evaluate(const Bindings& bindings, const FunctionGraph* fgraph) const {

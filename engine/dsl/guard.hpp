@@ -80,6 +80,10 @@ class Guard {
   /// or nullopt when it does. For `rwcheck --why-not`.
   std::optional<std::string> why_false(const Bindings& bindings,
                                        const FunctionGraph* fgraph = nullptr) const;
+  /// The value assumptions the guard states (the predicates it calls that
+  /// have `PredicateInfo::assumes`: `nonzero`, `finite`, …), sorted, each
+  /// once. A rule with any holds only under them; strict modes leave it out.
+  std::vector<std::string> assumptions() const;
 
  private:
   bool eval(std::uint32_t node, const Bindings& b, const FunctionGraph* fg) const;

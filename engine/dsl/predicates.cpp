@@ -2,6 +2,7 @@
 #include "engine/dsl/predicates.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 
 #include "engine/graph/variable.hpp"
@@ -76,6 +77,11 @@ PredicateRegistry::PredicateRegistry() {
              "assumed to hold only values > 0 at run time: false only for a constant holding "
              "one that is not",
              {.min = 0, .nonzero = true});
+  assumption("finite",
+             "assumed to hold no infinity or NaN at run time: false only for a constant holding "
+             "one",
+             {.min = -std::numeric_limits<double>::max(),
+              .max = std::numeric_limits<double>::max()});
   assumption("nonnegative",
              "assumed to hold only values >= 0 at run time: false only for a constant holding "
              "a negative value (or NaN)",

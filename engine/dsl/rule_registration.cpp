@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "engine/dsl/rule_compiler.hpp"
+#include "engine/rewrite/mode.hpp"
 
 namespace rw::dsl {
 
@@ -57,6 +58,18 @@ std::string quoted_list(const std::vector<std::string>& names, std::string_view 
     out += "`" + names[i] + "`";
   }
   return out;
+}
+
+/// The tags a rule gets for the value assumptions its guard states:
+/// `assumes` (which strict modes exclude) and `assumes_NAME` for each.
+std::vector<std::string> assumption_tags(const CheckedRule& r) {
+  std::vector<std::string> tags;
+  if (!r.guard) return tags;
+  const std::vector<std::string> names = r.guard->assumptions();
+  if (names.empty()) return tags;
+  tags.emplace_back(kAssumptionTag);
+  for (const std::string& n : names) tags.push_back(std::string(kAssumptionTag) + "_" + n);
+  return tags;
 }
 
 std::vector<std::string> groups_in(const std::vector<std::string>& tags,
@@ -171,6 +184,7 @@ LoadResult<LoadedRules> register_rules(RewriteDB& db, RuleModule module_in, cons
     c.group = placed[i];
     for (const std::string& t : r.tags)
       if (t != c.group) c.tags.push_back(t);
+    for (const std::string& t : assumption_tags(r)) c.tags.push_back(t);
     batch.add(*groups.at(c.group), c.rewriter, c.tags);
     compiled.push_back(std::move(c));
   }

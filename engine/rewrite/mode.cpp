@@ -68,6 +68,9 @@ Mode Mode::including(const std::vector<std::string>& tags) const {
 Mode Mode::excluding(const std::vector<std::string>& tags) const {
   return Mode(db_, query_.excluding(tags), name_);
 }
+Mode Mode::strict() const {
+  return Mode(db_, query_.excluding({kAssumptionTag}), name_ + "+strict");
+}
 Mode Mode::registering(GraphRewriterPtr rewriter, double position) const {
   return Mode(db_, query_.registering(std::move(rewriter), position), name_);
 }

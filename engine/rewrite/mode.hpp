@@ -13,6 +13,12 @@
 
 namespace rw {
 
+/// The tag of every rewrite that holds only under a value assumption (a rule
+/// whose guard calls `nonzero`, `finite`, `positive` …; a C++ rewriter that
+/// cancels `x / x`). Rules get it, and `assumes_NAME` for each assumption,
+/// when they are registered; `Mode::strict()` leaves them all out.
+inline constexpr std::string_view kAssumptionTag = "assumes";
+
 /// Which rewrites to run: a database and a query over it (Aesara's Mode,
 /// without the linker, which the compile layer adds). Modes are values;
 /// `including`, `excluding`, `requiring` and `registering` return new modes.
@@ -43,6 +49,12 @@ class Mode {
   Mode requiring(std::initializer_list<std::string_view> tags) const;
   Mode including(const std::vector<std::string>& tags) const;
   Mode excluding(const std::vector<std::string>& tags) const;
+  /// This mode without the rewrites that hold only under a value assumption
+  /// (tag `assumes`): the compiled function then equals the unrewritten
+  /// graph wherever IEEE arithmetic defines its result, up to rounding and
+  /// to overflow that stabilization removes (`x / x` at 0 stays NaN, `0 * x`
+  /// at an infinite x too). Named `<name>+strict`.
+  Mode strict() const;
   /// Adds a graph rewriter at a position of the top-level sequence.
   Mode registering(GraphRewriterPtr rewriter, double position) const;
 

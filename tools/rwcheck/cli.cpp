@@ -17,7 +17,7 @@ const std::vector<std::string>& known_options() {
   static const std::vector<std::string> names = {
       "--rules",   "--mode",     "--include", "--exclude", "--trace",  "--json", "--why-not",
       "--profile", "--no-times", "--dot",     "--seed",    "--trials", "--rule", "--help",
-      "--expand-ofg"};
+      "--expand-ofg", "--strict"};
   return names;
 }
 
@@ -86,6 +86,9 @@ Options parse_args(std::span<const std::string> args) {
     } else if (name == "--exclude") {
       only(run, "`rwcheck GRAPH`");
       o.exclude.push_back(value());
+    } else if (name == "--strict") {
+      only(run, "`rwcheck GRAPH`");
+      flag(o.strict);
     } else if (name == "--trace") {
       only(run, "`rwcheck GRAPH`");
       flag(o.trace);
@@ -154,6 +157,8 @@ options of `rwcheck GRAPH`:
   --mode NAME       the pipeline: fast_run (default), fast_compile, stabilize, merge, none
   --include TAG     also run the entries tagged TAG (repeatable)
   --exclude TAG     leave out the entries tagged TAG (repeatable)
+  --strict          leave out the rules that hold only under a value assumption
+                    (tag `assumes`: `x / x => 1` needs x != 0); docs/rules-library.md
   --trace           print each replacement in order: pass, rule, the node before, after
   --why-not RULE    for each node RULE could apply to, why it did not (or which rule
                     rewrote the node first); exit 1 when RULE never fired

@@ -39,6 +39,9 @@ struct Options {
   /// `--include TAG`, `--exclude TAG`, repeatable.
   std::vector<std::string> include;
   std::vector<std::string> exclude;
+  /// `--strict`: the mode without rules that hold only under a value
+  /// assumption (Mode::strict()).
+  bool strict = false;
   /// `--trace`, `--json`, `--profile`, `--no-times`.
   bool trace = false;
   bool json = false;

@@ -183,6 +183,7 @@ int run_graph(const Options& o, std::ostream& out, std::ostream& err, const Chec
   std::optional<Mode> mode;
   try {
     mode = Mode::named(o.mode, rules.db).including(o.include).excluding(o.exclude);
+    if (o.strict) mode = mode->strict();
   } catch (const RewriteError& e) {
     return bad_input(err, fmt::format("--mode: {}", e.what()));
   }
