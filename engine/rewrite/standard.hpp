@@ -18,6 +18,8 @@ inline constexpr double kMerge11 = 0.65;
 inline constexpr double kCanonicalize = 1;
 inline constexpr double kMerge12 = 1.2;
 inline constexpr double kStabilize = 1.5;
+/// Cancellation in products (ops/simplify.hpp), its own pass after stabilize.
+inline constexpr double kStabilizeProducts = 1.6;
 inline constexpr double kSpecialize = 2;
 inline constexpr double kUncanonicalize = 3;
 /// Where elementwise fusion goes (registered by the Op library).

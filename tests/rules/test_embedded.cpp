@@ -79,7 +79,7 @@ TEST_CASE("a failed load of the library names rules/<file>.rules and registers n
   const std::string text = rw::dsl::render(result.diagnostics);
   // The line of `rule log_softmax` in the embedded file, counted here.
   const std::string file = read_source("rules/stabilize.rules");
-  const std::size_t at = file.find("rule log_softmax:");
+  const std::size_t at = file.find("rule log_softmax ");
   REQUIRE(at != std::string::npos);
   const auto line = 1 + std::count(file.begin(), file.begin() + static_cast<long>(at), '\n');
   INFO(text);
