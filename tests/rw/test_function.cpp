@@ -96,3 +96,46 @@ TEST_CASE("the default mode fuses elementwise chains and still computes the same
   const rw::Tensor b = rw::Tensor::from_vector(std::vector<double>{3, -0.5, 1, 0}, four);
   CHECK(rw::allclose(fused(a, b)[0], plain(a, b)[0], 1e-12, 1e-12));
 }
+
+namespace {
+/// A mode whose pipeline holds a looping pair, exp(x) -> log(x) -> exp(x).
+rw::Mode looping_mode() {
+  using namespace rw;
+  auto there = make_node_rewriter(
+      "exp_to_log", {"exp"},
+      [](FunctionGraph&, Apply& n, const RewriteContext&) {
+        return RewriteResult::replace_output(rw::log(n.input(0)));
+      },
+      0);
+  auto back = make_node_rewriter(
+      "log_to_exp", {"log"},
+      [](FunctionGraph&, Apply& n, const RewriteContext&) {
+        return RewriteResult::replace_output(rw::exp(n.input(0)));
+      },
+      0);
+  auto loop = std::make_shared<EquilibriumRewriter>("looping", std::vector{there, back});
+  return Mode::none(standard_db()).registering(loop, 1);
+}
+}  // namespace
+
+TEST_CASE("rw::function reports a rewrite pipeline that stopped early", "[rw]") {
+  const rw::Var x = rw::vector("x");
+  std::vector<std::string> heard;
+  rw::FunctionOptions options;
+  options.on_rewrite_stop = [&](const std::string& problems) { heard.push_back(problems); };
+  auto f = rw::function({x}, rw::exp(x), options, looping_mode());
+  REQUIRE(heard.size() == 1);
+  CHECK_THAT(heard[0], Catch::Contains("looping: rewriting did not settle") &&
+                           Catch::Contains("`exp_to_log`") && Catch::Contains("`log_to_exp`"));
+
+  // A hook that throws refuses to compile.
+  options.on_rewrite_stop = [](const std::string& problems) { throw rw::Error(problems); };
+  CHECK_THROWS_WITH(rw::function({x}, rw::exp(x), options, looping_mode()),
+                    Catch::Contains("rewriting did not settle"));
+
+  // A pipeline that finishes says nothing.
+  heard.clear();
+  options.on_rewrite_stop = [&](const std::string& problems) { heard.push_back(problems); };
+  auto g = rw::function({x}, rw::log(1.0 + rw::exp(x)), options);
+  CHECK(heard.empty());
+}
