@@ -41,6 +41,15 @@ class Veto final : public Feature {
   }
 };
 
+/// exp(x) => exp(--x): every application adds two nodes.
+NodeRewriterPtr grow_double_neg() {
+  return make_node_rewriter("grow", {"exp"},
+                            [](FunctionGraph&, Apply& n, const RewriteContext&) {
+                              return RewriteResult::replace_output(exp(neg(neg(n.input(0)))));
+                            },
+                            0);
+}
+
 }  // namespace
 
 TEST_CASE("the Simplify example: (x*y)/y -> x and (x*y)/x -> y", "[rewrite]") {
@@ -274,12 +283,7 @@ TEST_CASE("rewriters of a node are tried by decreasing benefit", "[rewrite]") {
 
 TEST_CASE("the node limit stops a growing rewrite", "[rewrite]") {
   Var x = fvec("x");
-  auto grow = make_node_rewriter("grow", {"exp"},
-                                 [](FunctionGraph&, Apply& n, const RewriteContext&) {
-                                   return RewriteResult::replace_output(
-                                       exp(neg(neg(n.input(0)))));
-                                 },
-                                 0);
+  auto grow = grow_double_neg();
   FunctionGraph fg({x}, {exp(x)});
   EquilibriumRewriter eq("eq", {grow});
   eq.with_node_limit(10).with_max_use_ratio(100);
@@ -296,12 +300,7 @@ TEST_CASE("the growth bound stops a rewrite that keeps growing the graph", "[rew
   // exp(x) => exp(--x): every application adds nodes, so the use-ratio guard,
   // which follows the graph's size, never fires.
   Var x = fvec("x");
-  auto grow = make_node_rewriter("grow", {"exp"},
-                                 [](FunctionGraph&, Apply& n, const RewriteContext&) {
-                                   return RewriteResult::replace_output(
-                                       exp(neg(neg(n.input(0)))));
-                                 },
-                                 0);
+  auto grow = grow_double_neg();
   SECTION("with a bound set") {
     FunctionGraph fg({x}, {exp(x)});
     EquilibriumRewriter eq("eq", {grow});
