@@ -139,3 +139,23 @@ TEST_CASE("rw::function reports a rewrite pipeline that stopped early", "[rw]") 
   auto g = rw::function({x}, rw::log(1.0 + rw::exp(x)), options);
   CHECK(heard.empty());
 }
+
+TEST_CASE("alloc refuses extents whose product overflows, at run time and in types", "[rw]") {
+  const rw::Var n = rw::scalar("n", rw::DType::Int64);
+  const rw::Var m = rw::scalar("m", rw::DType::Int64);
+  const rw::Var a = rw::alloc(1.0, {n, m});
+  auto f = rw::function({n, m}, {a, rw::sum(a)});
+  const std::int64_t huge = (std::int64_t{1} << 62) + 1;
+  const std::int64_t big = std::int64_t{1} << 32;
+  CHECK_THROWS_AS(f(rw::Tensor::scalar(std::int64_t{4}), rw::Tensor::scalar(huge)), rw::Error);
+  CHECK_THROWS_WITH(f(rw::Tensor::scalar(std::int64_t{4}), rw::Tensor::scalar(huge)),
+                    Catch::Contains("too many elements"));
+  CHECK_THROWS_WITH(f(rw::Tensor::scalar(big), rw::Tensor::scalar(big)),
+                    Catch::Contains("too many elements"));
+  // What fits still runs.
+  const auto [t, s] = f(rw::Tensor::scalar(std::int64_t{2}), rw::Tensor::scalar(std::int64_t{3}));
+  CHECK(t.size() == 6);
+  CHECK(s.item<double>() == 6.0);
+  // Constant extents give a static type, which is refused the same way.
+  CHECK_THROWS_WITH(rw::alloc(1.0, {std::int64_t{4}, huge}), Catch::Contains("too many elements"));
+}

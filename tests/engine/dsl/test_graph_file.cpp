@@ -154,6 +154,9 @@ TEST_CASE("graph file faults", "[dsl]") {
   CHECK(errors_of("input x f64[?]\ninput x f32\noutput x") == "`x` is defined twice\n");
   CHECK(errors_of("input x f64[?]\nx = exp(x)\noutput x") == "`x` is defined twice\n");
   CHECK(errors_of("input x f65[?]\noutput x") == "unknown dtype `f65`; did you mean `f64`?\n");
+  CHECK(errors_of("input x f64[4, 4611686018427387905]\noutput x") ==
+        "the type `f64[4,4611686018427387905]` has too many elements: its extents multiply "
+        "beyond 2^63 - 1\n");
   CHECK(errors_of("input x f64[3]\ninput y f64[4]\noutput x + y") ==
         "cannot apply `add`: input 1 has extent 4 on axis 0, others 3\n");
   CHECK(errors_of("input x f64[?]\noutput dot(x, x, x)") ==
