@@ -2,6 +2,7 @@
 // given another mode, and the rewritten function computes the same values.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 #include <string>
 
@@ -158,4 +159,25 @@ TEST_CASE("alloc refuses extents whose product overflows, at run time and in typ
   CHECK(s.item<double>() == 6.0);
   // Constant extents give a static type, which is refused the same way.
   CHECK_THROWS_WITH(rw::alloc(1.0, {std::int64_t{4}, huge}), Catch::Contains("too many elements"));
+}
+
+TEST_CASE("integer constants stay exact end to end", "[rw]") {
+  const std::int64_t odd = (std::int64_t{1} << 53) + 1;  // not a double
+  const std::int64_t max = std::numeric_limits<std::int64_t>::max();
+  const std::int64_t min = std::numeric_limits<std::int64_t>::min();
+  CHECK(rw::constant(odd)->as_constant()->value().item<std::int64_t>() == odd);
+  CHECK(rw::constant(max)->as_constant()->value().item<std::int64_t>() == max);
+  // Printed as they are, not through double (INT64_MAX printed as INT64_MIN).
+  CHECK(rw::to_infix(rw::constant(odd)) == "9007199254740993");
+  CHECK(rw::to_infix(rw::constant(max)) == "9223372036854775807");
+  CHECK(rw::to_infix(rw::constant(min)) == "-9223372036854775808");
+  // A number meeting an int64 variable.
+  const rw::Var x = rw::scalar("x", rw::DType::Int64);
+  auto f = rw::function({x}, x + odd, {}, rw::Mode::none(rw::standard_db()));
+  CHECK(f(rw::Tensor::scalar(std::int64_t{0})).item<std::int64_t>() == odd);
+  auto g = rw::function({x}, odd - x, {}, rw::Mode::none(rw::standard_db()));
+  CHECK(g(rw::Tensor::scalar(std::int64_t{1})).item<std::int64_t>() == odd - 1);
+  // A large integer next to a small integer type still picks a type that holds it.
+  const rw::Var i8 = rw::scalar("i", rw::DType::Int8);
+  CHECK((i8 + odd)->tensor_type()->dtype() == rw::DType::Int64);
 }
