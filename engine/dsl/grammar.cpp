@@ -205,6 +205,8 @@ ParsedFile parse(SourcePtr source) {
 
   std::size_t errors = 0;
   const char* it = begin;
+  // A UTF-8 byte-order mark, which some editors write, is not text.
+  if (text.starts_with("\xEF\xBB\xBF")) it += 3;
   while (true) {
     it = skip_blank(it, end);
     if (it == end) break;
@@ -229,7 +231,7 @@ ParsedFile parse(SourcePtr source) {
       resume = e.where();
     } catch (const grammar::SyntaxError& e) {
       const char* at = skip_blank(e.where, end);
-      error_at(at, token_length(at, end), e.message);
+      error_at(at, e.length ? e.length : token_length(at, end), e.message);
       resume = e.where;
     }
     out.ast.exprs.resize(expr_mark);

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <string_view>
 
@@ -235,14 +236,17 @@ struct number_parser : x3::parser<number_parser> {
     if (is_float) {
       double v = 0;
       const auto r = std::from_chars(text.data(), text.data() + text.size(), v);
-      if (r.ec != std::errc())
-        throw SyntaxError{b, fmt::format("float literal `{}` is out of range", text)};
+      // from_chars calls underflow out of range too; such a literal reads as
+      // the nearest double (0 or a subnormal), as strtod gives it.
+      if (r.ec == std::errc::result_out_of_range) v = std::strtod(std::string(text).c_str(), nullptr);
+      if (r.ec != std::errc() && (r.ec != std::errc::result_out_of_range || !std::isfinite(v)))
+        throw SyntaxError{b, fmt::format("float literal `{}` is out of range", text), text.size()};
       x3::traits::move_to(NumberToken{v, span}, attr);
     } else {
       std::int64_t v = 0;
       const auto r = std::from_chars(text.data(), text.data() + text.size(), v);
       if (r.ec != std::errc())
-        throw SyntaxError{b, fmt::format("integer literal `{}` is too large", text)};
+        throw SyntaxError{b, fmt::format("integer literal `{}` is too large", text), text.size()};
       x3::traits::move_to(NumberToken{v, span}, attr);
     }
     first = i;
