@@ -179,6 +179,15 @@ TEST_CASE("graph file faults", "[dsl]") {
         "`import` belongs in a rule file, not a graph file\n");
 }
 
+TEST_CASE("an error message windows what it quotes", "[dsl]") {
+  // A 1 MB name made a 1 MB message (and its copies in every note).
+  const std::string name(1 << 20, 'a');
+  const std::string message = errors_of("input x f64[?]\noutput " + name + "\n");
+  CHECK(message == "undefined name `" + std::string(60, 'a') + "\u2026`\n");
+  // An unquoted run (a long operator chain's text, say) is cut as a whole.
+  CHECK(errors_of("input x f64[?]\noutput " + name + "(x)\n").size() < 200);
+}
+
 TEST_CASE("a failed statement does not cascade into errors for its name", "[dsl]") {
   CHECK(errors_of("input x f64[?]\ny = lgo(x)\nz = exp(y) + y\noutput z, y\n") ==
         "unknown op `lgo`; did you mean `log`?\n");
