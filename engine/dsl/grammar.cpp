@@ -217,6 +217,13 @@ ParsedFile parse(SourcePtr source) {
     try {
       const char* first = it;
       if (grammar::statement().parse(first, end, ctx, x3::unused, x3::unused)) {
+        // 9223372036854775808 is an int64 only under a minus sign, which
+        // the parser folded into it; one left over is too large.
+        for (std::size_t k = expr_mark; k < out.ast.exprs.size(); ++k)
+          if (const auto* n = std::get_if<ast::Number>(&out.ast.exprs[k].node); n && n->needs_minus)
+            throw grammar::SyntaxError{begin + out.ast.exprs[k].span.begin,
+                                       "integer literal `9223372036854775808` is too large",
+                                       out.ast.exprs[k].span.end - out.ast.exprs[k].span.begin};
         it = first;
         continue;
       }

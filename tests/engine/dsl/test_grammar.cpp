@@ -136,6 +136,16 @@ TEST_CASE("malformed literals are refused", "[dsl]") {
 
 TEST_CASE("lexical corners: underflow, the caret of a bad literal, a byte-order mark", "[dsl]") {
   using V = std::variant<std::int64_t, double>;
+  // The smallest int64 can be written: the minus sign is folded into 2^63.
+  const std::int64_t min = std::numeric_limits<std::int64_t>::min();
+  CHECK(number_of("-9223372036854775808") == V{min});
+  CHECK(number_of("-09223372036854775808") == V{min});
+  CHECK(first_error("y = 9223372036854775808") ==
+        "integer literal `9223372036854775808` is too large");
+  CHECK(first_error("y = --9223372036854775808") ==
+        "integer literal `9223372036854775808` is too large");
+  CHECK(first_error("y = 1 - 9223372036854775808") ==
+        "integer literal `9223372036854775808` is too large");
   // A float too small to represent reads as zero (or a subnormal), as in C.
   CHECK(number_of("1e-400") == V{0.0});
   CHECK(number_of("4e-320") == V{4e-320});

@@ -2,6 +2,7 @@
 // expressions, shapes and several outputs; literal types; build errors;
 // `def` blocks (OpFromGraph) and tuple bindings.
 #include <filesystem>
+#include <limits>
 
 #include <catch2/catch.hpp>
 
@@ -177,6 +178,13 @@ TEST_CASE("graph file faults", "[dsl]") {
         "`rule` belongs in a rule file, not a graph file\n");
   CHECK(errors_of("import \"a.rules\"\ninput x f64\noutput x") ==
         "`import` belongs in a rule file, not a graph file\n");
+}
+
+TEST_CASE("the smallest int64 can be written as a literal", "[dsl]") {
+  const GraphFile g = load("input x i64\noutput x + -9223372036854775808\n");
+  const Var c = g.outputs[0]->owner()->input(1);
+  REQUIRE(c->is_constant());
+  CHECK(c->as_constant()->value().item<std::int64_t>() == std::numeric_limits<std::int64_t>::min());
 }
 
 TEST_CASE("an error message windows what it quotes", "[dsl]") {
