@@ -50,6 +50,11 @@ Var constant(const Tensor& value, std::string name) {
 
 Var constant(double value, DType dtype) { return Constant::make(Tensor::scalar(value, dtype)); }
 
+Var integer_constant(std::int64_t value, DType dtype) {
+  const Tensor exact = Tensor::scalar(value);  // int64, then converted element to element
+  return Constant::make(dtype == DType::Int64 ? exact : exact.astype(dtype));
+}
+
 namespace {
 
 // Whether the integer `value` is exactly representable in the integer dtype `t`.
@@ -66,6 +71,14 @@ bool int_fits(double value, DType t) {
 
 }  // namespace
 
+DType integer_dtype(std::int64_t value, DType other) {
+  if (is_float(other)) return other;
+  if (other == DType::Bool) return DType::Int64;
+  // Every int64 but the largest few converts to a double that int_fits judges
+  // rightly; those do not fit any type narrower than int64 either.
+  return number_dtype(true, static_cast<double>(value), other);
+}
+
 DType number_dtype(bool is_integer, double value, DType other) {
   if (is_float(other)) return other;
   if (!is_integer) return DType::Float64;
@@ -78,11 +91,13 @@ DType number_dtype(bool is_integer, double value, DType other) {
 
 Var Operand::resolve(DType other) const {
   if (var_) return var_;
+  if (is_integer_) return integer_constant(int_value_, integer_dtype(int_value_, other));
   return constant(value_, number_dtype(is_integer_, value_, other));
 }
 
 Var Operand::resolve() const {
   if (var_) return var_;
+  if (is_integer_) return integer_constant(int_value_, native_);
   return constant(value_, native_);
 }
 

@@ -45,12 +45,18 @@ Var matrix(std::string name, DType dtype = DType::Float64, std::int64_t rows = k
 Var constant(const Tensor& value, std::string name = {});
 /// A 0-d constant of `dtype`.
 Var constant(double value, DType dtype);
+/// A 0-d constant of `dtype` holding the integer `value` converted exactly
+/// (not through double: 2^53 + 1 stays 2^53 + 1).
+Var integer_constant(std::int64_t value, DType dtype);
 /// A 0-d constant whose dtype is the C++ type's: `constant(2)` is int32,
-/// `constant(2.0)` float64, `constant(2.0f)` float32.
+/// `constant(2.0)` float64, `constant(2.0f)` float32. Integers are exact.
 template <class T>
   requires(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>)
 Var constant(T value) {
-  return constant(static_cast<double>(value), dtype_of<T>());
+  if constexpr (std::is_integral_v<T>)
+    return integer_constant(static_cast<std::int64_t>(value), dtype_of<T>());
+  else
+    return constant(static_cast<double>(value), dtype_of<T>());
 }
 
 /// The dtype a plain number takes when it meets a tensor of dtype `other`
@@ -61,6 +67,8 @@ Var constant(T value) {
 /// So `x * 2` and `x * 0.5` keep a float32 x float32, and `i + 1` keeps an
 /// int8 i int8.
 DType number_dtype(bool is_integer, double value, DType other);
+/// number_dtype for an integer, judged on its exact value.
+DType integer_dtype(std::int64_t value, DType other);
 
 /// An operand of a function: a variable, or a number that becomes a 0-d
 /// constant whose dtype follows the other operands (`number_dtype`).
@@ -71,7 +79,9 @@ class Operand {
     requires(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>)
   Operand(T value)  // NOLINT: implicit by design
       : value_(static_cast<double>(value)), is_integer_(std::is_integral_v<T>),
-        native_(dtype_of<T>()) {}
+        native_(dtype_of<T>()) {
+    if constexpr (std::is_integral_v<T>) int_value_ = static_cast<std::int64_t>(value);
+  }
 
   bool is_number() const { return !var_; }
   const Var& var() const { return var_; }
@@ -83,6 +93,7 @@ class Operand {
  private:
   Var var_;
   double value_ = 0;
+  std::int64_t int_value_ = 0;  // an integer's exact value (value_ may round it)
   bool is_integer_ = false;
   DType native_ = DType::Float64;
 };

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <new>
 #include <sstream>
 
@@ -59,7 +60,22 @@ DType promote(DType a, DType b) {
   return signed_int_of_bits(std::max(int_bits(s), 2 * int_bits(u)));
 }
 
+bool shape_size_fits(std::span<const std::int64_t> shape) {
+  std::int64_t n = 1;
+  for (auto d : shape)
+    if (d > 1 && __builtin_mul_overflow(n, d, &n)) return false;
+  return true;
+}
+
+void check_shape_size(std::span<const std::int64_t> shape) {
+  if (!shape_size_fits(shape))
+    throw std::invalid_argument(fmt::format(
+        "the shape {} has too many elements: its extents multiply beyond 2^63 - 1",
+        shape_to_string(shape)));
+}
+
 std::int64_t shape_size(std::span<const std::int64_t> shape) {
+  check_shape_size(shape);
   std::int64_t n = 1;
   for (auto d : shape) n *= d;
   return n;
@@ -105,6 +121,7 @@ Storage::~Storage() { std::free(data_); }
 
 Tensor TensorAccess::make(std::shared_ptr<Storage> storage, DType dtype, Shape shape,
                           Strides strides, std::int64_t offset) {
+  check_shape_size(shape);  // every tensor, view or not, has a countable shape
   Tensor t;
   t.storage_ = std::move(storage);
   t.dtype_ = dtype;
@@ -120,6 +137,10 @@ Tensor Tensor::empty(DType dtype, std::span<const std::int64_t> shape) {
       throw std::invalid_argument("Tensor::empty: negative dimension in shape " +
                                   shape_to_string(shape));
   const auto n = static_cast<std::size_t>(shape_size(shape));
+  if (n > std::numeric_limits<std::size_t>::max() / itemsize(dtype))
+    throw std::invalid_argument(fmt::format(
+        "the shape {} has too many elements: their {} bytes do not fit in 64 bits",
+        shape_to_string(shape), dtype_name(dtype)));
   return TensorAccess::make(std::make_shared<Storage>(n * itemsize(dtype)), dtype,
                             Shape(shape.begin(), shape.end()), contiguous_strides(shape), 0);
 }
@@ -343,6 +364,7 @@ Tensor Tensor::broadcast_to(std::span<const std::int64_t> shape) const {
 }
 
 Tensor Tensor::reshape(std::span<const std::int64_t> shape) const {
+  check_shape_size(shape);  // -1 counts as 1: `known` below cannot overflow
   Shape target(shape.begin(), shape.end());
   std::int64_t known = 1;
   int infer = -1;

@@ -21,8 +21,16 @@ using Shape = SmallVec<std::int64_t, 6>;
 /// broadcast axis, or negative for a reversed view).
 using Strides = SmallVec<std::int64_t, 6>;
 
-/// Number of elements of a shape (1 for a 0-d shape).
+/// Number of elements of a shape (1 for a 0-d shape). Throws
+/// std::invalid_argument when the extents multiply beyond 2^63 - 1: no
+/// tensor, view or static type has such a shape (see check_shape_size).
 std::int64_t shape_size(std::span<const std::int64_t> shape);
+/// False when the extents above 1 multiply beyond 2^63 - 1 (a 0 does not
+/// excuse the others, and negative entries — unknown extents — count as 1).
+bool shape_size_fits(std::span<const std::int64_t> shape);
+/// Throws std::invalid_argument "the shape (4, 4611686018427387905) has too
+/// many elements: …" unless shape_size_fits.
+void check_shape_size(std::span<const std::int64_t> shape);
 /// Row-major (C order) strides of a contiguous tensor of this shape.
 Strides contiguous_strides(std::span<const std::int64_t> shape);
 /// "(2, 3)" as NumPy prints a shape.

@@ -1,7 +1,9 @@
 // rw::function's rewrite hooks: a mode's pipeline, built once per hook.
 #include "rw/function.hpp"
 
+#include <iostream>
 #include <memory>
+#include <string>
 #include <utility>
 
 #include "engine/graph/errors.hpp"
@@ -9,14 +11,33 @@
 
 namespace rw {
 
-GraphRewrite rewrite_with(const Mode& mode) {
+namespace {
+
+/// A hook that runs `pass` and tells `on_stop` (or std::cerr) when it stopped early.
+GraphRewrite hook_for(GraphRewriterPtr pass, RewriteStopHook on_stop) {
+  return [pass = std::move(pass), on_stop = std::move(on_stop)](FunctionGraph& fgraph) {
+    const PassReport report = pass->rewrite(fgraph);
+    if (report.ok()) return;
+    const std::string problems = report.problems();
+    if (on_stop) on_stop(problems);
+    else std::cerr << "warning: rewriting stopped early:\n" << problems;
+  };
+}
+
+const GraphRewriterPtr& default_pass() {
+  static const GraphRewriterPtr pass = default_mode().rewriter();
+  return pass;
+}
+
+}  // namespace
+
+GraphRewrite rewrite_with(const Mode& mode, RewriteStopHook on_stop) {
   // Built now, not per call: a pipeline is immutable and rewrites any graph.
-  GraphRewriterPtr pass = mode.rewriter();
-  return [pass = std::move(pass)](FunctionGraph& fgraph) { pass->rewrite(fgraph); };
+  return hook_for(mode.rewriter(), std::move(on_stop));
 }
 
 const GraphRewrite& default_rewrite() {
-  static const GraphRewrite hook = rewrite_with(default_mode());
+  static const GraphRewrite hook = hook_for(default_pass(), {});
   return hook;
 }
 
@@ -26,9 +47,10 @@ FunctionOptions with_mode(FunctionOptions options, const Mode* mode) {
   if (mode) {
     if (options.rewrite)
       throw Error("`rw::function` was given both a mode and `options.rewrite`; give one of them");
-    options.rewrite = rewrite_with(*mode);
+    options.rewrite = rewrite_with(*mode, options.on_rewrite_stop);
   } else if (!options.rewrite) {
-    options.rewrite = default_rewrite();
+    options.rewrite = options.on_rewrite_stop ? hook_for(default_pass(), options.on_rewrite_stop)
+                                              : default_rewrite();
   }
   return options;
 }

@@ -4,6 +4,8 @@
 
 #include <array>
 #include <concepts>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "engine/compile/function.hpp"
@@ -11,16 +13,23 @@
 
 namespace rw {
 
+/// Hears the diagnostics of a pipeline that stopped early (FunctionOptions::on_rewrite_stop).
+using RewriteStopHook = std::function<void(const std::string&)>;
+
 /// The rewrite hook that runs `mode`'s pipeline, built once here (a
 /// snapshot of its database now) and reused for every graph it is given.
-GraphRewrite rewrite_with(const Mode& mode);
+/// When a pass stops early (PassReport::ok() is false), `on_stop` hears its
+/// diagnostics; without one they go to std::cerr as a warning.
+GraphRewrite rewrite_with(const Mode& mode, RewriteStopHook on_stop = {});
 
-/// default_mode()'s pipeline as a rewrite hook, built once and shared.
+/// default_mode()'s pipeline as a rewrite hook, built once and shared; an
+/// early stop is written to std::cerr.
 const GraphRewrite& default_rewrite();
 
 namespace detail {
 /// `options` with its rewrite hook: `mode`'s when given (an error when
-/// `options.rewrite` is set too), else `options.rewrite`, else the default.
+/// `options.rewrite` is set too), else `options.rewrite`, else the default;
+/// the mode's hooks report an early stop to `options.on_rewrite_stop`.
 FunctionOptions with_mode(FunctionOptions options, const Mode* mode);
 }  // namespace detail
 

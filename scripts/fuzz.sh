@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Fuzzes the rules-language parser and checker with libFuzzer (+ ASan, UBSan).
-# Builds tests/fuzz/fuzz_dsl.cpp with clang in build-fuzz/ and runs it for the
-# given number of seconds (default 60), starting from a seed corpus of the
-# test inputs. Inputs that crash are left in build-fuzz/ as crash-*; add a
+# Fuzzes with libFuzzer (+ ASan, UBSan): tests/fuzz/fuzz_dsl.cpp (the rules
+# language and graph files against the test ops) and tests/fuzz/fuzz_graph.cpp
+# (graph files with the standard library, rewritten, compiled and run). Builds
+# both with clang in build-fuzz/ and runs each for half the given number of
+# seconds (default 60), starting from a seed corpus of the test inputs. Inputs that crash are left in build-fuzz/ as crash-*; add a
 # fixed one to tests/fuzz/corpus/ so that ctest replays it from then on.
 #   scripts/fuzz.sh [seconds]
 set -euo pipefail
@@ -13,7 +14,7 @@ cxx=$(command -v clang++-14 || command -v clang++)
 cmake -S . -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER="$cxx" \
       -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
       -DRW_FUZZ=ON -DRW_BUILD_TOOLS=OFF > /dev/null
-cmake --build build-fuzz --target fuzz_dsl -j2
+cmake --build build-fuzz --target fuzz_dsl fuzz_graph -j2
 
 seeds=build-fuzz/fuzz-seeds
 corpus=build-fuzz/fuzz-corpus
@@ -28,6 +29,12 @@ done
 cd build-fuzz
 # -entropic=0: with the tens of thousands of coverage features the templates
 # produce, entropic scheduling spends most of the time in its own bookkeeping.
-ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  ./tests/fuzz/fuzz_dsl fuzz-corpus fuzz-seeds -dict=../tests/fuzz/dsl.dict \
-  -entropic=0 -max_total_time="$seconds" -max_len=8192 -timeout=5 -rss_limit_mb=2048 -print_final_stats=1
+half=$(( (seconds + 1) / 2 ))
+mkdir -p fuzz-corpus-graph
+for target in fuzz_dsl fuzz_graph; do
+  corpus_dir=fuzz-corpus
+  [ "$target" = fuzz_graph ] && corpus_dir=fuzz-corpus-graph
+  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    ./tests/fuzz/$target "$corpus_dir" fuzz-seeds -dict=../tests/fuzz/dsl.dict \
+    -entropic=0 -max_total_time="$half" -max_len=8192 -timeout=5 -rss_limit_mb=2048 -print_final_stats=1
+done

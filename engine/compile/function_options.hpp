@@ -80,6 +80,15 @@ struct FunctionOptions {
   std::vector<std::pair<Var, Var>> givens;
   /// The rewrite pipeline run on the graph before linking.
   GraphRewrite rewrite;
+  /// Hears that the rewrite pipeline stopped early — a pass hit a limit (a
+  /// rewriter kept firing, the graph outgrew its growth bound, a node or time
+  /// limit) — with the diagnostics of the passes that did, one per line
+  /// (PassReport::problems). The function still computes what it was asked
+  /// to; it is only less rewritten. A hook that throws refuses to compile.
+  /// Empty: the diagnostics are written to std::cerr as a warning. Heard by
+  /// the hooks rw::function builds from a mode; a hand-written `rewrite`
+  /// reports as it likes.
+  std::function<void(const std::string&)> on_rewrite_stop;
   /// Names the function in error messages and profiles.
   std::string name;
   /// true: each intermediate buffer is released, or handed to a later node

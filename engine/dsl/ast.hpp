@@ -36,6 +36,11 @@ enum class LogicalOp : std::uint8_t { And, Or };
 /// Literals are unsigned; `-1` is a Unary minus applied to `1`.
 struct Number {
   std::variant<std::int64_t, double> value;
+  /// The literal 9223372036854775808 (2^63), which only a minus sign before it
+  /// makes an int64: `value` holds INT64_MIN. The parser folds such a minus
+  /// sign into the literal and refuses the literal anywhere else, so a tree
+  /// it returns has none of these.
+  bool needs_minus = false;
 };
 
 /// How an identifier was written: `x`, `?x` (pattern variable) or `%x` (a

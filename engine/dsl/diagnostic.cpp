@@ -75,6 +75,46 @@ void render_one(const Diagnostic& d, std::string& out) {
   for (const Diagnostic& n : d.notes) render_one(n, out);
 }
 
+/// A quoted name or token longer than this many characters is shown as its
+/// start and `…`; a whole message is cut after kMaxMessageBytes.
+constexpr std::size_t kMaxQuotedChars = 60;
+constexpr std::size_t kMaxMessageBytes = 2000;
+
+// Windows what a message quotes, as the source line is windowed: a 100 MB name
+// must not make a 100 MB message.
+std::string window_message(std::string message) {
+  if (message.size() <= kMaxQuotedChars) return message;
+  std::string out;
+  out.reserve(std::min(message.size(), kMaxMessageBytes + 8));
+  bool quoted = false;
+  std::size_t chars = 0;  // characters of the current quotation
+  for (std::size_t i = 0; i < message.size(); ++i) {
+    const char c = message[i];
+    if (c == '`') {
+      quoted = !quoted;
+      chars = 0;
+      out += c;
+      continue;
+    }
+    if (quoted && !is_continuation_byte(c) && ++chars == kMaxQuotedChars + 1) {
+      out += "\u2026";
+      const std::size_t close = message.find('`', i);
+      if (close == std::string::npos) break;
+      i = close - 1;  // the closing backquote comes next
+      continue;
+    }
+    if (quoted && chars > kMaxQuotedChars) continue;
+    out += c;
+    if (out.size() >= kMaxMessageBytes) {
+      while (!out.empty() && is_continuation_byte(out.back())) out.pop_back();
+      if (!out.empty() && static_cast<unsigned char>(out.back()) >= 0xC0) out.pop_back();
+      out += "\u2026";
+      break;
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string Diagnostic::render() const {
@@ -84,15 +124,15 @@ std::string Diagnostic::render() const {
 }
 
 Diagnostic make_error(SourcePtr file, Span span, std::string message) {
-  return {Severity::Error, std::move(file), span, std::move(message), {}};
+  return {Severity::Error, std::move(file), span, window_message(std::move(message)), {}};
 }
 
 Diagnostic make_warning(SourcePtr file, Span span, std::string message) {
-  return {Severity::Warning, std::move(file), span, std::move(message), {}};
+  return {Severity::Warning, std::move(file), span, window_message(std::move(message)), {}};
 }
 
 Diagnostic make_note(SourcePtr file, Span span, std::string message) {
-  return {Severity::Note, std::move(file), span, std::move(message), {}};
+  return {Severity::Note, std::move(file), span, window_message(std::move(message)), {}};
 }
 
 std::string render(std::span<const Diagnostic> diagnostics) {

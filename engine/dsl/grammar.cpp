@@ -205,6 +205,8 @@ ParsedFile parse(SourcePtr source) {
 
   std::size_t errors = 0;
   const char* it = begin;
+  // A UTF-8 byte-order mark, which some editors write, is not text.
+  if (text.starts_with("\xEF\xBB\xBF")) it += 3;
   while (true) {
     it = skip_blank(it, end);
     if (it == end) break;
@@ -215,6 +217,13 @@ ParsedFile parse(SourcePtr source) {
     try {
       const char* first = it;
       if (grammar::statement().parse(first, end, ctx, x3::unused, x3::unused)) {
+        // 9223372036854775808 is an int64 only under a minus sign, which
+        // the parser folded into it; one left over is too large.
+        for (std::size_t k = expr_mark; k < out.ast.exprs.size(); ++k)
+          if (const auto* n = std::get_if<ast::Number>(&out.ast.exprs[k].node); n && n->needs_minus)
+            throw grammar::SyntaxError{begin + out.ast.exprs[k].span.begin,
+                                       "integer literal `9223372036854775808` is too large",
+                                       out.ast.exprs[k].span.end - out.ast.exprs[k].span.begin};
         it = first;
         continue;
       }
@@ -229,7 +238,7 @@ ParsedFile parse(SourcePtr source) {
       resume = e.where();
     } catch (const grammar::SyntaxError& e) {
       const char* at = skip_blank(e.where, end);
-      error_at(at, token_length(at, end), e.message);
+      error_at(at, e.length ? e.length : token_length(at, end), e.message);
       resume = e.where;
     }
     out.ast.exprs.resize(expr_mark);

@@ -29,6 +29,8 @@ using iterator_type = const char*;
 struct SyntaxError {
   const char* where;
   std::string message;
+  /// How many characters the caret covers; 0: the token at `where`.
+  std::size_t length = 0;
 };
 
 /// What the grammar's actions build into, reached through the context.

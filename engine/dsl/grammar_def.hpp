@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <string_view>
 
@@ -179,6 +180,7 @@ struct qvar_parser : x3::parser<qvar_parser> {
 struct NumberToken {
   std::variant<std::int64_t, double> value;
   Span span;
+  bool needs_minus = false;  // see ast::Number
 };
 
 /// `12`, `1.5`, `.5`, `1.`, `2e-3`, `inf`, `nan`. A literal that runs into a
@@ -235,14 +237,26 @@ struct number_parser : x3::parser<number_parser> {
     if (is_float) {
       double v = 0;
       const auto r = std::from_chars(text.data(), text.data() + text.size(), v);
-      if (r.ec != std::errc())
-        throw SyntaxError{b, fmt::format("float literal `{}` is out of range", text)};
+      // from_chars calls underflow out of range too; such a literal reads as
+      // the nearest double (0 or a subnormal), as strtod gives it.
+      if (r.ec == std::errc::result_out_of_range) v = std::strtod(std::string(text).c_str(), nullptr);
+      if (r.ec != std::errc() && (r.ec != std::errc::result_out_of_range || !std::isfinite(v)))
+        throw SyntaxError{b, fmt::format("float literal `{}` is out of range", text), text.size()};
       x3::traits::move_to(NumberToken{v, span}, attr);
     } else {
       std::int64_t v = 0;
       const auto r = std::from_chars(text.data(), text.data() + text.size(), v);
+      std::string_view digits_only = text;
+      while (digits_only.size() > 1 && digits_only.front() == '0') digits_only.remove_prefix(1);
+      if (r.ec == std::errc::result_out_of_range && digits_only == "9223372036854775808") {
+        // 2^63: an int64 only under a minus sign (push_unary folds it).
+        x3::traits::move_to(NumberToken{std::numeric_limits<std::int64_t>::min(), span, true},
+                            attr);
+        first = i;
+        return true;
+      }
       if (r.ec != std::errc())
-        throw SyntaxError{b, fmt::format("integer literal `{}` is too large", text)};
+        throw SyntaxError{b, fmt::format("integer literal `{}` is too large", text), text.size()};
       x3::traits::move_to(NumberToken{v, span}, attr);
     }
     first = i;
@@ -522,7 +536,7 @@ auto const copy = [](auto& ctx) { _val(ctx) = _attr(ctx); };
 
 auto const push_number = [](auto& ctx) {
   const NumberToken& t = _attr(ctx);
-  _val(ctx) = state(ctx).push({ast::Number{t.value}, t.span});
+  _val(ctx) = state(ctx).push({ast::Number{t.value, t.needs_minus}, t.span});
 };
 
 auto const push_identifier = [](ast::Sigil sigil) {
@@ -573,7 +587,24 @@ auto const set_operand = [](auto& ctx) { _val(ctx).operand = _attr(ctx); };
 auto const push_unary = [](ast::UnaryOp op) {
   return [op](auto& ctx) {
     const PrefixSyntax& p = _attr(ctx);
-    _val(ctx) = state(ctx).push({ast::Unary{op, p.operand}, p.span});
+    ParseState& st = state(ctx);
+    if (op == ast::UnaryOp::Neg) {
+      ast::Expr& operand = st.file().exprs[ast::index_of(p.operand)];
+      if (auto* n = std::get_if<ast::Number>(&operand.node)) {
+        const auto* i = std::get_if<std::int64_t>(&n->value);
+        if (n->needs_minus) {  // -9223372036854775808: the literal is INT64_MIN
+          n->needs_minus = false;
+          operand.span = p.span;
+          _val(ctx) = p.operand;
+          return;
+        }
+        if (i && *i == std::numeric_limits<std::int64_t>::min())  // --9223372036854775808
+          throw SyntaxError{st.begin() + p.span.begin,
+                            "integer literal `9223372036854775808` is too large",
+                            p.span.end - p.span.begin};
+      }
+    }
+    _val(ctx) = st.push({ast::Unary{op, p.operand}, p.span});
   };
 };
 

@@ -141,7 +141,8 @@ class GraphBuilder {
     return true;
   }
 
-  // A variable of the type written, or null (with an error) for an unknown dtype.
+  // A variable of the type written, or null (with an error) for an unknown dtype
+  // or extents that multiply beyond 2^63 - 1.
   Var typed_variable(const ast::Name& name, const ast::TypeSpec& type) {
     const auto dtype = dtype_word(type.dtype.text);
     if (!dtype) {
@@ -159,7 +160,12 @@ class GraphBuilder {
     }
     StaticShape shape;
     for (const ast::Dim& d : type.dims) shape.push_back(d.extent < 0 ? kUnknownDim : d.extent);
-    return Variable::make(TensorType::make(*dtype, std::move(shape)), name.text);
+    try {
+      return Variable::make(TensorType::make(*dtype, std::move(shape)), name.text);
+    } catch (const TypeError& e) {  // extents that multiply beyond what can be counted
+      error(type.span, e.what());
+      return nullptr;
+    }
   }
 
   void handle(const ast::InputDecl& s) {

@@ -24,6 +24,10 @@ inline constexpr int kMaxNesting = 100;
 inline constexpr int kMaxTreeDepth = 500;
 /// A file with more errors than this reports the first ones and stops.
 inline constexpr std::size_t kMaxErrorsPerFile = 50;
+/// The longest chain of imports (a file, the file it imports, the file that
+/// one imports…): files are loaded depth first, and a deeper chain is refused
+/// at the import that would pass the limit.
+inline constexpr std::size_t kMaxImportDepth = 256;
 /// Largest source text accepted, in bytes.
 inline constexpr std::size_t kMaxSourceBytes = std::size_t{1} << 30;
 

@@ -4,7 +4,9 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <sstream>
+#include <algorithm>
+#include <new>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -12,29 +14,56 @@ namespace rw::dsl {
 
 namespace fs = std::filesystem;
 
-std::optional<std::string> read_file(const fs::path& path, std::string& why_not) {
+std::optional<std::string> read_file(const fs::path& path, std::string& why_not,
+                                     std::size_t max_bytes) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) {
     why_not = fmt::format("`{}` is a directory", path.string());
     return std::nullopt;
   }
+  const auto too_large = [&](std::string_view size) {
+    why_not = fmt::format("`{}` is too large ({}; the limit is {} bytes)", path.string(), size,
+                          max_bytes);
+    return std::nullopt;
+  };
+  // A regular file says its size; anything else (a device, a pipe) is read
+  // in pieces and refused once it passes the limit.
+  const std::uintmax_t size = fs::is_regular_file(path, ec) ? fs::file_size(path, ec) : 0;
+  if (!ec && size > max_bytes) return too_large(fmt::format("{} bytes", size));
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     why_not = fmt::format("cannot open `{}`: {}", path.string(), std::strerror(errno));
     return std::nullopt;
   }
-  std::ostringstream text;
-  text << in.rdbuf();
+  std::string text;
+  try {
+    constexpr std::size_t kPiece = std::size_t{1} << 16;
+    text.reserve(static_cast<std::size_t>(std::min<std::uintmax_t>(size, max_bytes)));
+    std::vector<char> piece(kPiece);
+    while (in) {
+      in.read(piece.data(), static_cast<std::streamsize>(kPiece));
+      const auto got = static_cast<std::size_t>(in.gcount());
+      if (got > max_bytes - text.size()) return too_large(fmt::format("more than {} bytes", max_bytes));
+      text.append(piece.data(), got);
+    }
+  } catch (const std::bad_alloc&) {
+    why_not = fmt::format("cannot read `{}`: out of memory", path.string());
+    return std::nullopt;
+  }
   if (in.bad()) {
     why_not = fmt::format("cannot read `{}`", path.string());
     return std::nullopt;
   }
-  return std::move(text).str();
+  return text;
 }
 
 std::optional<ResolvedSource> FileResolver::resolve(std::string_view path,
                                                     const SourceFile* importer,
                                                     std::string& why_not) const {
+  if (path.find('\0') != std::string_view::npos) {
+    why_not = "the path contains a NUL byte";  // the file system would read another file
+    return std::nullopt;
+  }
   const fs::path p(path);
   std::vector<std::pair<fs::path, fs::path>> candidates;  // (on disk, as shown)
   if (!importer || p.is_absolute()) {

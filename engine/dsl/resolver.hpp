@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/dsl/parse.hpp"
 #include "engine/dsl/source.hpp"
 
 namespace rw::dsl {
@@ -61,7 +62,11 @@ class MemoryResolver final : public SourceResolver {
   std::map<std::string, std::string, std::less<>> files_;
 };
 
-/// Reads a whole file; nullopt with `why_not` set when it cannot.
-std::optional<std::string> read_file(const std::filesystem::path& path, std::string& why_not);
+/// Reads a whole file of at most `max_bytes` (kMaxSourceBytes, 1 GiB, by
+/// default); nullopt with `why_not` set when it cannot, or when the file is
+/// larger — found without reading past the limit, so `/dev/zero` or a pipe
+/// that never ends is refused too.
+std::optional<std::string> read_file(const std::filesystem::path& path, std::string& why_not,
+                                     std::size_t max_bytes = kMaxSourceBytes);
 
 }  // namespace rw::dsl

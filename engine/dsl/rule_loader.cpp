@@ -43,6 +43,12 @@ class Loader {
 
  private:
   void follow(const SourcePtr& src, const ast::Import& imp) {
+    if (imp.path.find('\0') != std::string::npos) {
+      // The file system would cut the path there and load another file.
+      diagnostics_.push_back(
+          make_error(src, imp.path_span, "an import path cannot contain a NUL byte"));
+      return;
+    }
     std::string why;
     auto found = resolver_.resolve(imp.path, src.get(), why);
     if (!found) {
@@ -61,6 +67,15 @@ class Loader {
       chain += fmt::format("`{}`", found->name);
       diagnostics_.push_back(
           make_error(src, imp.path_span, fmt::format("import cycle: {}", chain)));
+      return;
+    }
+    if (stack_.size() >= kMaxImportDepth) {
+      // Loading recurses once per level: a bound keeps it within the stack.
+      diagnostics_.push_back(make_error(
+          src, imp.path_span,
+          fmt::format("imports nest too deeply: `{}` imports `{}`, which would make a chain of "
+                      "more than {} files",
+                      src->name(), found->name, kMaxImportDepth)));
       return;
     }
     const std::size_t first = diagnostics_.size();

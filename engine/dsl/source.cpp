@@ -8,6 +8,10 @@ namespace rw::dsl {
 SourceFile::SourceFile(std::string name, std::string text, std::string key)
     : name_(std::move(name)), key_(std::move(key)), text_(std::move(text)) {
   if (key_.empty()) key_ = name_;
+  // Line ends are LF, CRLF or a lone CR (old Mac files): a lone CR becomes an
+  // LF in place, so offsets are unchanged and everything after sees one kind.
+  for (std::size_t i = 0; i < text_.size(); ++i)
+    if (text_[i] == '\r' && (i + 1 == text_.size() || text_[i + 1] != '\n')) text_[i] = '\n';
   line_starts_.push_back(0);
   for (std::size_t i = 0; i < text_.size(); ++i)
     if (text_[i] == '\n') line_starts_.push_back(static_cast<std::uint32_t>(i + 1));

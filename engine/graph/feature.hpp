@@ -30,9 +30,12 @@ struct Client {
 ///      nodes they used;
 ///   3. on_change_input for that client.
 /// Then, once for the whole replace or replace_all, `validate`. An exception
-/// from on_change_input or validate refuses the change: the graph undoes it
-/// (features hear the undo as further changes, with reason "rollback: …") and
-/// the caller gets a ReplacementError.
+/// from on_import, on_change_input or validate refuses the change: the graph
+/// undoes it (features hear the undo as further changes, with reason
+/// "rollback: …"; a node refused on import is heard as pruned by those that
+/// heard it imported) and the caller gets a ReplacementError. An exception
+/// from a callback that hears an undo cannot stop it: the undo finishes and
+/// the ReplacementError quotes the first such exception.
 ///
 /// `FunctionGraph::change_op` (a node keeps its inputs and outputs and applies
 /// another Op) is heard as on_change_op, then `validate`, and undone the same

@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <exception>
 #include <limits>
 #include <list>
 #include <unordered_set>
@@ -297,6 +298,16 @@ struct FGraphImpl {
     ++n_nodes;
   }
 
+  /// Takes a node with no clients out of the graph (the caller holds it).
+  void drop_node_vertex(Apply* node) {
+    const Vertex p = vertex_of(node);
+    remove_all_in_edges(p);
+    free_vertex(p);
+    node->vertex_ = nullptr;
+    node->fgraph_ = nullptr;
+    --n_nodes;
+  }
+
   /// What importing a variable adds: nodes not yet in the graph (inputs
   /// before users, claimed for this graph but without vertices), constants
   /// that were not in it (their root vertices are added at once, which is
@@ -384,8 +395,64 @@ struct FGraphImpl {
       labels_dirty = true;  // no room: relabel before the next check that needs labels
     }
     for (Apply* a : imp.nodes) add_node_vertex(a);
-    for (Apply* a : imp.nodes)
-      for (const auto& f : features) f->on_import(*self, *a, reason);
+    // A listener that refuses a node refuses the import: the nodes come out
+    // again, and those who heard a node come in hear it go.
+    std::size_t i = 0, j = 0;
+    try {
+      for (; i < imp.nodes.size(); ++i)
+        for (j = 0; j < features.size(); ++j)
+          tell(*features[j], [&](Feature& f) { f.on_import(*self, *imp.nodes[i], reason); });
+    } catch (...) {
+      uncommit(imp, i, j, reason);
+      throw;
+    }
+  }
+
+  /// Undoes a commit whose listeners refused node `i` at feature `j`: removes
+  /// the nodes, users first, and the constants the import brought.
+  void uncommit(const Import& imp, std::size_t i, std::size_t j, std::string_view reason) {
+    const std::string why = "rollback: " + std::string(reason);
+    const Undoing undo(*this);
+    const std::exception_ptr earlier = undo_error;
+    for (std::size_t k = imp.nodes.size(); k-- > 0;) {
+      Apply* node = imp.nodes[k];
+      ApplyRef keep(node);  // the vertex's reference goes away below
+      const std::size_t heard = k < i ? features.size() : k == i ? j : 0;
+      for (std::size_t f = 0; f < heard; ++f)
+        tell(*features[f], [&](Feature& ft) { ft.on_prune(*self, *node, why); });
+      drop_node_vertex(node);
+    }
+    for (const Var& c : imp.constants) {
+      free_vertex(roots.find(c.get()));
+      roots.erase(c.get());
+    }
+    undo_error = earlier;  // the refusal is what the caller reports
+  }
+
+  // While an undo runs, a listener's exception cannot stop it: the first is
+  // kept in undo_error and reported once the graph is as it was.
+  bool undoing = false;
+  std::exception_ptr undo_error;
+  struct Undoing {
+    FGraphImpl& m;
+    bool was;
+    explicit Undoing(FGraphImpl& impl) : m(impl), was(std::exchange(impl.undoing, true)) {}
+    ~Undoing() { m.undoing = was; }
+    Undoing(const Undoing&) = delete;
+    Undoing& operator=(const Undoing&) = delete;
+  };
+  template <class Call>
+  void tell(Feature& f, Call&& call) {
+    if (!undoing) return call(f);
+    try {
+      call(f);
+    } catch (...) {
+      if (!undo_error) undo_error = std::current_exception();
+    }
+  }
+  template <class Call>
+  void tell_all(Call&& call) {
+    for (const auto& f : features) tell(*f, call);
   }
 
   /// Imports `var`; new nodes get labels strictly between lo and hi.
@@ -435,12 +502,8 @@ struct FGraphImpl {
       const Vertex p = producer(*v);
       if (Apply* node = v->owner()) {
         ApplyRef keep(node);  // the vertex's reference goes away below
-        for (const auto& f : features) f->on_prune(*self, *node, reason);
-        remove_all_in_edges(p);
-        free_vertex(p);
-        node->vertex_ = nullptr;
-        node->fgraph_ = nullptr;
-        --n_nodes;
+        tell_all([&](Feature& f) { f.on_prune(*self, *node, reason); });
+        drop_node_vertex(node);
         for (std::uint32_t i = 0; i < node->n_inputs_; ++i)
           if (unused(*node->inputs_[i])) work.push_back(node->inputs_[i]);
       } else {
@@ -462,7 +525,7 @@ struct FGraphImpl {
     add_edge(producer(*new_var), target, new_var->index(), c.slot);
     if (journal) journal->push_back({c, old_var, new_var});
     prune_if_unused(old_var, reason);
-    for (const auto& f : features) f->on_change_input(*self, c, old_var, new_var, reason);
+    tell_all([&](Feature& f) { f.on_change_input(*self, c, old_var, new_var, reason); });
   }
 
   void check_types(const Var& old_var, const Var& new_var) const {
@@ -529,16 +592,29 @@ struct FGraphImpl {
     labels_dirty = true;  // no cycle, but the new edges go against the labels
   }
 
-  void rollback(std::vector<Change>& journal, std::string_view reason) {
+  /// Undoes the journal, whatever the listeners do; returns what the first
+  /// listener that threw while hearing it said, or an empty string.
+  std::string rollback(std::vector<Change>& journal, std::string_view reason) {
     const std::string why = "rollback: " + std::string(reason);
-    for (auto it = journal.rbegin(); it != journal.rend(); ++it) {
-      try {
+    {
+      const Undoing undo(*this);
+      for (auto it = journal.rbegin(); it != journal.rend(); ++it)
         change_input(it->client, it->old_var, why, nullptr, 0, kNoUpper);
-      } catch (...) {
-        // A listener that throws while hearing the undo cannot stop it.
-      }
     }
     labels_dirty = true;
+    return take_undo_error();
+  }
+
+  std::string take_undo_error() {
+    std::exception_ptr e = std::exchange(undo_error, nullptr);
+    if (!e) return {};
+    try {
+      std::rethrow_exception(e);
+    } catch (const std::exception& ex) {
+      return ex.what();
+    } catch (...) {
+      return "an exception that is not a std::exception";
+    }
   }
 
   /// Every vertex, in the order of Boost's topological_sort (reverse
@@ -790,6 +866,17 @@ std::size_t FunctionGraph::num_clients(const Variable& var) const {
   return n;
 }
 
+namespace {
+ReplacementError refused_replacement(std::string_view reason, std::string_view why,
+                                     std::string_view undo_error) {
+  return ReplacementError(fmt::format(
+      "replacement refused{}: {}{}", reason.empty() ? "" : fmt::format(" ({})", reason), why,
+      undo_error.empty() ? ""
+                         : fmt::format(" (undone; a listener threw while hearing the undo: {})",
+                                       undo_error)));
+}
+}  // namespace
+
 void FunctionGraph::replace(const Var& old_var, const Var& new_var, std::string_view reason) {
   const std::pair<Var, Var> pair{old_var, new_var};
   replace_all(std::span(&pair, 1), reason);
@@ -810,10 +897,7 @@ void FunctionGraph::replace_all(std::span<const std::pair<Var, Var>> pairs,
     }
     for (const auto& f : impl_->features) f->validate(*this);
   } catch (const std::exception& e) {
-    impl_->rollback(journal, reason);
-    throw ReplacementError(fmt::format("replacement refused{}: {}",
-                                       reason.empty() ? "" : fmt::format(" ({})", reason),
-                                       e.what()));
+    throw refused_replacement(reason, e.what(), impl_->rollback(journal, reason));
   }
 }
 
@@ -832,10 +916,7 @@ void FunctionGraph::change_input(const Client& client, const Var& new_var,
     impl_->replace_uses(old_var, new_var, ClientList{client}, reason, &journal);
     for (const auto& f : impl_->features) f->validate(*this);
   } catch (const std::exception& e) {
-    impl_->rollback(journal, reason);
-    throw ReplacementError(fmt::format("replacement refused{}: {}",
-                                       reason.empty() ? "" : fmt::format(" ({})", reason),
-                                       e.what()));
+    throw refused_replacement(reason, e.what(), impl_->rollback(journal, reason));
   }
 }
 
@@ -906,6 +987,7 @@ void FunctionGraph::change_op(Apply& node, std::shared_ptr<const Op> op,
 }
 
 void FunctionGraph::attach_feature(std::shared_ptr<Feature> feature) {
+  if (!feature) throw Error("attach_feature: null feature");
   for (const auto& f : impl_->features)
     if (f == feature) return;
   impl_->features.push_back(feature);

@@ -16,9 +16,13 @@
 namespace rw {
 
 namespace {
-std::string format_scalar(double v, DType dtype) {
-  if (is_bool(dtype)) return v != 0 ? "true" : "false";
-  if (!is_float(dtype)) return fmt::format("{}", static_cast<long long>(v));
+std::string format_scalar(const Tensor& t) {
+  const DType dtype = t.dtype();
+  if (is_bool(dtype)) return t.item<bool>() ? "true" : "false";
+  // Integers are read as integers: through double, 2^53 + 1 would print as
+  // 2^53 and INT64_MAX (a float-cast overflow) as INT64_MIN.
+  if (!is_float(dtype)) return fmt::format("{}", t.item<std::int64_t>());
+  const double v = t.item<double>();
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
   std::string s = fmt::format("{}", v);
@@ -30,7 +34,7 @@ std::string format_scalar(double v, DType dtype) {
 
 std::string format_constant(const Constant& c) {
   const Tensor& v = c.value();
-  if (v.ndim() == 0) return format_scalar(v.item<double>(), v.dtype());
+  if (v.ndim() == 0) return format_scalar(v);
   if (v.size() <= 8) {
     std::string out = v.to_string();
     for (char& ch : out)
@@ -123,82 +127,74 @@ std::string debugprint(const FunctionGraph& fgraph, const DebugPrintOptions& opt
 }
 
 std::string to_infix(const Var& root, std::size_t max_length) {
-  struct Printed {
-    std::string text;
-    int precedence;
+  // Printed left to right from the root, stopping once past `max_length`:
+  // the work is bounded by what is printed, not by the size of the graph
+  // below (every step prints at least one character).
+  const auto leaf_text = [](const Variable& v) -> std::string {
+    if (const Constant* c = v.as_constant()) return format_constant(*c);
+    if (!v.name().empty()) return v.name();
+    return "<" + v.type()->to_string() + ">";
   };
-  std::unordered_map<const Variable*, Printed> memo;
-  auto cap = [&](std::string s) {
-    if (s.size() > max_length) {
-      s.resize(max_length);
-      s += "…";
-    }
-    return s;
-  };
-  auto leaf = [&](const Variable& v) -> Printed {
-    if (const Constant* c = v.as_constant()) {
-      std::string s = format_constant(*c);
-      return {s, !s.empty() && s[0] == '-' ? 30 : 100};
-    }
-    if (!v.name().empty()) return {v.name(), 100};
-    return {"<" + v.type()->to_string() + ">", 100};
-  };
-  struct Frame {
-    Variable* var;
-    std::size_t next;
-  };
-  std::vector<Frame> stack{{root.get(), 0}};
-  while (!stack.empty()) {
-    Frame& f = stack.back();
-    Variable* v = f.var;
-    if (memo.contains(v)) {
-      stack.pop_back();
-      continue;
-    }
-    const Apply* a = v->owner();
-    if (!a) {
-      memo.emplace(v, leaf(*v));
-      stack.pop_back();
-      continue;
-    }
-    if (f.next < a->num_inputs()) {
-      Variable* in = a->input(f.next++).get();
-      if (!memo.contains(in)) stack.push_back({in, 0});
-      continue;
-    }
-    stack.pop_back();
+  const auto precedence = [&](const Variable& v) {
+    const Apply* a = v.owner();
+    if (!a) return v.is_constant() && leaf_text(v).starts_with('-') ? 30 : 100;
     const PrintStyle style = a->op().print_style();
-    auto arg = [&](std::size_t i) -> const Printed& { return memo.at(a->input(i).get()); };
-    auto wrap = [](const Printed& p, bool paren) {
-      return paren ? "(" + p.text + ")" : p.text;
-    };
-    Printed p;
-    if (style.kind == PrintStyle::Kind::Infix && a->num_inputs() == 2) {
-      const Printed &l = arg(0), &r = arg(1);
-      const bool pl = l.precedence < style.precedence ||
-                      (l.precedence == style.precedence && style.right_assoc);
-      const bool pr = r.precedence < style.precedence ||
-                      (r.precedence == style.precedence && !style.right_assoc);
-      p = {wrap(l, pl) + " " + std::string(style.symbol) + " " + wrap(r, pr), style.precedence};
-    } else if (style.kind == PrintStyle::Kind::Prefix && a->num_inputs() == 1) {
-      const Printed& x = arg(0);
-      p = {std::string(style.symbol) + wrap(x, x.precedence < style.precedence),
-           style.precedence};
-    } else {
-      std::string s = a->op().to_string() + "(";
-      for (std::size_t i = 0; i < a->num_inputs(); ++i) {
-        if (i) s += ", ";
-        s += arg(i).text;
-      }
-      s += ")";
-      if (a->num_outputs() > 1) s += fmt::format("[{}]", v->index());
-      p = {std::move(s), 100};
+    if (style.kind == PrintStyle::Kind::Infix && a->num_inputs() == 2) return style.precedence;
+    if (style.kind == PrintStyle::Kind::Prefix && a->num_inputs() == 1) return style.precedence;
+    return 100;
+  };
+  // What is left to print, last first: a variable (in parentheses or not) or text.
+  struct Piece {
+    const Variable* var;
+    bool paren;
+    std::string text;
+  };
+  std::vector<Piece> todo{{root.get(), false, {}}};
+  std::string out;
+  while (!todo.empty() && out.size() <= max_length) {
+    Piece p = std::move(todo.back());
+    todo.pop_back();
+    if (!p.var) {
+      out += p.text;
+      continue;
     }
-    p.text = cap(std::move(p.text));
-    // Every output of the node prints the same way but for the index suffix.
-    memo.emplace(v, std::move(p));
+    if (p.paren) {
+      out += '(';
+      todo.push_back({nullptr, false, ")"});
+    }
+    const Variable& v = *p.var;
+    const Apply* a = v.owner();
+    if (!a) {
+      out += leaf_text(v);
+      continue;
+    }
+    const PrintStyle style = a->op().print_style();
+    if (style.kind == PrintStyle::Kind::Infix && a->num_inputs() == 2) {
+      const Variable &l = *a->input(0), &r = *a->input(1);
+      const int pl = precedence(l), pr = precedence(r);
+      todo.push_back({&r, pr < style.precedence ||
+                              (pr == style.precedence && !style.right_assoc), {}});
+      todo.push_back({nullptr, false, " " + std::string(style.symbol) + " "});
+      todo.push_back({&l, pl < style.precedence ||
+                              (pl == style.precedence && style.right_assoc), {}});
+    } else if (style.kind == PrintStyle::Kind::Prefix && a->num_inputs() == 1) {
+      out += style.symbol;
+      todo.push_back({a->input(0).get(), precedence(*a->input(0)) < style.precedence, {}});
+    } else {
+      out += a->op().to_string() + "(";
+      todo.push_back({nullptr, false,
+                      a->num_outputs() > 1 ? fmt::format(")[{}]", v.index()) : std::string(")")});
+      for (std::size_t i = a->num_inputs(); i-- > 0;) {
+        todo.push_back({a->input(i).get(), false, {}});
+        if (i) todo.push_back({nullptr, false, ", "});
+      }
+    }
   }
-  return memo.at(root.get()).text;
+  if (out.size() > max_length || !todo.empty()) {
+    if (out.size() > max_length) out.resize(max_length);
+    out += "…";
+  }
+  return out;
 }
 
 }  // namespace rw

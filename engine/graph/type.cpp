@@ -27,6 +27,9 @@ TensorType::TensorType(DType dtype, StaticShape shape) : dtype_(dtype), shape_(s
   for (auto d : shape_)
     if (d < kUnknownDim)
       throw TypeError(fmt::format("invalid static extent {} in tensor type", d));
+  if (!shape_size_fits(shape_))
+    throw TypeError(fmt::format(
+        "the type `{}` has too many elements: its extents multiply beyond 2^63 - 1", to_string()));
 }
 
 std::shared_ptr<const TensorType> TensorType::make(DType dtype, StaticShape shape) {

@@ -1,6 +1,9 @@
 // ConstantFolding.
 #include "engine/rewrite/constant_folding.hpp"
 
+#include <limits>
+#include <new>
+
 #include <fmt/format.h>
 
 #include "engine/graph/errors.hpp"
@@ -12,6 +15,20 @@ ConstantFolding::ConstantFolding(std::string name)
   set_filter(NodeFilter().all_inputs_constant());
 }
 
+namespace {
+RewriteResult too_large(std::int64_t elements, std::int64_t bound, const RewriteContext& ctx) {
+  return ctx.fail([&] {
+    return fmt::format("the result would have {} elements, more than folding makes ({})",
+                       elements, bound);
+  });
+}
+}  // namespace
+
+ConstantFolding& ConstantFolding::with_max_elements(std::int64_t elements) {
+  max_elements_ = elements;
+  return *this;
+}
+
 RewriteResult ConstantFolding::transform(FunctionGraph&, Apply& node,
                                          const RewriteContext& ctx) const {
   for (const Var& in : node.inputs())
@@ -20,6 +37,17 @@ RewriteResult ConstantFolding::transform(FunctionGraph&, Apply& node,
     return ctx.fail([&] {
       return fmt::format("op `{}` asks not to be constant-folded", node.op().to_string());
     });
+  // Outputs whose types give their shapes are counted before anything runs.
+  std::int64_t known = 0;
+  for (std::size_t i = 0; i < node.num_outputs(); ++i) {
+    const TensorType* t = node.output_var(i).type()->as_tensor();
+    if (!t || !t->shape_known()) continue;
+    const std::int64_t n = shape_size(t->shape());  // a TensorType's shape is countable
+    if (n > max_elements_ - known)
+      return too_large(n > std::numeric_limits<std::int64_t>::max() - known ? n : known + n,
+                       max_elements_, ctx);
+    known += n;
+  }
   std::vector<Tensor> inputs;
   inputs.reserve(node.num_inputs());
   for (const Var& in : node.inputs()) inputs.push_back(in->as_constant()->value());
@@ -28,7 +56,15 @@ RewriteResult ConstantFolding::transform(FunctionGraph&, Apply& node,
     node.op().perform(node, inputs, outputs);
   } catch (const NotImplementedError& e) {
     return RewriteResult::fail_owned(e.what());
+  } catch (const std::bad_alloc&) {
+    return ctx.fail([&] {
+      return fmt::format("evaluating `{}` ran out of memory", node.op().to_string());
+    });
   }
+  std::int64_t made = 0;
+  for (const Tensor& t : outputs)
+    if (t.valid()) made += t.size();
+  if (made > max_elements_) return too_large(made, max_elements_, ctx);
   std::vector<Var> folded;
   folded.reserve(outputs.size());
   for (std::size_t i = 0; i < outputs.size(); ++i) {

@@ -307,6 +307,13 @@ EquilibriumDB& EquilibriumDB::with_time_limit(double seconds) {
   return *this;
 }
 
+EquilibriumDB& EquilibriumDB::with_max_growth(double factor, std::size_t allowance) {
+  detail::check_growth_factor(name(), factor);
+  max_growth_ = factor;
+  growth_allowance_ = allowance;
+  return *this;
+}
+
 void EquilibriumDB::check_entry(const Entry& entry, const EntryOptions& options) const {
   if (options.position)
     throw RewriteError(fmt::format(
@@ -323,7 +330,10 @@ GraphRewriterPtr EquilibriumDB::build(const RewriteQuery& query) const {
   for (const Entry* e : selected)
     if (const auto* n = std::get_if<NodeRewriterPtr>(&e->item)) node_rewriters.push_back(*n);
   auto eq = std::make_shared<EquilibriumRewriter>(name(), std::move(node_rewriters));
-  eq->with_max_use_ratio(max_use_ratio_).with_node_limit(node_limit_).with_time_limit(time_limit_);
+  eq->with_max_use_ratio(max_use_ratio_)
+      .with_node_limit(node_limit_)
+      .with_time_limit(time_limit_)
+      .with_max_growth(max_growth_, growth_allowance_);
   for (const Entry* e : selected) {
     if (std::holds_alternative<NodeRewriterPtr>(e->item)) continue;
     GraphRewriterPtr g = as_graph_rewriter(*e, query);

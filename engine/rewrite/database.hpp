@@ -15,6 +15,7 @@
 #include <variant>
 #include <vector>
 
+#include "engine/rewrite/equilibrium.hpp"
 #include "engine/rewrite/graph_rewriter.hpp"
 #include "engine/rewrite/node_rewriter.hpp"
 #include "engine/rewrite/walking.hpp"
@@ -246,6 +247,7 @@ class EquilibriumDB final : public RewriteDB {
   EquilibriumDB& with_max_use_ratio(double ratio);
   EquilibriumDB& with_node_limit(std::size_t nodes);
   EquilibriumDB& with_time_limit(double seconds);
+  EquilibriumDB& with_max_growth(double factor, std::size_t allowance = kDefaultGrowthAllowance);
   /// An EquilibriumRewriter named as the group, with its limits.
   GraphRewriterPtr build(const RewriteQuery& query) const override;
 
@@ -256,6 +258,8 @@ class EquilibriumDB final : public RewriteDB {
   double max_use_ratio_ = 8.0;
   std::size_t node_limit_ = 0;
   double time_limit_ = 0;
+  double max_growth_ = kDefaultMaxGrowth;
+  std::size_t growth_allowance_ = kDefaultGrowthAllowance;
 };
 
 /// Passes run one after another in order of position (then name), whatever

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <unordered_set>
 
 #include <fmt/format.h>
@@ -105,6 +106,33 @@ EquilibriumRewriter& EquilibriumRewriter::with_max_use_ratio(double ratio) {
     throw RewriteError(
         fmt::format("`{}`: max_use_ratio must be a positive number, not {}", name(), ratio));
   max_use_ratio_ = ratio;
+  return *this;
+}
+
+namespace detail {
+
+std::size_t growth_bound(std::size_t initial, double factor, std::size_t allowance) {
+  if (factor == 0) return 0;
+  constexpr std::size_t kMax = std::numeric_limits<std::size_t>::max();
+  const double scaled = factor * static_cast<double>(initial);
+  const std::size_t by_factor = scaled >= static_cast<double>(kMax) ? kMax
+                                                                    : static_cast<std::size_t>(scaled);
+  const std::size_t by_allowance = allowance > kMax - initial ? kMax : initial + allowance;
+  return std::max(by_factor, by_allowance);
+}
+
+void check_growth_factor(std::string_view owner, double factor) {
+  if (factor != 0 && !(factor >= 1 && std::isfinite(factor)))
+    throw RewriteError(
+        fmt::format("`{}`: the growth factor must be at least 1, not {}", owner, factor));
+}
+
+}  // namespace detail
+
+EquilibriumRewriter& EquilibriumRewriter::with_max_growth(double factor, std::size_t allowance) {
+  detail::check_growth_factor(name(), factor);
+  max_growth_ = factor;
+  growth_allowance_ = allowance;
   return *this;
 }
 
@@ -215,6 +243,8 @@ struct EquilibriumRun {
   std::array<std::uint32_t, kWindow> window{};
   std::size_t window_n = 0;
   std::size_t max_nodes;
+  const std::size_t initial_nodes;
+  const std::size_t growth_bound;  // the most nodes the run may make; 0: none
   std::size_t visits = 0;
   std::chrono::steady_clock::time_point start =  // read only under a time limit
       eq.time_limit_ > 0 ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
@@ -223,7 +253,9 @@ struct EquilibriumRun {
 
   EquilibriumRun(const EquilibriumRewriter& e, FunctionGraph& g, RewriteContext& c)
       : eq(e), fg(g), ctx(c), proc(e.name(), e.rewriters_, *e.index_, g, c),
-        n_node_rewriters(e.rewriters_.size()), max_nodes(g.num_nodes()) {
+        n_node_rewriters(e.rewriters_.size()), max_nodes(g.num_nodes()),
+        initial_nodes(g.num_nodes()),
+        growth_bound(detail::growth_bound(initial_nodes, e.max_growth_, e.growth_allowance_)) {
     for (const auto* list : {&eq.global_, &eq.final_, &eq.cleanup_})
       for (const auto& r : *list) graph_rewriters.push_back(r.get());
     graph_applied.assign(graph_rewriters.size(), 0);
@@ -349,6 +381,13 @@ struct EquilibriumRun {
            fmt::format("rewriting did not settle: `{}` applied {} times, more than {:g} times the "
                        "largest node count of the graph ({}); the rewriters that kept firing: {}",
                        name_of(id), count, eq.max_use_ratio_, max_nodes, kept_firing()));
+    } else if (growth_bound && nodes > growth_bound) {
+      halt(StopReason::GrowthLimit,
+           fmt::format("the graph grew from {} to {} nodes, beyond its growth bound of {} ({:g} "
+                       "times its initial size, or {} more nodes); the rewriters that kept "
+                       "firing: {}",
+                       initial_nodes, nodes, growth_bound, eq.max_growth_, eq.growth_allowance_,
+                       kept_firing()));
     } else if (eq.node_limit_ && nodes > eq.node_limit_) {
       halt(StopReason::NodeLimit,
            fmt::format("the graph grew to {} nodes, beyond the limit of {}; the last rewriters "

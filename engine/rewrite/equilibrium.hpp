@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/rewrite/graph_rewriter.hpp"
@@ -16,6 +17,20 @@ namespace rw {
 namespace detail {
 class RewriterIndex;
 }
+
+/// The default growth bound: a run may grow the graph to 16 times its initial
+/// node count, and in any case by 4096 nodes. Ordinary rewriting (inlining
+/// included) stays far below; a rule that keeps adding nodes reaches it fast.
+inline constexpr double kDefaultMaxGrowth = 16;
+inline constexpr std::size_t kDefaultGrowthAllowance = 4096;
+
+namespace detail {
+/// The most nodes a run that starts with `initial` may make: max(`factor` x
+/// `initial`, `initial` + `allowance`), saturating; 0 (no bound) for factor 0.
+std::size_t growth_bound(std::size_t initial, double factor, std::size_t allowance);
+/// Throws RewriteError, naming `owner`, unless `factor` is 0 or at least 1 and finite.
+void check_growth_factor(std::string_view owner, double factor);
+}  // namespace detail
 
 /// Applies its node rewriters to a fixed point.
 ///
@@ -39,8 +54,9 @@ class RewriterIndex;
 ///
 /// Limits, set by chained calls, stop the run with a StopReason and a
 /// diagnostic instead of running forever: a rewriter applied more than
-/// `max_use_ratio` times the largest node count seen (default 8), a node
-/// limit, a time limit.
+/// `max_use_ratio` times the largest node count seen (default 8), a growth
+/// bound relative to the graph's initial size (on by default: the two
+/// together stop every runaway), a node limit, a time limit.
 class EquilibriumRewriter final : public GraphRewriter {
  public:
   /// A driver of these node rewriters; throws RewriteError for an empty name,
@@ -61,6 +77,12 @@ class EquilibriumRewriter final : public GraphRewriter {
   /// Each rewriter may apply at most `ratio` times the largest number of nodes
   /// the graph had (Aesara's max_use_ratio, default 8). Must be positive.
   EquilibriumRewriter& with_max_use_ratio(double ratio);
+  /// Stop when the graph grows beyond max(`factor` x its node count when the
+  /// run started, that count + `allowance`) nodes (StopReason::GrowthLimit).
+  /// On by default (kDefaultMaxGrowth, kDefaultGrowthAllowance); `factor` must
+  /// be at least 1, or 0 to turn the bound off.
+  EquilibriumRewriter& with_max_growth(double factor,
+                                       std::size_t allowance = kDefaultGrowthAllowance);
   /// Stop when the graph grows beyond `nodes` nodes (0: no limit, the default).
   EquilibriumRewriter& with_node_limit(std::size_t nodes);
   /// Stop after `seconds` (0: no limit, the default).
@@ -70,6 +92,8 @@ class EquilibriumRewriter final : public GraphRewriter {
   double max_use_ratio() const { return max_use_ratio_; }
   std::size_t node_limit() const { return node_limit_; }
   double time_limit() const { return time_limit_; }
+  double max_growth() const { return max_growth_; }
+  std::size_t growth_allowance() const { return growth_allowance_; }
   /// The node rewriters in the order a node tries them (benefit, then order given).
   const std::vector<NodeRewriterPtr>& rewriters() const { return rewriters_; }
   /// The graph rewriters of each role.
@@ -101,6 +125,8 @@ class EquilibriumRewriter final : public GraphRewriter {
   double max_use_ratio_ = 8.0;
   std::size_t node_limit_ = 0;
   double time_limit_ = 0;
+  double max_growth_ = kDefaultMaxGrowth;
+  std::size_t growth_allowance_ = kDefaultGrowthAllowance;
 };
 
 }  // namespace rw

@@ -16,6 +16,7 @@ std::string_view stop_reason_name(StopReason reason) {
     case StopReason::Completed: return "completed";
     case StopReason::RewriteLimit: return "rewrite limit";
     case StopReason::NodeLimit: return "node limit";
+    case StopReason::GrowthLimit: return "growth limit";
     case StopReason::TimeLimit: return "time limit";
   }
   return "?";

@@ -22,10 +22,11 @@ enum class StopReason : unsigned char {
   Completed,     ///< a single-pass rewriter went through the whole graph
   RewriteLimit,  ///< a rewriter kept firing (Aesara's max_use_ratio guard)
   NodeLimit,     ///< the graph grew beyond the node limit
+  GrowthLimit,   ///< the graph grew beyond its growth bound (relative to its initial size)
   TimeLimit,     ///< the time limit ran out
 };
 
-/// "saturated", "completed", "rewrite limit", "node limit", "time limit".
+/// "saturated", "completed", "rewrite limit", "node limit", "growth limit", "time limit".
 std::string_view stop_reason_name(StopReason reason);
 
 /// What one run of a pass did.

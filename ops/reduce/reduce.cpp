@@ -146,9 +146,11 @@ void register_reduce(OpRegistry& registry) {
       {ReduceOp::Any, "whether any element over `axis` is nonzero"},
       {ReduceOp::All, "whether every element over `axis` is nonzero"},
   };
-  for (const auto& [op, doc] : kReductions) {
+  for (const auto& entry : kReductions) {
+    // Not a structured binding: clang 14 (the fuzz build's) cannot capture one.
+    const ReduceOp op = entry.first;
     registry.add({.name = std::string(reduce_op_name(op)),
-                  .doc = doc,
+                  .doc = entry.second,
                   .params = {{"axis", ParamKind::Ints, PropValue{std::monostate{}}, true,
                               "the axes to reduce (none: all)"}},
                   .min_inputs = 1,

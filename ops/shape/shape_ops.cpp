@@ -195,7 +195,10 @@ ApplyRef Reshape::make_node(std::span<const Var> inputs) const {
     if (*e < 0)
       throw TypeError(fmt::format("`{}`: the shape has a negative extent {}", to_string(), *e));
     out[k] = *e;
-    known_product *= *e;
+    if (__builtin_mul_overflow(known_product, *e, &known_product))
+      throw TypeError(fmt::format("`{}`: the shape {} has too many elements: its extents "
+                                  "multiply beyond 2^63 - 1",
+                                  to_string(), input_label(1, inputs[1])));
   }
   if (all_known && t.shape_known()) {
     std::int64_t size = 1;
@@ -218,6 +221,8 @@ void Reshape::perform(const Apply& node, std::span<const Tensor> inputs,
   if (static_cast<std::int64_t>(shape.size()) != ndim_)
     throw ValueError(fmt::format("`{}`: {} (the shape) has {} entries, expected {}", to_string(),
                                  input_label(1, node.input(1)), shape.size(), ndim_));
+  // -1 counts as 1 here: past this check the product below cannot overflow.
+  ops_detail::run_kernel(*this, [&] { check_shape_size(shape); });
   std::int64_t product = 1;
   int unknown = 0;
   bool bad = false;

@@ -2,6 +2,7 @@
 // given another mode, and the rewritten function computes the same values.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 #include <string>
 
@@ -95,4 +96,88 @@ TEST_CASE("the default mode fuses elementwise chains and still computes the same
   const rw::Tensor a = rw::Tensor::from_vector(std::vector<double>{-1.5, 0, 0.25, 2}, four);
   const rw::Tensor b = rw::Tensor::from_vector(std::vector<double>{3, -0.5, 1, 0}, four);
   CHECK(rw::allclose(fused(a, b)[0], plain(a, b)[0], 1e-12, 1e-12));
+}
+
+namespace {
+/// A mode whose pipeline holds a looping pair, exp(x) -> log(x) -> exp(x).
+rw::Mode looping_mode() {
+  using namespace rw;
+  auto there = make_node_rewriter(
+      "exp_to_log", {"exp"},
+      [](FunctionGraph&, Apply& n, const RewriteContext&) {
+        return RewriteResult::replace_output(rw::log(n.input(0)));
+      },
+      0);
+  auto back = make_node_rewriter(
+      "log_to_exp", {"log"},
+      [](FunctionGraph&, Apply& n, const RewriteContext&) {
+        return RewriteResult::replace_output(rw::exp(n.input(0)));
+      },
+      0);
+  auto loop = std::make_shared<EquilibriumRewriter>("looping", std::vector{there, back});
+  return Mode::none(standard_db()).registering(loop, 1);
+}
+}  // namespace
+
+TEST_CASE("rw::function reports a rewrite pipeline that stopped early", "[rw]") {
+  const rw::Var x = rw::vector("x");
+  std::vector<std::string> heard;
+  rw::FunctionOptions options;
+  options.on_rewrite_stop = [&](const std::string& problems) { heard.push_back(problems); };
+  auto f = rw::function({x}, rw::exp(x), options, looping_mode());
+  REQUIRE(heard.size() == 1);
+  CHECK_THAT(heard[0], Catch::Contains("looping: rewriting did not settle") &&
+                           Catch::Contains("`exp_to_log`") && Catch::Contains("`log_to_exp`"));
+
+  // A hook that throws refuses to compile.
+  options.on_rewrite_stop = [](const std::string& problems) { throw rw::Error(problems); };
+  CHECK_THROWS_WITH(rw::function({x}, rw::exp(x), options, looping_mode()),
+                    Catch::Contains("rewriting did not settle"));
+
+  // A pipeline that finishes says nothing.
+  heard.clear();
+  options.on_rewrite_stop = [&](const std::string& problems) { heard.push_back(problems); };
+  auto g = rw::function({x}, rw::log(1.0 + rw::exp(x)), options);
+  CHECK(heard.empty());
+}
+
+TEST_CASE("alloc refuses extents whose product overflows, at run time and in types", "[rw]") {
+  const rw::Var n = rw::scalar("n", rw::DType::Int64);
+  const rw::Var m = rw::scalar("m", rw::DType::Int64);
+  const rw::Var a = rw::alloc(1.0, {n, m});
+  auto f = rw::function({n, m}, {a, rw::sum(a)});
+  const std::int64_t huge = (std::int64_t{1} << 62) + 1;
+  const std::int64_t big = std::int64_t{1} << 32;
+  CHECK_THROWS_AS(f(rw::Tensor::scalar(std::int64_t{4}), rw::Tensor::scalar(huge)), rw::Error);
+  CHECK_THROWS_WITH(f(rw::Tensor::scalar(std::int64_t{4}), rw::Tensor::scalar(huge)),
+                    Catch::Contains("too many elements"));
+  CHECK_THROWS_WITH(f(rw::Tensor::scalar(big), rw::Tensor::scalar(big)),
+                    Catch::Contains("too many elements"));
+  // What fits still runs.
+  const auto [t, s] = f(rw::Tensor::scalar(std::int64_t{2}), rw::Tensor::scalar(std::int64_t{3}));
+  CHECK(t.size() == 6);
+  CHECK(s.item<double>() == 6.0);
+  // Constant extents give a static type, which is refused the same way.
+  CHECK_THROWS_WITH(rw::alloc(1.0, {std::int64_t{4}, huge}), Catch::Contains("too many elements"));
+}
+
+TEST_CASE("integer constants stay exact end to end", "[rw]") {
+  const std::int64_t odd = (std::int64_t{1} << 53) + 1;  // not a double
+  const std::int64_t max = std::numeric_limits<std::int64_t>::max();
+  const std::int64_t min = std::numeric_limits<std::int64_t>::min();
+  CHECK(rw::constant(odd)->as_constant()->value().item<std::int64_t>() == odd);
+  CHECK(rw::constant(max)->as_constant()->value().item<std::int64_t>() == max);
+  // Printed as they are, not through double (INT64_MAX printed as INT64_MIN).
+  CHECK(rw::to_infix(rw::constant(odd)) == "9007199254740993");
+  CHECK(rw::to_infix(rw::constant(max)) == "9223372036854775807");
+  CHECK(rw::to_infix(rw::constant(min)) == "-9223372036854775808");
+  // A number meeting an int64 variable.
+  const rw::Var x = rw::scalar("x", rw::DType::Int64);
+  auto f = rw::function({x}, x + odd, {}, rw::Mode::none(rw::standard_db()));
+  CHECK(f(rw::Tensor::scalar(std::int64_t{0})).item<std::int64_t>() == odd);
+  auto g = rw::function({x}, odd - x, {}, rw::Mode::none(rw::standard_db()));
+  CHECK(g(rw::Tensor::scalar(std::int64_t{1})).item<std::int64_t>() == odd - 1);
+  // A large integer next to a small integer type still picks a type that holds it.
+  const rw::Var i8 = rw::scalar("i", rw::DType::Int8);
+  CHECK((i8 + odd)->tensor_type()->dtype() == rw::DType::Int64);
 }

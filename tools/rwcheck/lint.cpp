@@ -2,6 +2,9 @@
 // the graph and can match their own output.
 #include "tools/rwcheck/lint.hpp"
 
+#include <unordered_map>
+#include <vector>
+
 #include <fmt/format.h>
 
 #include "engine/dsl/rule_compiler.hpp"
@@ -61,6 +64,41 @@ dsl::Diagnostic note_at(const dsl::CheckedRule& r, std::string message) {
   return dsl::make_note(r.file, r.name_span, std::move(message));
 }
 
+// The Op at the root of a side, or null for a variable or a literal. A side
+// can be an instance of another only when their roots are the same Op or the
+// other's root is not an Op, which is what lets lint compare each rule with a
+// few others instead of all.
+const void* root_key(const dsl::Pattern& p) {
+  const dsl::PatternNode& n = p.root();
+  return n.kind == dsl::PatternNode::Kind::Apply ? static_cast<const void*>(n.op_info) : nullptr;
+}
+
+// The rules, by index, whose left side's root is `key` or not an Op.
+class RootIndex {
+ public:
+  void add(const void* key, std::size_t rule) { by_key_[key].push_back(rule); }
+  // Calls `f(i)` for each rule of key `key` or null, in increasing order,
+  // until it returns true.
+  template <class F> void for_each(const void* key, F&& f) const {
+    static const std::vector<std::size_t> kNone;
+    const std::vector<std::size_t>& a = find(key);
+    const std::vector<std::size_t>& b = key ? find(nullptr) : kNone;
+    std::size_t i = 0, k = 0;
+    while (i < a.size() || k < b.size()) {
+      const bool take_a = k == b.size() || (i < a.size() && a[i] < b[k]);
+      if (f(take_a ? a[i++] : b[k++])) return;
+    }
+  }
+
+ private:
+  const std::vector<std::size_t>& find(const void* key) const {
+    static const std::vector<std::size_t> kNone;
+    const auto it = by_key_.find(key);
+    return it == by_key_.end() ? kNone : it->second;
+  }
+  std::unordered_map<const void*, std::vector<std::size_t>> by_key_;
+};
+
 }  // namespace
 
 std::vector<dsl::Diagnostic> lint_rules(const RuleSet& rules) {
@@ -75,16 +113,17 @@ std::vector<dsl::Diagnostic> lint_rules(const RuleSet& rules) {
   }
 
   std::vector<dsl::Diagnostic> out;
+  RootIndex by_lhs;  // the rules before j (then up to j), by the root of their left side
   for (std::size_t j = 0; j < all.size(); ++j) {
     const LintRule& later = all[j];
     const dsl::CheckedRule& b = *later.rule;
     // Shadowed by an earlier rule of the group that is tried first.
-    for (std::size_t i = 0; i < j; ++i) {
+    by_lhs.for_each(root_key(b.lhs), [&](std::size_t i) {
       const LintRule& earlier = all[i];
       const dsl::CheckedRule& a = *earlier.rule;
-      if (earlier.group != later.group || a.guard || a.priority < b.priority) continue;
-      if (b.multiple_clients && !a.multiple_clients) continue;
-      if (!is_instance(later.frozen_lhs, earlier.terms.lhs)) continue;
+      if (earlier.group != later.group || a.guard || a.priority < b.priority) return false;
+      if (b.multiple_clients && !a.multiple_clients) return false;
+      if (!is_instance(later.frozen_lhs, earlier.terms.lhs)) return false;
       dsl::Diagnostic d = at_rule(
           b, fmt::format("rule `{}` is shadowed by `{}`: whatever `{}` matches, `{}` matches too, "
                          "and `{}` is tried first; `{}` fires only where the result of `{}` does "
@@ -92,15 +131,17 @@ std::vector<dsl::Diagnostic> lint_rules(const RuleSet& rules) {
                          b.name, a.name, lhs_text(b), lhs_text(a), a.name, b.name, a.name));
       d.notes.push_back(note_at(a, fmt::format("`{}` is here", a.name)));
       out.push_back(std::move(d));
-      break;
-    }
-    // Undone by an earlier rule (or by itself).
-    for (std::size_t i = 0; i <= j; ++i) {
+      return true;
+    });
+    by_lhs.add(root_key(b.lhs), j);
+    // Undone by an earlier rule (or by itself): its left side must take this
+    // rule's right side.
+    by_lhs.for_each(root_key(b.rhs), [&](std::size_t i) {
       const LintRule& other = all[i];
       const dsl::CheckedRule& a = *other.rule;
       if (!is_instance(later.frozen_rhs, other.terms.lhs) ||
           !is_instance(other.frozen_rhs, later.terms.lhs))
-        continue;
+        return false;
       if (i == j) {
         out.push_back(at_rule(
             b, fmt::format("rule `{}` can undo itself: its right side `{}` matches its left side "
@@ -114,7 +155,8 @@ std::vector<dsl::Diagnostic> lint_rules(const RuleSet& rules) {
         d.notes.push_back(note_at(a, fmt::format("`{}` is here", a.name)));
         out.push_back(std::move(d));
       }
-    }
+      return false;
+    });
     // Grows the graph with nodes it can match again.
     if (later.rhs_size > later.lhs_size) {
       std::vector<Term> subterms;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <fstream>
 #include <memory>
+#include <new>
 #include <ostream>
 
 #include <fmt/format.h>
@@ -394,6 +395,11 @@ int run_rwcheck(std::span<const std::string> args, std::ostream& out, std::ostre
   } catch (const CliError& e) {
     err << "rwcheck: error: " << e.what() << "\n";
     err << "run `rwcheck --help` for usage\n";
+    return kExitBadInput;
+  } catch (const std::bad_alloc&) {
+    // Inputs are bounded (file sizes, folding, graph growth), but what they
+    // describe may still not fit in this machine's memory: say so, do not abort.
+    err << "rwcheck: error: out of memory (the input needs more memory than is available)\n";
     return kExitBadInput;
   }
   return kExitBadInput;

@@ -70,7 +70,15 @@ template <class Args> void FunctionCore::call_impl(const Args& args, Tensor* out
   const std::size_t n_inputs = p.inputs.size();
   const std::size_t n_args = args.size();
   if (n_args != n_inputs && (n_args < p.n_required || n_args > n_inputs)) throw_arg_count(n_args);
-  if (running_) throw Error(fmt::format("{} was called while it was running", p.label));
+  if (running_.exchange(true, std::memory_order_acquire))
+    throw Error(fmt::format("{} was called while it was running (a Function runs one call at "
+                            "a time: a call from inside its own run, or from another thread "
+                            "at once, is refused)",
+                            p.label));
+  struct Release {
+    std::atomic<bool>& flag;
+    ~Release() { flag.store(false, std::memory_order_release); }
+  } release{running_};
   const Clock::time_point start = profile_ ? Clock::now() : Clock::time_point();
 
   Tensor* slots = slots_.data();
@@ -90,16 +98,13 @@ template <class Args> void FunctionCore::call_impl(const Args& args, Tensor* out
   for (std::size_t j = 0; j < p.shared_vars.size(); ++j)
     slots[n_inputs + j] = p.shared_vars[j]->value_;
 
-  running_ = true;
   try {
     if (profile_) run<true>();
     else run<false>();
   } catch (...) {
     abandon();
-    running_ = false;
     throw;
   }
-  running_ = false;
 
   // Everything is computed: nothing below can fail, so the updates are
   // assigned all together or, when anything above threw, not at all.

@@ -1,6 +1,7 @@
 // FunctionCore: one Function's storage and the VM loop that runs a Program.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <span>
 #include <vector>
@@ -42,7 +43,10 @@ class FunctionCore {
   std::vector<Tensor> cells_;
   std::unique_ptr<FunctionProfile> profile_;
   std::vector<const void*> prior_;  // profiling: the buffer each output slot held before perform
-  bool running_ = false;
+  // Set for the whole of a call, by whichever thread makes it: a second call
+  // at the same time, nested or from another thread, is refused before it
+  // touches any storage.
+  std::atomic<bool> running_{false};
 };
 
 }  // namespace rw::detail

@@ -134,6 +134,39 @@ TEST_CASE("malformed literals are refused", "[dsl]") {
   CHECK(shape_of("infinity") == "infinity");  // a name, not `inf` followed by a name
 }
 
+TEST_CASE("lexical corners: underflow, the caret of a bad literal, a byte-order mark", "[dsl]") {
+  using V = std::variant<std::int64_t, double>;
+  // The smallest int64 can be written: the minus sign is folded into 2^63.
+  const std::int64_t min = std::numeric_limits<std::int64_t>::min();
+  CHECK(number_of("-9223372036854775808") == V{min});
+  CHECK(number_of("-09223372036854775808") == V{min});
+  CHECK(first_error("y = 9223372036854775808") ==
+        "integer literal `9223372036854775808` is too large");
+  CHECK(first_error("y = --9223372036854775808") ==
+        "integer literal `9223372036854775808` is too large");
+  CHECK(first_error("y = 1 - 9223372036854775808") ==
+        "integer literal `9223372036854775808` is too large");
+  // A float too small to represent reads as zero (or a subnormal), as in C.
+  CHECK(number_of("1e-400") == V{0.0});
+  CHECK(number_of("4e-320") == V{4e-320});
+  // The caret of a literal out of range covers the whole literal.
+  const ParsedFile big = parse_text("y = 1e+999");
+  REQUIRE(big.diagnostics.size() == 1);
+  CHECK(big.diagnostics[0].message == "float literal `1e+999` is out of range");
+  CHECK(big.diagnostics[0].span.end - big.diagnostics[0].span.begin == 6);
+  // A UTF-8 byte-order mark at the start of a file is not text.
+  const ParsedFile bom = parse_text("\xEF\xBB\xBFy = 1\n");
+  INFO(render(bom.diagnostics));
+  CHECK(bom.diagnostics.empty());
+  CHECK(bom.ast.statements.size() == 1);
+  // A lone CR ends a line, as LF and CRLF do: comments stop there, and
+  // locations count it.
+  const ParsedFile cr = parse_text("y = 1\r# a comment\rz = 2\rw = (\r");
+  REQUIRE(cr.ast.statements.size() == 2);
+  REQUIRE(cr.diagnostics.size() == 1);
+  CHECK(cr.diagnostics[0].location().line == 4);
+}
+
 TEST_CASE("comments run to the end of the line, anywhere", "[dsl]") {
   const ParsedFile p = parse_text(
       "# a file comment\n"

@@ -2,6 +2,7 @@
 // expressions, shapes and several outputs; literal types; build errors;
 // `def` blocks (OpFromGraph) and tuple bindings.
 #include <filesystem>
+#include <limits>
 
 #include <catch2/catch.hpp>
 
@@ -154,6 +155,9 @@ TEST_CASE("graph file faults", "[dsl]") {
   CHECK(errors_of("input x f64[?]\ninput x f32\noutput x") == "`x` is defined twice\n");
   CHECK(errors_of("input x f64[?]\nx = exp(x)\noutput x") == "`x` is defined twice\n");
   CHECK(errors_of("input x f65[?]\noutput x") == "unknown dtype `f65`; did you mean `f64`?\n");
+  CHECK(errors_of("input x f64[4, 4611686018427387905]\noutput x") ==
+        "the type `f64[4,4611686018427387905]` has too many elements: its extents multiply "
+        "beyond 2^63 - 1\n");
   CHECK(errors_of("input x f64[3]\ninput y f64[4]\noutput x + y") ==
         "cannot apply `add`: input 1 has extent 4 on axis 0, others 3\n");
   CHECK(errors_of("input x f64[?]\noutput dot(x, x, x)") ==
@@ -174,6 +178,22 @@ TEST_CASE("graph file faults", "[dsl]") {
         "`rule` belongs in a rule file, not a graph file\n");
   CHECK(errors_of("import \"a.rules\"\ninput x f64\noutput x") ==
         "`import` belongs in a rule file, not a graph file\n");
+}
+
+TEST_CASE("the smallest int64 can be written as a literal", "[dsl]") {
+  const GraphFile g = load("input x i64\noutput x + -9223372036854775808\n");
+  const Var c = g.outputs[0]->owner()->input(1);
+  REQUIRE(c->is_constant());
+  CHECK(c->as_constant()->value().item<std::int64_t>() == std::numeric_limits<std::int64_t>::min());
+}
+
+TEST_CASE("an error message windows what it quotes", "[dsl]") {
+  // A 1 MB name made a 1 MB message (and its copies in every note).
+  const std::string name(1 << 20, 'a');
+  const std::string message = errors_of("input x f64[?]\noutput " + name + "\n");
+  CHECK(message == "undefined name `" + std::string(60, 'a') + "\u2026`\n");
+  // An unquoted run (a long operator chain's text, say) is cut as a whole.
+  CHECK(errors_of("input x f64[?]\noutput " + name + "(x)\n").size() < 200);
 }
 
 TEST_CASE("a failed statement does not cascade into errors for its name", "[dsl]") {

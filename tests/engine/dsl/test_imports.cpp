@@ -1,9 +1,11 @@
 // Imports: lookup beside the importer and on the search path, files loaded
 // once, cycles, missing files, names shared across files, errors in imports.
 #include <filesystem>
+#include <fstream>
 
 #include <catch2/catch.hpp>
 
+#include "engine/dsl/resolver.hpp"
 #include "engine/dsl/rule_loader.hpp"
 #include "support/pt_ops.hpp"
 
@@ -157,4 +159,73 @@ TEST_CASE("a missing import is reported at its path", "[dsl]") {
         "sources\n"
         "import \"gone.rules\"\n"
         "       ^~~~~~~~~~~~\n");
+}
+
+TEST_CASE("reading a source stops at the size limit", "[dsl]") {
+  namespace fs = std::filesystem;
+  std::string why;
+  // A device that never ends is refused once it passes the limit, without
+  // reading everything first (which ran out of memory).
+  if (fs::exists("/dev/zero")) {
+    REQUIRE_FALSE(read_file("/dev/zero", why, std::size_t{1} << 20).has_value());
+    REQUIRE(why == "`/dev/zero` is too large (more than 1048576 bytes; the limit is 1048576 bytes)");
+  }
+  // A regular file too large is refused by its size.
+  const fs::path big = fs::temp_directory_path() / "rw_test_read_limit.rules";
+  {
+    std::ofstream out(big, std::ios::binary);
+    out << std::string(100, '#');
+  }
+  REQUIRE_FALSE(read_file(big, why, 99).has_value());
+  REQUIRE_THAT(why, Catch::Contains("is too large (100 bytes; the limit is 99 bytes)"));
+  const auto exact = read_file(big, why, 100);
+  REQUIRE(exact.has_value());
+  REQUIRE(exact->size() == 100);
+  fs::remove(big);
+  REQUIRE(kMaxSourceBytes == std::size_t{1} << 30);
+}
+
+TEST_CASE("a chain of imports deeper than the limit is refused where it goes too deep", "[dsl]") {
+  // Loading recursed once per import: a chain of 20,000 files overflowed the stack.
+  const auto chain = [](std::size_t n) {
+    auto files = std::make_shared<MemoryResolver>();
+    for (std::size_t i = 0; i < n; ++i)
+      files->add("f" + std::to_string(i) + ".rules",
+                 i + 1 < n ? "import \"f" + std::to_string(i + 1) + ".rules\"\n" : "");
+    return files;
+  };
+  const auto at_limit = load_memory(chain(kMaxImportDepth), "f0.rules");
+  INFO(render(at_limit.diagnostics));
+  REQUIRE(at_limit.ok());
+  REQUIRE(at_limit.value->files.size() == kMaxImportDepth);
+
+  const auto deeper = load_memory(chain(kMaxImportDepth + 50), "f0.rules");
+  REQUIRE_FALSE(deeper.ok());
+  REQUIRE(deeper.diagnostics.size() == 1);
+  const Diagnostic& d = deeper.diagnostics[0];
+  const std::string last = "f" + std::to_string(kMaxImportDepth - 1) + ".rules";
+  const std::string next = "f" + std::to_string(kMaxImportDepth) + ".rules";
+  CHECK(d.message == "imports nest too deeply: `" + last + "` imports `" + next +
+                         "`, which would make a chain of more than " +
+                         std::to_string(kMaxImportDepth) + " files");
+  REQUIRE(d.file);
+  CHECK(d.file->name() == last);
+  CHECK(d.location().line == 1);
+}
+
+TEST_CASE("an import path with a NUL byte is refused, not cut short", "[dsl]") {
+  using namespace std::string_literals;
+  auto files = std::make_shared<MemoryResolver>();
+  files->add("a", "");
+  files->add("root.rules", "import \"a\0b.rules\"\n"s);
+  const auto r = load_memory(files, "root.rules");
+  REQUIRE_FALSE(r.ok());
+  REQUIRE(r.diagnostics.size() == 1);
+  CHECK(r.diagnostics[0].message == "an import path cannot contain a NUL byte");
+  CHECK(r.diagnostics[0].location().line == 1);
+  // The file resolver refuses such a path too: the file system would open `a`.
+  const FileResolver disk;
+  std::string why;
+  CHECK_FALSE(disk.resolve("/dev/null\0x"s, nullptr, why).has_value());
+  CHECK(why == "the path contains a NUL byte");
 }

@@ -638,3 +638,116 @@ TEST_CASE("a refused change of Op leaves the graph exactly as it was", "[graph]"
   fg.change_op(node, toy("log", 1));
   REQUIRE(shape_of(fg) != before);
 }
+
+namespace {
+/// Throws from on_import while `armed`, except while hearing an undo.
+class LoudOnImport final : public Feature {
+ public:
+  bool armed = false;
+  int heard = 0;
+  void on_import(FunctionGraph&, Apply&, std::string_view reason) override {
+    if (armed && reason.substr(0, 8) != "rollback") throw InconsistencyError("import says no");
+    ++heard;
+  }
+};
+
+/// Throws from every callback that is part of an undo.
+class LoudOnRollback final : public Feature {
+ public:
+  static void refuse(std::string_view reason) {
+    if (reason.substr(0, 8) == "rollback") throw InconsistencyError("rollback heard badly");
+  }
+  void on_import(FunctionGraph&, Apply&, std::string_view reason) override { refuse(reason); }
+  void on_prune(FunctionGraph&, Apply&, std::string_view reason) override { refuse(reason); }
+  void on_change_input(FunctionGraph&, const Client&, const Var&, const Var&,
+                       std::string_view reason) override {
+    refuse(reason);
+  }
+};
+}  // namespace
+
+TEST_CASE("a feature that throws from on_import refuses the change and leaves nothing behind",
+          "[graph]") {
+  auto [x, y, e, m, out] = shared_exp();
+  FunctionGraph fg({x, y}, {out}, false);
+  auto rec = std::make_shared<Recorder>();
+  auto loud = std::make_shared<LoudOnImport>();
+  fg.attach_feature(rec);
+  fg.attach_feature(loud);
+  const std::string before = shape_of(fg);
+  const std::size_t nodes_before = fg.num_nodes();
+  Var two = fconst(2.0);
+  Var fresh = add(neg(x), two);
+  loud->armed = true;
+
+  SECTION("replace") {
+    REQUIRE_THROWS_WITH(fg.replace(e, fresh, "try"),
+                        Catch::Contains("import says no") && Catch::Contains("(try)"));
+  }
+  SECTION("replace_all") {
+    const std::pair<Var, Var> pairs[] = {{m, mul(e, e)}, {e, fresh}};
+    REQUIRE_THROWS_AS(fg.replace_all(pairs, "try"), ReplacementError);
+  }
+  SECTION("change_input") {
+    REQUIRE_THROWS_WITH(fg.change_input(Client{m->owner(), 0}, fresh, "try"),
+                        Catch::Contains("import says no"));
+  }
+  SECTION("add_output") {
+    REQUIRE_THROWS_WITH(fg.add_output(fresh, "try"), Catch::Contains("import says no"));
+    REQUIRE(fg.outputs().size() == 1);
+  }
+  REQUIRE(shape_of(fg) == before);
+  REQUIRE(fg.num_nodes() == nodes_before);
+  fg.check_integrity();
+  // The new nodes and constant were given back, not kept claimed.
+  REQUIRE_FALSE(fresh->owner()->in_fgraph());
+  REQUIRE_FALSE(fresh->owner()->input(0)->owner()->in_fgraph());
+  REQUIRE_FALSE(fg.contains(*two));
+  // A listener that heard a node come in hears it go.
+  std::size_t imports = 0, prunes = 0;
+  for (const std::string& ev : rec->events) {
+    imports += ev.rfind("import ", 0) == 0;
+    prunes += ev.rfind("prune ", 0) == 0;
+  }
+  REQUIRE(imports == prunes);
+  // And the graph still takes the change once the listener agrees.
+  loud->armed = false;
+  fg.replace(e, fresh);
+  fg.check_integrity();
+  REQUIRE(fresh->owner()->in_fgraph());
+}
+
+TEST_CASE("a listener that throws while hearing the undo cannot stop it", "[graph]") {
+  auto [x, y, e, m, out] = shared_exp();
+  FunctionGraph fg({x, y}, {out}, false);
+  auto loud = std::make_shared<LoudOnRollback>();
+  auto veto = std::make_shared<Veto>();
+  fg.attach_feature(loud);
+  fg.attach_feature(veto);
+  const std::string before = shape_of(fg);
+  const std::size_t nodes_before = fg.num_nodes();
+  veto->armed = true;
+  Var fresh = neg(x);
+
+  SECTION("replace, which prunes and imports on the way back") {
+    // `m` is the only use of its node: the undo re-imports it.
+    REQUIRE_THROWS_WITH(fg.replace(m, fresh, "try"),
+                        Catch::Contains("veto says no") &&
+                            Catch::Contains("rollback heard badly"));
+  }
+  SECTION("change_input") {
+    REQUIRE_THROWS_WITH(fg.change_input(Client{m->owner(), 0}, fresh, "try"),
+                        Catch::Contains("veto says no"));
+  }
+  REQUIRE(shape_of(fg) == before);
+  REQUIRE(fg.num_nodes() == nodes_before);
+  REQUIRE_FALSE(fresh->owner()->in_fgraph());
+  fg.check_integrity();
+}
+
+TEST_CASE("attach_feature refuses a null feature", "[graph]") {
+  Var x = fvec("x");
+  FunctionGraph fg({x}, {exp(x)});
+  REQUIRE_THROWS_AS(fg.attach_feature(nullptr), Error);
+  REQUIRE(fg.features().empty());
+}

@@ -63,3 +63,20 @@ TEST_CASE("describe names variables for error messages", "[graph]") {
   REQUIRE(describe(*exp(x)) == "`exp(x)`");
   REQUIRE(describe(*fvec("")) == "an unnamed input of type f64[?]");
 }
+
+TEST_CASE("the infix printer's work is bounded by the length it may print", "[graph]") {
+  // Printing each node of a long chain, capped, walked the whole chain below
+  // each node: quadratic (rwcheck's provenance did this on attach).
+  Var x = fvec("x");
+  std::vector<Var> chain{x};
+  for (int i = 0; i < 30000; ++i) chain.push_back(i % 2 ? exp(chain.back()) : neg(chain.back()));
+  std::size_t capped = 0;
+  for (const Var& v : chain) capped += to_infix(v, 60).ends_with("…");
+  REQUIRE(capped == chain.size() - 20);  // all but the twenty shortest
+  REQUIRE(to_infix(chain.back(), 12) == "exp(-exp(-ex…");
+  REQUIRE(to_infix(chain[4]) == "exp(-exp(-x))");
+  // A shared subexpression prints in full at each use, within the cap.
+  Var d = x;
+  for (int i = 0; i < 64; ++i) d = add(d, d);
+  REQUIRE(to_infix(d, 20) == "x + x + (x + x) + (x…");
+}

@@ -70,3 +70,15 @@ TEST_CASE("gradient marker types hold no values", "[graph]") {
   REQUIRE_THROWS_AS(DisconnectedType::make()->filter(Tensor::zeros({1}), false, false),
                     TypeError);
 }
+
+TEST_CASE("a static shape whose extents multiply beyond int64 is refused", "[graph]") {
+  const std::int64_t huge = (std::int64_t{1} << 62) + 1;
+  REQUIRE_THROWS_AS(TensorType::make(DType::Float64, {4, huge}), TypeError);
+  REQUIRE_THROWS_WITH(TensorType::make(DType::Float64, {4, huge}),
+                      Catch::Contains("f64[4,4611686018427387905]") &&
+                          Catch::Contains("too many elements"));
+  // Unknown extents do not count; known ones that fit are fine.
+  REQUIRE(TensorType::make(DType::Float64, {kUnknownDim, std::int64_t{1} << 62})->ndim() == 2);
+  REQUIRE_THROWS_AS(TensorType::make(DType::Float64, {kUnknownDim, 1 << 20, 1 << 20, 1 << 30}),
+                    TypeError);
+}

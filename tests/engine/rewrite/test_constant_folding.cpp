@@ -102,3 +102,66 @@ TEST_CASE("folding and simplification meet at a fixed point", "[rewrite]") {
   REQUIRE(eq.rewrite(fg).ok());
   REQUIRE(infix(fg) == "x");
 }
+
+namespace {
+/// A constant input broadcast to a static shape: what folding `alloc` of
+/// constant extents would make. Counts its performs.
+class Spread final : public Op {
+ public:
+  explicit Spread(StaticShape shape) : shape_(std::move(shape)) {}
+  std::string_view name() const override { return "spread"; }
+  ApplyRef make_node(std::span<const Var> in) const override {
+    TypePtr t = TensorType::make(DType::Float64, shape_);
+    return Apply::create(ptr(), in, std::span(&t, 1));
+  }
+  void perform(const Apply&, std::span<const Tensor> in, std::span<Tensor> out) const override {
+    ++performs;
+    out[0] = in[0].broadcast_to(std::vector<std::int64_t>(shape_.begin(), shape_.end())).copy();
+  }
+  mutable int performs = 0;
+
+ private:
+  StaticShape shape_;
+};
+
+/// An op of unknown output shape whose evaluation runs out of memory.
+class Hungry final : public Op {
+ public:
+  std::string_view name() const override { return "hungry"; }
+  ApplyRef make_node(std::span<const Var> in) const override {
+    TypePtr t = TensorType::make(DType::Float64, {kUnknownDim});
+    return Apply::create(ptr(), in, std::span(&t, 1));
+  }
+  void perform(const Apply&, std::span<const Tensor>, std::span<Tensor>) const override {
+    throw std::bad_alloc();
+  }
+};
+}  // namespace
+
+TEST_CASE("folding refuses results above its size bound, saying why", "[rewrite]") {
+  // 2^33 elements: evaluating it would take 64 GiB.
+  auto huge = std::make_shared<Spread>(StaticShape{std::int64_t{1} << 17, std::int64_t{1} << 16});
+  auto hungry = std::make_shared<Hungry>();
+  Var x = fvec("x");
+  FunctionGraph fg({x}, {add(x, add((*toy_sum(std::nullopt))({(*huge)({fconst(1)})}), (*hungry)({fconst(2)})))});
+  const std::string before = debugprint(fg);
+  const auto lines = folding_trace(fg);
+  REQUIRE(debugprint(fg) == before);
+  REQUIRE(huge->performs == 0);  // refused before anything is computed
+  auto has = [&](const std::string& l) {
+    return std::find(lines.begin(), lines.end(), l) != lines.end();
+  };
+  REQUIRE(has("constant_folding failed on spread(1.0): the result would have 8589934592 elements, "
+              "more than folding makes (16777216)"));
+  REQUIRE(has("constant_folding failed on hungry(2.0): evaluating `hungry` ran out of memory"));
+
+  // The bound can be set; a result that turns out larger is dropped too.
+  auto small = std::make_shared<Spread>(StaticShape{4, 4});
+  FunctionGraph fg2({x}, {add(x, (*toy_sum(std::nullopt))({(*small)({fconst(1)})}))});
+  auto tight = std::make_shared<ConstantFolding>("fold");
+  tight->with_max_elements(8);
+  REQUIRE(tight->max_elements() == 8);
+  REQUIRE(EquilibriumRewriter("eq", {tight}).rewrite(fg2).applications == 0);
+  REQUIRE(small->performs == 0);
+  REQUIRE(ConstantFolding().max_elements() == kMaxFoldedElements);
+}

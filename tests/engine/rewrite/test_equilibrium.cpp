@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "engine/graph/errors.hpp"
+#include "engine/rewrite/database.hpp"
 #include "engine/rewrite/equilibrium.hpp"
 #include "engine/rewrite/errors.hpp"
 #include "engine/rewrite/merge.hpp"
@@ -39,6 +40,15 @@ class Veto final : public Feature {
     if (armed) throw InconsistencyError("veto says no");
   }
 };
+
+/// exp(x) => exp(--x): every application adds two nodes.
+NodeRewriterPtr grow_double_neg() {
+  return make_node_rewriter("grow", {"exp"},
+                            [](FunctionGraph&, Apply& n, const RewriteContext&) {
+                              return RewriteResult::replace_output(exp(neg(neg(n.input(0)))));
+                            },
+                            0);
+}
 
 }  // namespace
 
@@ -273,12 +283,7 @@ TEST_CASE("rewriters of a node are tried by decreasing benefit", "[rewrite]") {
 
 TEST_CASE("the node limit stops a growing rewrite", "[rewrite]") {
   Var x = fvec("x");
-  auto grow = make_node_rewriter("grow", {"exp"},
-                                 [](FunctionGraph&, Apply& n, const RewriteContext&) {
-                                   return RewriteResult::replace_output(
-                                       exp(neg(neg(n.input(0)))));
-                                 },
-                                 0);
+  auto grow = grow_double_neg();
   FunctionGraph fg({x}, {exp(x)});
   EquilibriumRewriter eq("eq", {grow});
   eq.with_node_limit(10).with_max_use_ratio(100);
@@ -291,6 +296,51 @@ TEST_CASE("the node limit stops a growing rewrite", "[rewrite]") {
   fg.check_integrity();
 }
 
+TEST_CASE("the growth bound stops a rewrite that keeps growing the graph", "[rewrite]") {
+  // exp(x) => exp(--x): every application adds nodes, so the use-ratio guard,
+  // which follows the graph's size, never fires.
+  Var x = fvec("x");
+  auto grow = grow_double_neg();
+  SECTION("with a bound set") {
+    FunctionGraph fg({x}, {exp(x)});
+    EquilibriumRewriter eq("eq", {grow});
+    eq.with_max_growth(4, 10);  // at most max(4 x 1, 1 + 10) = 11 nodes
+    Traced t;
+    const PassReport r = eq.rewrite(fg, t.ctx);
+    const std::string diagnostic =
+        "the graph grew from 1 to 13 nodes, beyond its growth bound of 11 (4 times its initial "
+        "size, or 10 more nodes); the rewriters that kept firing: `grow` (6 times)";
+    REQUIRE(r.stop == StopReason::GrowthLimit);
+    REQUIRE(stop_reason_name(r.stop) == "growth limit");
+    REQUIRE(r.diagnostic == diagnostic);
+    REQUIRE(t.has("pass eq stopped: " + diagnostic));
+    REQUIRE(fg.num_nodes() == 13);
+    fg.check_integrity();
+    REQUIRE_THROWS_WITH(eq.with_max_growth(0.5),
+                        "`eq`: the growth factor must be at least 1, not 0.5");
+  }
+  SECTION("by default") {
+    FunctionGraph fg({x}, {exp(x)});
+    EquilibriumRewriter eq("eq", {grow});
+    eq.with_node_limit(100'000);  // a safety net: the bound must stop it well before
+    REQUIRE(eq.max_growth() == kDefaultMaxGrowth);
+    REQUIRE(eq.growth_allowance() == kDefaultGrowthAllowance);
+    const PassReport r = eq.rewrite(fg);
+    REQUIRE(r.stop == StopReason::GrowthLimit);
+    REQUIRE(fg.num_nodes() <= 1 + kDefaultGrowthAllowance + 2);
+    fg.check_integrity();
+  }
+  SECTION("an EquilibriumDB passes it on") {
+    EquilibriumDB db("eqdb");
+    db.add(grow, {"fast_run"});
+    db.with_max_growth(2, 4);
+    FunctionGraph fg({x}, {exp(x)});
+    const PassReport r = db.build(RewriteQuery({"fast_run"}))->rewrite(fg);
+    REQUIRE(r.stop == StopReason::GrowthLimit);
+    REQUIRE(fg.num_nodes() == 7);
+  }
+}
+
 TEST_CASE("the time limit stops a rewrite that would run forever", "[rewrite]") {
   Var x = fvec("x");
   auto grow = make_node_rewriter("grow", {"exp"},
@@ -300,7 +350,7 @@ TEST_CASE("the time limit stops a rewrite that would run forever", "[rewrite]") 
                                  0);
   FunctionGraph fg({x}, {exp(x)});
   EquilibriumRewriter eq("eq", {grow});
-  eq.with_max_use_ratio(1e12).with_time_limit(0.02);
+  eq.with_max_use_ratio(1e12).with_max_growth(0).with_time_limit(0.02);  // no other limit
   const PassReport r = eq.rewrite(fg);
   REQUIRE(r.stop == StopReason::TimeLimit);
   REQUIRE(r.diagnostic.rfind("the time limit of 0.02 s ran out after ", 0) == 0);

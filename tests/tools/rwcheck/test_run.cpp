@@ -62,6 +62,12 @@ TEST_CASE("--json gives the trace as one object", "[rwcheck]") {
 TEST_CASE("json strings are escaped", "[rwcheck]") {
   CHECK(rw::check::json_quote("a\"b\\c\nd\te\x01") == "\"a\\\"b\\\\c\\nd\\te\\u0001\"");
   CHECK(rw::check::json_quote("é") == "\"é\"");
+  // Bytes that are not UTF-8 (RFC 8259 allows nothing else) become U+FFFD.
+  CHECK(rw::check::json_quote("a\xff" "b") == "\"a\\ufffdb\"");
+  CHECK(rw::check::json_quote("\xc0\xaf") == "\"\\ufffd\\ufffd\"");      // overlong
+  CHECK(rw::check::json_quote("\xed\xa0\x80") == "\"\\ufffd\\ufffd\\ufffd\"");  // a surrogate
+  CHECK(rw::check::json_quote("x\xe2\x82") == "\"x\\ufffd\\ufffd\"");   // cut short
+  CHECK(rw::check::json_quote("\xe2\x82\xac\xf0\x9f\x98\x80") == "\"\xe2\x82\xac\xf0\x9f\x98\x80\"");
   rw::check::JsonWriter w;
   w.begin_object();
   w.field("k", std::string("v"));
