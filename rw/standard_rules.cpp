@@ -8,6 +8,7 @@
 #include "engine/compile/op_from_graph.hpp"
 #include "engine/dsl/resolver.hpp"
 #include "engine/rewrite/standard.hpp"
+#include "ops/elemwise/canonizer.hpp"
 #include "ops/inplace.hpp"
 #include "rules/embedded.hpp"
 #include "rw/registry.hpp"
@@ -40,6 +41,7 @@ const StandardRules& standard() {
     std::shared_ptr<SequenceDB> db = make_standard_db();
     register_op_from_graph_rewrites(*db);
     register_fast_run_rewrites(*db);
+    register_canonizers(*db);
     const dsl::PredicateRegistry predicates;
     dsl::LoadedRules rules =
         load_standard_rules_into(*db, standard_registry(), predicates).take();
