@@ -3,7 +3,6 @@
 
 #include "engine/compile/op_from_graph.hpp"
 #include "engine/rewrite/standard.hpp"
-#include "ops/elemwise/canonizer.hpp"
 #include "rw/graph_files.hpp"
 
 namespace rw::check {
@@ -14,8 +13,6 @@ CheckEnvironment make_environment(const OpRegistry& ops) {
   env.make_db = [] {
     std::shared_ptr<SequenceDB> db = make_standard_db();
     register_op_from_graph_rewrites(*db);
-    // The canonizers are part of the canonicalize group the rules run in.
-    register_canonizers(*db);
     return db;
   };
   env.graph_options = graph_file_options();
