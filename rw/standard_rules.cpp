@@ -10,6 +10,7 @@
 #include "engine/rewrite/standard.hpp"
 #include "ops/elemwise/canonizer.hpp"
 #include "ops/inplace.hpp"
+#include "ops/reduce/sum_of_product.hpp"
 #include "rules/embedded.hpp"
 #include "rw/registry.hpp"
 
@@ -42,6 +43,7 @@ const StandardRules& standard() {
     register_op_from_graph_rewrites(*db);
     register_fast_run_rewrites(*db);
     register_canonizers(*db);
+    register_reduce_rewrites(*db);
     const dsl::PredicateRegistry predicates;
     dsl::LoadedRules rules =
         load_standard_rules_into(*db, standard_registry(), predicates).take();

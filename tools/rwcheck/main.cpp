@@ -6,6 +6,7 @@
 
 #include "engine/rewrite/database.hpp"
 #include "ops/elemwise/canonizer.hpp"
+#include "ops/reduce/sum_of_product.hpp"
 #include "rw/registry.hpp"
 #include "rw/standard_rules.hpp"
 #include "tools/rwcheck/rwcheck.hpp"
@@ -15,11 +16,14 @@ int main(int argc, char** argv) {
   // The standard Op library and, without --rules, the standard rule library.
   rw::check::CheckEnvironment env = rw::check::make_environment(rw::standard_registry());
   // The built-in library is the rule files and the C++ canonizers that run
-  // among them in canonicalize (`--trace` shows `add_canonizer`…); rule
+  // among them (`--trace` shows `add_canonizer`, `sum_of_scaled_product`…); rule
   // files given with --rules are run alone.
   env.load_builtin = [](rw::RewriteDB& db, const rw::OpRegistry& ops,
                         const rw::dsl::PredicateRegistry& predicates) {
-    if (auto* seq = dynamic_cast<rw::SequenceDB*>(&db)) rw::register_canonizers(*seq);
+    if (auto* seq = dynamic_cast<rw::SequenceDB*>(&db)) {
+      rw::register_canonizers(*seq);
+      rw::register_reduce_rewrites(*seq);
+    }
     return rw::load_standard_rules_into(db, ops, predicates);
   };
   env.builtin_name = rw::kStandardRulesRoot;
