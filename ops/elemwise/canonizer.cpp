@@ -46,13 +46,16 @@ std::optional<ScalarOp> scalar_op_of(const Variable& v) {
 
 /// One term of a chain: `coef * base` in a sum; `base ** coef`, coef ±1, in a
 /// product.
+/// Variables are held by plain pointers: the graph keeps them alive while a
+/// chain is read, and a long sum is read again at every attempt, where
+/// counted handles would cost two atomic operations per term.
 struct Term {
-  Var base;
+  Variable* base;
   double coef;
   std::uint64_t key = 0;
   /// Sums: a node of the graph computing `scaled * base` (scaled > 0), which
   /// the rebuilt sum reuses when it needs that product, instead of a copy.
-  Var scaled_node;
+  Variable* scaled_node = nullptr;
   double scaled = 0;
 };
 using Terms = boost::container::small_vector<Term, 8>;
@@ -106,9 +109,9 @@ std::uint64_t stable_key(const FunctionGraph& fgraph, const Variable& v, int dep
 /// computes `k * base`. Like terms are combined afterwards (combine_like_terms).
 void add_sum_term(Chain& c, const Var& base, double coef, const Var& node = {}, double k = 0) {
   ++c.leaves;
-  c.terms.push_back({base, coef});
+  c.terms.push_back({base.get(), coef});
   if (node && k > 0) {
-    c.terms.back().scaled_node = node;
+    c.terms.back().scaled_node = node.get();
     c.terms.back().scaled = k;
   }
 }
@@ -120,10 +123,10 @@ void combine_like_terms(Terms& terms) {
   auto absorb = [](Term& into, Term& t) {
     into.coef += t.coef;
     if (!into.scaled_node && t.scaled_node) {
-      into.scaled_node = std::move(t.scaled_node);
+      into.scaled_node = t.scaled_node;
       into.scaled = t.scaled;
     }
-    t.base = Var();
+    t.base = nullptr;
   };
   if (terms.size() <= kScanTerms) {
     for (std::size_t i = 0; i < terms.size(); ++i)
@@ -133,8 +136,8 @@ void combine_like_terms(Terms& terms) {
     boost::container::small_vector<std::uint32_t, 32> order(terms.size());
     for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
     std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-      const Variable* va = terms[a].base.get();
-      const Variable* vb = terms[b].base.get();
+      const Variable* va = terms[a].base;
+      const Variable* vb = terms[b].base;
       return va != vb ? std::less<const Variable*>()(va, vb) : a < b;
     });
     for (std::size_t i = 0; i < order.size();) {
@@ -242,13 +245,13 @@ void collect_product(const FunctionGraph& fgraph, const Var& v, double power, in
   ++c.leaves;
   if (cancel)
     for (auto it = c.terms.begin(); it != c.terms.end(); ++it)
-      if (it->base == v && it->coef == -power) {
+      if (it->base == v.get() && it->coef == -power) {
         c.terms.erase(it);
         ++c.cancelled;
         c.dropped.push_back(v);
         return;
       }
-  c.terms.push_back({v, power});
+  c.terms.push_back({v.get(), power});
 }
 
 /// The broadcast pattern and extents of a variable's static type.
@@ -319,12 +322,12 @@ Var build_sum(const Chain& c, DType dtype) {
     (c.constant > 0 ? pos : neg).push_back(ops_detail::scalar_constant(std::abs(c.constant), dtype));
   for (const Term& t : c.terms) {
     if (t.coef == 0) continue;
-    Var term = t.base;
+    Var term = t.base->ref();
     if (std::abs(t.coef) != 1)
       term = t.scaled_node && t.scaled == std::abs(t.coef)
-                 ? t.scaled_node
+                 ? t.scaled_node->ref()
                  : apply(ScalarOp::Mul,
-                         {ops_detail::scalar_constant(std::abs(t.coef), dtype), t.base});
+                         {ops_detail::scalar_constant(std::abs(t.coef), dtype), t.base->ref()});
     (t.coef > 0 ? pos : neg).push_back(std::move(term));
   }
   if (pos.empty() && neg.empty()) return ops_detail::scalar_constant(0, dtype);
@@ -340,7 +343,7 @@ Var build_product(const Chain& c, DType dtype) {
   std::vector<Var> num, den;
   const double k = std::abs(c.constant);
   if (k != 1) num.push_back(ops_detail::scalar_constant(k, dtype));
-  for (const Term& t : c.terms) (t.coef > 0 ? num : den).push_back(t.base);
+  for (const Term& t : c.terms) (t.coef > 0 ? num : den).push_back(t.base->ref());
   Var r;
   if (den.empty()) {
     r = num.empty() ? ops_detail::scalar_constant(1, dtype) : fold(ScalarOp::Mul, std::move(num));
@@ -484,7 +487,7 @@ RewriteResult AlgebraicCanonizer::transform(FunctionGraph& fgraph, Apply& node,
   std::vector<Var> dropped = std::move(c.dropped);
   if (!product) {
     for (const Term& t : c.terms)
-      if (t.coef == 0) dropped.push_back(t.base);
+      if (t.coef == 0) dropped.push_back(t.base->ref());
   }
   if (!combined && (product ? product_ops(c) : sum_ops(c)) >= c.absorbed)
     return RewriteResult::fail("the chain is already in canonical form");
