@@ -21,8 +21,9 @@ namespace {
 
 /// How many levels of inner adds/subs (muls/divs) are read into one chain.
 constexpr int kMaxNesting = 4;
-/// How many levels below a term its sort key reads.
-constexpr int kKeyDepth = 2;
+/// How many levels below a term its sort key reads (each level costs a hash
+/// of every input: the key is computed for every term of every rewrite).
+constexpr int kKeyDepth = 1;
 /// Below the rules' benefit (their priority, 0 unless given): a one-line rule
 /// on the same node is tried first.
 constexpr int kBenefit = -1;
@@ -177,7 +178,9 @@ void collect_sum(const FunctionGraph& fgraph, const Var& v, double scale, int de
     return;
   }
   const auto op = scalar_op_of(*v);
-  if (op && depth > 0 && readable(fgraph, v, dtype)) {
+  // The op first: asking the graph for a variable's uses is the dearer test.
+  if (op && depth > 0 && (*op == ScalarOp::Add || *op == ScalarOp::Sub || *op == ScalarOp::Neg) &&
+      readable(fgraph, v, dtype)) {
     const Apply& node = *v->owner();
     switch (*op) {
       case ScalarOp::Add:
@@ -221,7 +224,9 @@ void collect_product(const FunctionGraph& fgraph, const Var& v, double power, in
     return;
   }
   const auto op = scalar_op_of(*v);
-  if (op && depth > 0 && readable(fgraph, v, dtype)) {
+  if (op && depth > 0 &&
+      (*op == ScalarOp::Mul || *op == ScalarOp::TrueDiv || *op == ScalarOp::Neg) &&
+      readable(fgraph, v, dtype)) {
     const Apply& node = *v->owner();
     switch (*op) {
       case ScalarOp::Mul:
@@ -423,11 +428,12 @@ RewriteResult AlgebraicCanonizer::transform(FunctionGraph& fgraph, Apply& node,
       const Variable* base = in.get();
       if (const auto iop = scalar_op_of(*in)) {
         const Apply& owner = *in->owner();
-        const bool read = readable(fgraph, in, dtype);
-        // A negation is read through: what it negates may be a chain.
-        if (read && (*iop == ScalarOp::Neg ||
-                     (product ? *iop == ScalarOp::Mul || *iop == ScalarOp::TrueDiv
-                              : *iop == ScalarOp::Add || *iop == ScalarOp::Sub)))
+        // A negation is read through: what it negates may be a chain. The
+        // op first: asking the graph for uses is the dearer test.
+        if ((*iop == ScalarOp::Neg ||
+             (product ? *iop == ScalarOp::Mul || *iop == ScalarOp::TrueDiv
+                      : *iop == ScalarOp::Add || *iop == ScalarOp::Sub)) &&
+            readable(fgraph, in, dtype))
           inner = true;
         if (!product && *iop == ScalarOp::Mul && owner.num_inputs() == 2)
           for (std::size_t j = 0; j < 2; ++j)

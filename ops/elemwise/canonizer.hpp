@@ -35,7 +35,7 @@ enum class CanonizerKind : unsigned char {
 ///     `(x * y * z) / (y * z) -> x`. The result is `c * n1 * n2 / (d1 * d2)`,
 ///     or `-(…)` for a constant -1.
 /// Terms are ordered by a structural key (op names, input positions and
-/// constant values down to two levels, ties kept in graph order), never by
+/// constant values, one level down; ties kept in graph order), never by
 /// addresses, so the result is the same on every run and equal chains
 /// become equal nodes, which merge then folds.
 ///
