@@ -8,7 +8,9 @@
 #include "engine/compile/op_from_graph.hpp"
 #include "engine/dsl/resolver.hpp"
 #include "engine/rewrite/standard.hpp"
+#include "ops/elemwise/canonizer.hpp"
 #include "ops/inplace.hpp"
+#include "ops/reduce/sum_of_product.hpp"
 #include "ops/simplify.hpp"
 #include "rules/embedded.hpp"
 #include "rw/registry.hpp"
@@ -42,6 +44,8 @@ const StandardRules& standard() {
     register_op_from_graph_rewrites(*db);
     register_fast_run_rewrites(*db);
     register_simplify_rewrites(*db);
+    register_canonizers(*db);
+    register_reduce_rewrites(*db);
     const dsl::PredicateRegistry predicates;
     dsl::LoadedRules rules =
         load_standard_rules_into(*db, standard_registry(), predicates).take();

@@ -13,6 +13,7 @@
 #include <catch2/catch.hpp>
 
 #include "rw/rw.hpp"
+#include "support/fired_rewriters.hpp"
 #include "support/graph_eval.hpp"
 
 namespace {
@@ -170,6 +171,26 @@ const std::vector<RuleCase>& cases() {
       {"dot_zero_left",
        "input m f64[1,?]\nz = dimshuffle{order=(x,x)}(0.0)\noutput dot(join{axis=0}(z, z), m)",
        "[[0.]  [0.]] * dimshuffle{order=(-1,0)}(sum{axis=(0)}(m))", -2, 2},
+      // reductions (rules/reductions.rules)
+      {"sum_all_of_dimshuffle", M "output sum{axis=all}(dimshuffle{order=(1,0)}(exp(m)))",
+       "sum{axis=none}(exp(m))"},
+      {"mean_all_of_dimshuffle", M "output mean{axis=all}(dimshuffle{order=(1,0)}(exp(m)))",
+       "mean{axis=none}(exp(m))"},
+      {"sum_join_rows",
+       V "output sum{axis=(0)}(join{axis=0}(dimshuffle{order=(x,0)}(x), dimshuffle{order=(x,0)}(y)))",
+       "x + y", -2, 2},
+      {"sum_join_cols",
+       V "output sum{axis=(1)}(join{axis=1}(dimshuffle{order=(0,x)}(x), dimshuffle{order=(0,x)}(y)))",
+       "x + y", -2, 2},
+      {"max_join_rows",
+       V "output max{axis=(0)}(join{axis=0}(dimshuffle{order=(x,0)}(x), dimshuffle{order=(x,0)}(y)))",
+       "maximum(x, y)", -2, 2},
+      {"min_join_rows",
+       V "output min{axis=(0)}(join{axis=0}(dimshuffle{order=(x,0)}(x), dimshuffle{order=(x,0)}(y)))",
+       "minimum(x, y)", -2, 2},
+      {"sum_of_div_scalar", V S "output sum{axis=all}(x / s)", "sum{axis=none}(x) / s"},
+      {"mean_of_div_scalar", V S "output mean{axis=all}(x / s)", "mean{axis=none}(x) / s"},
+      {"mean_of_scale_right", V S "output mean{axis=all}(x * s)", "mean{axis=none}(x) * s", -2, 2},
   };
   return all;
 }
@@ -178,22 +199,7 @@ const std::vector<RuleCase>& cases() {
 #undef M
 #undef S
 
-/// Counts, by rewriter, the replacements a run made.
-class FiredRules final : public rw::TraceListener {
- public:
-  void on_event(const rw::TraceEvent& e) override {
-    if (e.kind == rw::TraceKind::Replaced) ++counts_[std::string(e.rewriter)];
-  }
-  bool fired(std::string_view name) const { return counts_.count(std::string(name)) != 0; }
-  std::string list() const {
-    std::string out;
-    for (const auto& [name, n] : counts_) out += name + " ×" + std::to_string(n) + "  ";
-    return out;
-  }
-
- private:
-  std::map<std::string, int> counts_;
-};
+using FiredRules = rw::testing::FiredRewriters;
 
 }  // namespace
 
