@@ -8,7 +8,9 @@
 #include "engine/compile/op_from_graph.hpp"
 #include "engine/dsl/resolver.hpp"
 #include "engine/rewrite/standard.hpp"
+#include "ops/indexing/subtensor_rewrites.hpp"
 #include "ops/inplace.hpp"
+#include "ops/shape/shape_rewrites.hpp"
 #include "rules/embedded.hpp"
 #include "rw/registry.hpp"
 
@@ -40,6 +42,8 @@ const StandardRules& standard() {
     std::shared_ptr<SequenceDB> db = make_standard_db();
     register_op_from_graph_rewrites(*db);
     register_fast_run_rewrites(*db);
+    register_shape_rewrites(*db);
+    register_subtensor_rewrites(*db);
     const dsl::PredicateRegistry predicates;
     dsl::LoadedRules rules =
         load_standard_rules_into(*db, standard_registry(), predicates).take();

@@ -1,0 +1,188 @@
+// ShapeIFold, ShapeFold, VectorEntryFold and their registration.
+#include "ops/shape/shape_rewrites.hpp"
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "engine/rewrite/equilibrium.hpp"
+#include "ops/api.hpp"
+#include "ops/detail/op_cast.hpp"
+#include "ops/detail/util.hpp"
+#include "ops/elemwise/composite.hpp"
+#include "ops/elemwise/elemwise.hpp"
+#include "ops/indexing/subtensor.hpp"
+#include "ops/shape/alloc.hpp"
+#include "ops/shape/dimshuffle.hpp"
+#include "ops/shape/join.hpp"
+#include "ops/shape/reshape.hpp"
+#include "ops/shape/shape_ops.hpp"
+
+namespace rw {
+
+namespace {
+
+/// Whether `op` computes elementwise over inputs broadcast to one shape.
+bool is_elementwise(const Op& op) {
+  return ops_detail::op_as<Elemwise>(op) || ops_detail::op_as<Fill>(op) ||
+         ops_detail::op_as<Composite>(op);
+}
+
+Var shape_i_of(const Var& x, std::int64_t axis) {
+  return std::make_shared<ShapeI>(axis)->make_node(std::span(&x, 1))->output(0);
+}
+
+Var as_int64(const Var& v) {
+  return v->tensor_type()->dtype() == DType::Int64 ? v : api::cast(v, DType::Int64);
+}
+
+/// An input of the elementwise result `x` that is never broadcast (of x's
+/// rank, and of static extent 1 only where x's is 1), whose shape is
+/// therefore x's; null when x is not such a result or has no such input.
+Var unbroadcast_input(const Var& x) {
+  const Apply* owner = x->owner();
+  if (!owner || !is_elementwise(owner->op())) return nullptr;
+  const StaticShape& s = x->tensor_type()->shape();
+  for (const Var& in : owner->inputs()) {
+    const TensorType& it = *in->tensor_type();
+    if (it.ndim() != s.size()) continue;
+    bool full = true;
+    for (std::size_t a = 0; a < s.size() && full; ++a) full = it.shape()[a] != 1 || s[a] == 1;
+    if (full) return in;
+  }
+  return nullptr;
+}
+
+/// How many elementwise results ReshapeUseless follows to a shape source.
+constexpr int kMaxShapeChain = 8;
+
+/// The variable at the end of a chain of unbroadcast_input steps (at most
+/// kMaxShapeChain): a variable with x's shape.
+Var shape_source(Var x) {
+  for (int k = 0; k < kMaxShapeChain; ++k) {
+    Var next = unbroadcast_input(x);
+    if (!next) break;
+    x = std::move(next);
+  }
+  return x;
+}
+
+}  // namespace
+
+ShapeIFold::ShapeIFold() : NodeRewriter("shape_i_fold", Tracks{"shape_i"}, /*depth=*/1) {}
+
+RewriteResult ShapeIFold::transform(FunctionGraph&, Apply& node, const RewriteContext&) const {
+  const auto* op = ops_detail::op_as<ShapeI>(node.op());
+  if (!op) return RewriteResult::fail("not a shape_i");
+  const Var& x = node.input(0);
+  const TensorType& t = *x->tensor_type();
+  const auto k = static_cast<std::size_t>(op->axis());
+  if (k >= t.ndim()) return RewriteResult::fail("the axis is out of range");
+  if (t.shape()[k] != kUnknownDim)
+    return RewriteResult::replace_output(ops_detail::int64_constant(t.shape()[k]));
+  const Apply* owner = x->owner();
+  if (!owner) return RewriteResult::fail("the extent is unknown and x is an input");
+  const Op& xop = owner->op();
+  if (ops_detail::op_as<Alloc>(xop)) return RewriteResult::replace_output(as_int64(owner->input(k + 1)));
+  if (is_elementwise(xop)) {
+    for (const Var& in : owner->inputs()) {
+      const TensorType& it = *in->tensor_type();
+      if (it.ndim() + k < t.ndim()) continue;  // broadcast on a new leading axis
+      const std::size_t a = k - (t.ndim() - it.ndim());
+      if (it.shape()[a] != 1) return RewriteResult::replace_output(shape_i_of(in, static_cast<std::int64_t>(a)));
+    }
+    return RewriteResult::fail("every input broadcasts on that axis");
+  }
+  if (const auto* ds = ops_detail::op_as<DimShuffle>(xop)) {
+    const std::int64_t from = ds->order()[k];
+    if (from < 0) return RewriteResult::fail("a new axis has a static extent");
+    return RewriteResult::replace_output(shape_i_of(owner->input(0), from));
+  }
+  if (ops_detail::op_as<SpecifyShape>(xop))
+    return RewriteResult::replace_output(shape_i_of(owner->input(0), op->axis()));
+  if (const auto* j = ops_detail::op_as<Join>(xop)) {
+    const std::int64_t axis = j->axis() < 0 ? j->axis() + static_cast<std::int64_t>(t.ndim()) : j->axis();
+    if (axis == op->axis()) return RewriteResult::fail("the extent along a join's axis is a sum");
+    return RewriteResult::replace_output(shape_i_of(owner->input(0), op->axis()));
+  }
+  return RewriteResult::fail("x's op gives no extent");
+}
+
+ShapeFold::ShapeFold() : NodeRewriter("shape_fold", Tracks{"shape"}, /*depth=*/1) {}
+
+RewriteResult ShapeFold::transform(FunctionGraph&, Apply& node, const RewriteContext&) const {
+  if (!ops_detail::op_as<ShapeOp>(node.op())) return RewriteResult::fail("not a shape");
+  const Var& x = node.input(0);
+  const TensorType& t = *x->tensor_type();
+  const StaticShape& s = t.shape();
+  if (std::none_of(s.begin(), s.end(), [](std::int64_t d) { return d == kUnknownDim; })) {
+    const std::vector<std::int64_t> dims(s.begin(), s.end());
+    return RewriteResult::replace_output(ops_detail::int64_vector_constant(dims));
+  }
+  if (Var in = unbroadcast_input(x)) return RewriteResult::replace_output(api::shape(in));
+  return RewriteResult::fail("x is not an elementwise result with an input never broadcast");
+}
+
+ReshapeUseless::ReshapeUseless()
+    // Benefit -1: after the rule reshape_useless, which says the simple case.
+    : NodeRewriter("reshape_useless_shape", Tracks{"reshape"}, /*depth=*/kMaxShapeChain + 1,
+                   /*benefit=*/-1) {}
+
+RewriteResult ReshapeUseless::transform(FunctionGraph&, Apply& node, const RewriteContext&) const {
+  const auto* op = ops_detail::op_as<Reshape>(node.op());
+  const Var& y = node.input(0);
+  const StaticShape& ys = y->tensor_type()->shape();
+  if (!op || op->ndim() != static_cast<std::int64_t>(ys.size()))
+    return RewriteResult::fail("not a reshape to the same rank");
+  if (const auto dims = ops_detail::constant_ints(node.input(1))) {
+    const bool known = std::find(ys.begin(), ys.end(), kUnknownDim) == ys.end();
+    if (known && *dims == ys) return RewriteResult::replace_output(y);
+    return RewriteResult::fail("the constant shape is not y's static shape");
+  }
+  const Apply* s = node.input(1)->owner();
+  if (!s || !ops_detail::op_as<ShapeOp>(s->op())) return RewriteResult::fail("the shape is not a shape");
+  if (shape_source(s->input(0)) != shape_source(y))
+    return RewriteResult::fail("cannot prove the shape is y's");
+  return RewriteResult::replace_output(y);
+}
+
+VectorEntryFold::VectorEntryFold()
+    : NodeRewriter("vector_entry_fold", Tracks{"subtensor"}, /*depth=*/1) {}
+
+RewriteResult VectorEntryFold::transform(FunctionGraph&, Apply& node, const RewriteContext&) const {
+  const auto* op = ops_detail::op_as<Subtensor>(node.op());
+  if (!op || op->index().codes().size() != 1 || op->index().entries()[0].is_slice)
+    return RewriteResult::fail("not one integer index");
+  const Var& v = node.input(0);
+  const Apply* owner = v->owner();
+  if (!owner) return RewriteResult::fail("the vector is not computed");
+  const auto k = ops_detail::constant_int(node.input(1));
+  if (!k) return RewriteResult::fail("the index is not a constant");
+  if (ops_detail::op_as<ShapeOp>(owner->op())) {
+    const auto n = static_cast<std::int64_t>(owner->input(0)->tensor_type()->ndim());
+    const std::int64_t i = *k < 0 ? *k + n : *k;
+    if (i < 0 || i >= n) return RewriteResult::fail("the index is out of range");
+    return RewriteResult::replace_output(shape_i_of(owner->input(0), i));
+  }
+  if (const auto* mv = ops_detail::op_as<MakeVector>(owner->op())) {
+    const auto n = static_cast<std::int64_t>(owner->num_inputs());
+    const std::int64_t i = *k < 0 ? *k + n : *k;
+    if (i < 0 || i >= n) return RewriteResult::fail("the index is out of range");
+    const Var& e = owner->input(static_cast<std::size_t>(i));
+    return RewriteResult::replace_output(
+        e->tensor_type()->dtype() == mv->dtype() ? e : api::cast(e, mv->dtype()));
+  }
+  return RewriteResult::fail("the vector is not a shape or a make_vector");
+}
+
+void register_shape_rewrites(SequenceDB& db) {
+  auto& canonicalize = db.sub<EquilibriumDB>("canonicalize");
+  const std::vector<std::string> tags{"fast_run", "fast_compile", "shape"};
+  canonicalize.add(std::make_shared<ShapeIFold>(), tags);
+  canonicalize.add(std::make_shared<ShapeFold>(), tags);
+  canonicalize.add(std::make_shared<VectorEntryFold>(), tags);
+  canonicalize.add(std::make_shared<ReshapeUseless>(), tags);
+}
+
+}  // namespace rw
