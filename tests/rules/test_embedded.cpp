@@ -30,8 +30,8 @@ TEST_CASE("the embedded files are rules/*.rules as they are in the tree", "[rule
     INFO(f.name);
     CHECK(f.text == read_source(std::string(f.name)));
   }
-  CHECK(names == std::set<std::string>{"rules/canonicalize.rules", "rules/specialize.rules",
-                                       "rules/stabilize.rules"});
+  CHECK(names == std::set<std::string>{"rules/blas.rules", "rules/canonicalize.rules",
+                                       "rules/specialize.rules", "rules/stabilize.rules"});
 }
 
 TEST_CASE("the standard library loads without diagnostics into its three groups", "[rules]") {
@@ -51,8 +51,13 @@ TEST_CASE("the standard library loads without diagnostics into its three groups"
   CHECK(total == loaded.size());
   for (const rw::dsl::CompiledRule& r : loaded.rules()) {
     INFO(r.rule->name);
-    // A rule's group is the one its file is named after, and fast_run runs it.
-    CHECK(r.rule->file->name() == "rules/" + r.group + ".rules");
+    // A rule's group is the one its file is named after; a file named after a
+    // family of rules (rules/blas.rules) may give any of the groups. fast_run
+    // runs every rule.
+    const std::string file(r.rule->file->name());
+    if (file == "rules/canonicalize.rules" || file == "rules/stabilize.rules" ||
+        file == "rules/specialize.rules")
+      CHECK(file == "rules/" + r.group + ".rules");
     CHECK(std::find(r.tags.begin(), r.tags.end(), "fast_run") != r.tags.end());
   }
   // standard_db() holds the same rules.

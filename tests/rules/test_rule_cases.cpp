@@ -160,6 +160,16 @@ const std::vector<RuleCase>& cases() {
       {"dot_zero_left",
        "input m f64[1,?]\nz = dimshuffle{order=(x,x)}(0.0)\noutput dot(join{axis=0}(z, z), m)",
        "[[0.]  [0.]] * dimshuffle{order=(-1,0)}(sum{axis=(0)}(m))", -2, 2},
+      // blas (rules/blas.rules, in canonicalize): fewer transposes around dot
+      {"dot_transposes",
+       M "input n f64[?,?]\noutput dot(dimshuffle{order=(1,0)}(m), dimshuffle{order=(1,0)}(n))",
+       "dimshuffle{order=(1,0)}(dot(n, m))", -2, 2},
+      {"transpose_of_dot_left_t",
+       M "input n f64[?,?]\noutput dimshuffle{order=(1,0)}(dot(dimshuffle{order=(1,0)}(m), n))",
+       "dot(dimshuffle{order=(1,0)}(n), m)", -2, 2},
+      {"transpose_of_dot_right_t",
+       M "input n f64[?,?]\noutput dimshuffle{order=(1,0)}(dot(m, dimshuffle{order=(1,0)}(n)))",
+       "dot(n, dimshuffle{order=(1,0)}(m))", -2, 2},
   };
   return all;
 }
