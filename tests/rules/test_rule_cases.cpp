@@ -88,7 +88,7 @@ const std::vector<RuleCase>& cases() {
       {"alloc_useless_1d", "input x f64[3]\noutput alloc(exp(x), 3)", "exp(x)"},
       {"alloc_useless_2d", "input x f64[2,3]\noutput alloc(exp(x), 2, 3)", "exp(x)"},
       {"alloc_shape_1d", V "output exp(alloc(x, shape_i{i=0}(x)))", "exp(x)"},
-      {"reshape_useless", V "output exp(reshape{ndim=1}(x, shape(x)))", "exp(x)"},
+      {"reshape_useless", V "output reshape{ndim=1}(exp(x), shape(exp(x)))", "exp(x)"},
       {"reshape_reshape",
        "input m f64[3,3]\ninput n f64[?,?]\ninput x f64[9]\n"
        "output exp(reshape{ndim=2}(reshape{ndim=1}(m, shape(x)), shape(n)))",

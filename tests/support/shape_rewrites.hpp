@@ -16,13 +16,14 @@
 
 namespace rw::testing {
 
-/// fast_run over the standard groups with the shape and subtensor rewriters.
+/// fast_run over the standard groups with the shape and subtensor rewriters,
+/// `shape_of_elemwise` included.
 inline const Mode& shape_rewrite_mode() {
   static const Mode mode = [] {
     auto db = make_standard_db();
     register_shape_rewrites(*db);
     register_subtensor_rewrites(*db);
-    return Mode::fast_run(db);
+    return Mode::fast_run(db).including({"shape_of_elemwise"});
   }();
   return mode;
 }
