@@ -170,6 +170,12 @@ const std::vector<RuleCase>& cases() {
       {"transpose_of_dot_right_t",
        M "input n f64[?,?]\noutput dimshuffle{order=(1,0)}(dot(m, dimshuffle{order=(1,0)}(n)))",
        "dot(n, dimshuffle{order=(1,0)}(m))", -2, 2},
+      // blas (rules/blas.rules, in specialize): gemv and ger formation
+      {"gemv_from_add_right", V M "output y + dot(m, x)", "gemv(y, 1.0, m, x, 1.0)", -2, 2},
+      {"gemv_from_add_left", V M "output dot(m, x) + y", "gemv(y, 1.0, m, x, 1.0)", -2, 2},
+      {"gemv_from_add_scaled", V M "output y + 2.5 * dot(m, x)", "gemv(y, 2.5, m, x, 1.0)", -2, 2},
+      {"ger_from_add_right", V M "output m + outer(x, y)", "ger(m, 1.0, x, y)", -2, 2},
+      {"ger_from_add_scaled", V M "output m + 0.5 * outer(x, y)", "ger(m, 0.5, x, y)", -2, 2},
   };
   return all;
 }
