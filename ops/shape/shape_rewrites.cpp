@@ -7,6 +7,7 @@
 #include <optional>
 #include <vector>
 
+#include "engine/graph/errors.hpp"
 #include "engine/rewrite/equilibrium.hpp"
 #include "ops/api.hpp"
 #include "ops/detail/op_cast.hpp"
@@ -75,20 +76,6 @@ Var unbroadcast_input(const Var& x) {
   });
 }
 
-/// How many nodes the shape rewriters walk down to a shape's source.
-constexpr int kMaxShapeChain = 8;
-
-/// The variable at the end of a chain of unbroadcast_input steps (at most
-/// kMaxShapeChain): a variable with x's shape.
-Var shape_source(Var x) {
-  for (int k = 0; k < kMaxShapeChain; ++k) {
-    Var next = unbroadcast_input(x);
-    if (!next) break;
-    x = std::move(next);
-  }
-  return x;
-}
-
 /// One step down from axis `k` of x towards where its extent comes from:
 /// the axis of an input with the same extent, the extent input of an alloc
 /// (`dim`), or nothing.
@@ -128,32 +115,48 @@ ExtentStep extent_step(const Var& x, std::size_t k) {
 
 }  // namespace
 
-ShapeIFold::ShapeIFold()
-    : NodeRewriter("shape_i_fold", Tracks{"shape_i"}, /*depth=*/kMaxShapeChain + 1) {}
+ShapeIFold::ShapeIFold() : NodeRewriter("shape_i_fold", Tracks{"shape_i"}, /*depth=*/1) {}
 
 RewriteResult ShapeIFold::transform(FunctionGraph&, Apply& node, const RewriteContext&) const {
   const auto* op = ops_detail::op_as<ShapeI>(node.op());
   if (!op) return RewriteResult::fail("not a shape_i");
-  Var x = node.input(0);
-  auto k = static_cast<std::size_t>(op->axis());
+  const Var& x = node.input(0);
+  const auto k = static_cast<std::size_t>(op->axis());
   if (k >= x->tensor_type()->ndim()) return RewriteResult::fail("the axis is out of range");
-  for (int step = 0; step <= kMaxShapeChain; ++step) {
-    const std::int64_t d = x->tensor_type()->shape()[k];
-    if (d != kUnknownDim) return RewriteResult::replace_output(ops_detail::int64_constant(d));
-    if (!x->owner()) {
-      if (step == 0) return RewriteResult::fail("the extent is unknown and x is an input");
-      return RewriteResult::replace_output(shape_i_of(x, static_cast<std::int64_t>(k)));
-    }
-    if (step == kMaxShapeChain) break;
-    ExtentStep next = extent_step(x, k);
-    if (next.dim) return RewriteResult::replace_output(as_int64(next.dim));
-    if (!next.var) break;
-    x = std::move(next.var);
-    k = next.axis;
+  const std::int64_t d = x->tensor_type()->shape()[k];
+  if (d != kUnknownDim) return RewriteResult::replace_output(ops_detail::int64_constant(d));
+  const Apply* owner = x->owner();
+  if (!owner) return RewriteResult::fail("the extent is unknown and x is an input");
+  ExtentStep next = extent_step(x, k);
+  if (next.dim) return RewriteResult::replace_output(as_int64(next.dim));
+  if (next.var)
+    return RewriteResult::replace_output(shape_i_of(next.var, static_cast<std::int64_t>(next.axis)));
+  // Any other Op: its infer_shape, when that gives the extent as a constant
+  // or as an extent of one of the node's inputs (dot, reshape to constants…).
+  std::vector<ShapeVars> in_shapes;
+  for (const Var& in : owner->inputs()) {
+    ShapeVars dims;
+    for (std::size_t a = 0; a < in->tensor_type()->ndim(); ++a)
+      dims.push_back(shape_i_of(in, static_cast<std::int64_t>(a)));
+    in_shapes.push_back(std::move(dims));
   }
-  // Reading the extent from a computed value in between would keep that
-  // value (which fusion might hide) alive for its shape only.
-  return RewriteResult::fail("the extent comes from no input, alloc or static type");
+  std::vector<ShapeVars> out_shapes;
+  try {
+    out_shapes = owner->op().infer_shape(*owner, in_shapes);
+  } catch (const Error&) {
+    return RewriteResult::fail("the op's infer_shape failed");
+  }
+  std::size_t o = 0;
+  while (o < owner->num_outputs() && owner->output(o) != x) ++o;
+  if (o >= out_shapes.size() || k >= out_shapes[o].size() || !out_shapes[o][k])
+    return RewriteResult::fail("the op's infer_shape gives no extent");
+  const Var& e = out_shapes[o][k];
+  if (const auto c = ops_detail::constant_int(e))
+    return RewriteResult::replace_output(ops_detail::int64_constant(*c));
+  for (const ShapeVars& dims : in_shapes)
+    if (std::find(dims.begin(), dims.end(), e) != dims.end()) return RewriteResult::replace_output(e);
+  // An arithmetic of extents (a join's sum) is left to run as it is.
+  return RewriteResult::fail("the op's infer_shape gives the extent as an expression");
 }
 
 ShapeFold::ShapeFold() : NodeRewriter("shape_fold", Tracks{"shape"}, /*depth=*/0) {}
@@ -169,21 +172,18 @@ RewriteResult ShapeFold::transform(FunctionGraph&, Apply& node, const RewriteCon
 }
 
 ShapeOfElemwise::ShapeOfElemwise()
-    : NodeRewriter("shape_of_elemwise", Tracks{"shape"}, /*depth=*/kMaxShapeChain + 1) {}
+    : NodeRewriter("shape_of_elemwise", Tracks{"shape"}, /*depth=*/1) {}
 
 RewriteResult ShapeOfElemwise::transform(FunctionGraph&, Apply& node, const RewriteContext&) const {
   if (!ops_detail::op_as<ShapeOp>(node.op())) return RewriteResult::fail("not a shape");
   const Var& x = node.input(0);
-  // Only onto a graph input: see ShapeIFold.
-  const Var source = shape_source(x);
-  if (source != x && !source->owner()) return RewriteResult::replace_output(api::shape(source));
-  return RewriteResult::fail("no chain of elementwise results leads to an input with x's shape");
+  if (Var in = unbroadcast_input(x)) return RewriteResult::replace_output(api::shape(in));
+  return RewriteResult::fail("x is not an elementwise result with an input never broadcast");
 }
 
 ReshapeUseless::ReshapeUseless()
     // Benefit -1: after the rule reshape_useless, which says the simple case.
-    : NodeRewriter("reshape_useless_shape", Tracks{"reshape"}, /*depth=*/kMaxShapeChain + 1,
-                   /*benefit=*/-1) {}
+    : NodeRewriter("reshape_useless_shape", Tracks{"reshape"}, /*depth=*/1, /*benefit=*/-1) {}
 
 RewriteResult ReshapeUseless::transform(FunctionGraph&, Apply& node, const RewriteContext&) const {
   const auto* op = ops_detail::op_as<Reshape>(node.op());
@@ -198,8 +198,8 @@ RewriteResult ReshapeUseless::transform(FunctionGraph&, Apply& node, const Rewri
   }
   const Apply* s = node.input(1)->owner();
   if (!s || !ops_detail::op_as<ShapeOp>(s->op())) return RewriteResult::fail("the shape is not a shape");
-  if (shape_source(s->input(0)) != shape_source(y))
-    return RewriteResult::fail("cannot prove the shape is y's");
+  const Var& z = s->input(0);
+  if (z != y && unbroadcast_input(y) != z) return RewriteResult::fail("cannot prove the shape is y's");
   return RewriteResult::replace_output(y);
 }
 

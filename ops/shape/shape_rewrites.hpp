@@ -8,17 +8,18 @@
 
 namespace rw {
 
-/// `shape_i(x, i=k)` folded by following where the extent comes from, down
-/// to 8 nodes: a known static extent -> that int64 constant; an extent input
-/// of an alloc -> that input (as int64); through an elementwise result
-/// (Elemwise, Fill, Composite) to an input whose aligned axis (right-aligned)
-/// has a static extent other than 1 (only an axis of static extent 1
-/// broadcasts, docs/ops.md, so that input has the result's extent), one no
-/// node computes first; through `dimshuffle` (the input axis it came from),
-/// `specify_shape`, and `join` off its axis. A walk that ends at a graph input
-/// y gives `shape_i(y, i=k')`; one that ends at another computed value does
-/// not rewrite: reading the extent there would keep that value alive for its
-/// shape alone (fusion could no longer hide it).
+/// `shape_i(x, i=k)` moved one node down towards where the extent comes
+/// from (drivers repeat it): a known static extent -> that int64 constant;
+/// an extent input of an alloc -> that input (as int64); through an
+/// elementwise result (Elemwise, Fill, Composite) to an input whose aligned
+/// axis (right-aligned) has a static extent other than 1 (only an axis of
+/// static extent 1 broadcasts, docs/ops.md, so that input has the result's
+/// extent), an input no node computes first; through `dimshuffle` (the input
+/// axis it came from), `specify_shape`, and `join` off its axis; for any
+/// other Op, its infer_shape when that gives a constant or an extent of an
+/// input (`shape_i(dot(a, b), i=0) -> shape_i(a, i=0)`). An extent that is an
+/// arithmetic of extents (along a join's axis) is left as it is. Depth 1, so
+/// that the canonicalize group re-tries as few nodes after a change as it did.
 class ShapeIFold final : public NodeRewriter {
  public:
   ShapeIFold();
@@ -34,11 +35,10 @@ class ShapeFold final : public NodeRewriter {
                           const RewriteContext& ctx) const override;
 };
 
-/// `shape(x)` of an elementwise result -> `shape(y)` for a graph input y
-/// reached through elementwise results by inputs of x's rank that are never
-/// broadcast (static extent 1 only where x's is 1), up to 8 of them
-/// (`shape(exp(x) + y) -> shape(y)`). Not onto a computed value, as
-/// ShapeIFold. Registered without `fast_run` (include it by its name,
+/// `shape(x)` of an elementwise result -> `shape(y)` for an input y of x's
+/// rank that is never broadcast (static extent 1 only where x's is 1), one
+/// no node computes first (`shape(exp(x) + y) -> shape(y)`); drivers repeat
+/// it down a chain. Registered without `fast_run` (include it by its name,
 /// `shape_of_elemwise`): elementwise fusion makes a graph worse when its
 /// shape reads an input rather than the fused value (mlp-2: 32 nodes
 /// instead of 24, with or without this rewriter, when the graph is written
@@ -63,12 +63,11 @@ class VectorEntryFold final : public NodeRewriter {
                           const RewriteContext& ctx) const override;
 };
 
-/// `reshape(y, shape(z)) -> y` when z's shape is provably y's: following
-/// each through elementwise results to an input never broadcast (ShapeFold's
-/// step, up to 8 times) ends at one variable; and `reshape(y, c) -> y` for a
-/// constant c equal to y's known static shape. What the rule
-/// `reshape_useless` does for `reshape(x, shape(x))`, once ShapeOfElemwise has
-/// moved the shape to an input.
+/// `reshape(y, shape(z)) -> y` when z's shape is provably y's: z is y, or
+/// an input of the elementwise y that is never broadcast (ShapeOfElemwise's
+/// step); and `reshape(y, c) -> y` for a constant c equal to y's fully known
+/// static shape. What the rule `reshape_useless` does for
+/// `reshape(x, shape(x))`, once ShapeOfElemwise has moved the shape.
 class ReshapeUseless final : public NodeRewriter {
  public:
   ReshapeUseless();
