@@ -160,7 +160,8 @@ const std::vector<RuleCase>& cases() {
       {"dot_zero_left",
        "input m f64[1,?]\nz = dimshuffle{order=(x,x)}(0.0)\noutput dot(join{axis=0}(z, z), m)",
        "[[0.]  [0.]] * dimshuffle{order=(-1,0)}(sum{axis=(0)}(m))", -2, 2},
-      // blas (rules/blas.rules, in canonicalize): fewer transposes around dot
+      // blas (rules/blas.rules; dot_transposes in canonicalize, the rest in
+      // uncanonicalize): fewer transposes around dot
       {"dot_transposes",
        M "input n f64[?,?]\noutput dot(dimshuffle{order=(1,0)}(m), dimshuffle{order=(1,0)}(n))",
        "dimshuffle{order=(1,0)}(dot(n, m))", -2, 2},
@@ -170,7 +171,7 @@ const std::vector<RuleCase>& cases() {
       {"transpose_of_dot_right_t",
        M "input n f64[?,?]\noutput dimshuffle{order=(1,0)}(dot(m, dimshuffle{order=(1,0)}(n)))",
        "dot(n, dimshuffle{order=(1,0)}(m))", -2, 2},
-      // blas (rules/blas.rules, in specialize): gemv and ger formation
+      // blas (rules/blas.rules, in uncanonicalize): gemv and ger formation
       {"gemv_from_add_right", V M "output y + dot(m, x)", "gemv(y, 1.0, m, x, 1.0)", -2, 2},
       {"gemv_from_add_left", V M "output dot(m, x) + y", "gemv(y, 1.0, m, x, 1.0)", -2, 2},
       {"gemv_from_add_scaled", V M "output y + 2.5 * dot(m, x)", "gemv(y, 2.5, m, x, 1.0)", -2, 2},
