@@ -319,3 +319,23 @@ TEST_CASE("each C++ rewriter of the standard database fires on its case", "[rule
     check_case(c, mode, rng);
   }
 }
+
+TEST_CASE("gemv and ger formation leave an addend that broadcasts as an add", "[rules]") {
+  // gemv and ger write into a copy of the addend, which must have the
+  // result's shape: a vector of static extent 1 broadcast over the product
+  // cannot hold it.
+  const rw::OpRegistry& ops = rw::standard_registry();
+  const rw::Mode mode = rw::default_mode().excluding({"fusion", "inplace"});
+  for (const char* graph :
+       {"input m f64[?,?]\ninput x f64[?]\ninput y f64[1]\noutput y + dot(m, x)",
+        "input m f64[?,1]\ninput x f64[?]\ninput y f64[?]\noutput m + outer(x, y)"}) {
+    INFO(graph);
+    rw::FunctionGraph fg = rw::dsl::load_graph_text("case.graph", graph, ops).function_graph();
+    mode.rewrite(fg);
+    const std::string after = rw::to_infix(fg.outputs()[0]);
+    INFO(after);
+    CHECK(after.find("gemv") == std::string::npos);
+    CHECK(after.find("ger") == std::string::npos);
+    CHECK(after.find(" + ") != std::string::npos);
+  }
+}
