@@ -13,6 +13,7 @@
 #include "ops/elemwise/elemwise.hpp"
 #include "ops/indexing/subtensor.hpp"
 #include "ops/shape/alloc.hpp"
+#include "ops/shape/dimshuffle.hpp"
 #include "ops/shape/join.hpp"
 #include "ops/shape/shape_ops.hpp"
 
@@ -273,6 +274,55 @@ RewriteResult SubtensorUseless::transform(FunctionGraph&, Apply& node, const Rew
   return RewriteResult::replace_output(x);
 }
 
+namespace {
+
+/// `dimshuffle(x, order)[idx] -> dimshuffle(x[idx'], order')`: each entry
+/// moves to the input axis its result axis comes from; an integer index on
+/// a new axis (extent 1) must be a constant 0 or -1 and drops that axis; a
+/// slice on a new axis refuses (it may keep or empty the axis).
+RewriteResult lift_through_dimshuffle(const Apply& node, const Subtensor& op, const Apply& owner,
+                                      const DimShuffle& ds) {
+  const std::vector<Entry> entries = entries_of(node, op);
+  const std::vector<std::int64_t>& order = ds.order();
+  const Var& x = owner.input(0);
+  std::vector<Entry> moved(x->tensor_type()->ndim());
+  std::vector<bool> dropped_result_axis(order.size(), false);
+  for (std::size_t r = 0; r < entries.size(); ++r) {
+    const Entry& e = entries[r];
+    if (e.full()) continue;
+    if (order[r] >= 0) {
+      moved[static_cast<std::size_t>(order[r])] = e;
+      dropped_result_axis[r] = e.is_int;
+      continue;
+    }
+    const auto i = e.is_int ? ops_detail::constant_int(e.index) : std::nullopt;
+    if (!i || (*i != 0 && *i != -1))
+      return RewriteResult::fail("an index on a new axis is not a constant 0 or -1");
+    dropped_result_axis[r] = true;
+  }
+  // The subtensor of x drops the axes with integer entries; the others are
+  // renumbered in x's order.
+  std::vector<std::int64_t> position(moved.size(), -1);
+  std::int64_t next = 0;
+  for (std::size_t a = 0; a < moved.size(); ++a)
+    if (!moved[a].is_int) position[a] = next++;
+  std::vector<std::int64_t> new_order;
+  for (std::size_t r = 0; r < order.size(); ++r) {
+    if (dropped_result_axis[r]) continue;
+    new_order.push_back(order[r] < 0 ? kNewAxis : position[static_cast<std::size_t>(order[r])]);
+  }
+  // Input axes that dimshuffle drops (static extent 1) stay dropped.
+  const Var sub = build_subtensor(x, std::move(moved));
+  bool identity = new_order.size() == sub->tensor_type()->ndim();
+  for (std::size_t r = 0; r < new_order.size() && identity; ++r)
+    identity = new_order[r] == static_cast<std::int64_t>(r);
+  if (identity) return RewriteResult::replace_output(sub);
+  const auto shuffle = std::make_shared<DimShuffle>(std::move(new_order));
+  return RewriteResult::replace_output(shuffle->make_node(std::span(&sub, 1))->output(0));
+}
+
+}  // namespace
+
 SubtensorLift::SubtensorLift()
     : NodeRewriter("subtensor_lift", Tracks{"subtensor"}, /*depth=*/1) {
   set_reads_uses();
@@ -283,8 +333,11 @@ RewriteResult SubtensorLift::transform(FunctionGraph& fgraph, Apply& node,
   const auto* op = ops_detail::op_as<Subtensor>(node.op());
   const Var& y = node.input(0);
   const Apply* owner = y->owner();
-  const auto* e = owner ? ops_detail::op_as<Elemwise>(owner->op()) : nullptr;
-  if (!op || !e || e->inplace_input()) return RewriteResult::fail("not a subtensor of an elemwise");
+  if (!op || !owner) return RewriteResult::fail("not a subtensor of a computed value");
+  if (const auto* ds = ops_detail::op_as<DimShuffle>(owner->op()))
+    return lift_through_dimshuffle(node, *op, *owner, *ds);
+  const auto* e = ops_detail::op_as<Elemwise>(owner->op());
+  if (!e || e->inplace_input()) return RewriteResult::fail("not a subtensor of an elemwise");
   if (fgraph.num_clients(*y) != 1) return RewriteResult::fail("the elemwise result has other uses");
   const TensorType& yt = *y->tensor_type();
   const std::size_t indexed = op->index().entries().size();

@@ -59,7 +59,11 @@ class SubtensorUseless final : public NodeRewriter {
 /// work. Each input must be 0-d (kept as is) or of the result's rank with a
 /// static extent other than 1 on every indexed axis where the result's is
 /// not 1 (an input that broadcasts there is not indexed the same way:
-/// refused).
+/// refused). And `dimshuffle(x, order)[idx] -> dimshuffle(x[idx'], order')`:
+/// each entry moves to the axis of x its result axis comes from, so that the
+/// subtensor meets what computes x (`transpose(m)[1] -> m[:, 1]`); an integer
+/// on a new axis must be a constant 0 or -1 and drops the axis, a slice
+/// there refuses.
 class SubtensorLift final : public NodeRewriter {
  public:
   SubtensorLift();

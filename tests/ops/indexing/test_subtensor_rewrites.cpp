@@ -293,3 +293,35 @@ TEST_CASE("subtensor_of_pieces reads an alloc's value and a join's piece", "[ops
   const Var j2 = concatenate({a, b}, 0);
   CHECK(rewritten(subtensor(j2, {-1})) == "subtensor{index=(-2)}(b, 2)");
 }
+
+TEST_CASE("subtensor_lift moves a subtensor below a dimshuffle", "[ops][indexing]") {
+  const Var m = matrix("m", f64);
+  const Var x = vector("x", f64);
+  const Var row = dimshuffle(x, {kNewAxis, 0});
+  // transpose(m)[1] is m[:, 1]; row[0] is x; row[0, 1:] is x[1:]; row[-1, 2] is x[2].
+  CHECK(rewritten(subtensor(transpose(m), {1})) == "subtensor{index=(-3,-2)}(m, 1)");
+  CHECK(rewritten(subtensor(row, {0})) == "x");
+  CHECK(rewritten(subtensor(row, {0, slice(1, std::nullopt)})) == "subtensor{index=(-4)}(x, 1)");
+  // What is not the identity stays a dimshuffle, below the subtensor.
+  CHECK(rewritten(subtensor(transpose(m), {slice(1, std::nullopt)})) ==
+        "dimshuffle{order=(1,0)}(subtensor{index=(-3,-4)}(m, 1))");
+  CHECK(rewritten(subtensor(row, {-1, 2})) == "subtensor{index=(-2)}(x, 2)");
+  // A slice on the new axis may keep it or empty it: left alone.
+  CHECK(rewritten(subtensor(row, {slice(1, std::nullopt)})).rfind("subtensor", 0) == 0);
+
+  Rng rng(3);
+  const Var t = tensor("t", f64, {kUnknownDim, 1, kUnknownDim});
+  for (const Var& out : {subtensor(transpose(m), {1, slice(std::nullopt, std::nullopt, -1)}),
+                         subtensor(dimshuffle(t, {2, kNewAxis, 0}), {slice(1, std::nullopt), 0, -1}),
+                         subtensor(row, {0, slice(1, std::nullopt)})}) {
+    std::vector<Var> inputs;
+    for (const Var& v : graph_inputs(std::span(&out, 1)))
+      if (!v->as_constant()) inputs.push_back(v);
+    auto plain = compile(inputs, out, false);
+    auto fast = compile(inputs, out, true);
+    INFO(to_infix(out) << " -> " << to_infix(fast.fgraph().outputs()[0]));
+    CHECK(to_infix(fast.fgraph().outputs()[0]).find("subtensor{index=(-3") != 0);
+    const auto args = testing::random_args(inputs, rng, -1, 1, 4);
+    CHECK(testing::close_for_dtype(fast.call(args)[0], plain.call(args)[0]));
+  }
+}
