@@ -509,6 +509,17 @@ Var gemm(const Var& z, const Operand& alpha, const Var& x, const Var& y, const O
   return (*op)({z, alpha.resolve(d), x, y, beta.resolve(d)});
 }
 
+Var gemv(const Var& y, const Operand& alpha, const Var& a, const Var& x, const Operand& beta) {
+  const DType d = dtype_of_var(y);
+  static const OpPtr op = std::make_shared<Gemv>();
+  return (*op)({y, alpha.resolve(d), a, x, beta.resolve(d)});
+}
+
+Var ger(const Var& a, const Operand& alpha, const Var& x, const Var& y) {
+  static const OpPtr op = std::make_shared<Ger>();
+  return (*op)({a, alpha.resolve(dtype_of_var(a)), x, y});
+}
+
 Var softmax(const Var& x, std::int64_t axis) {
   return (*std::make_shared<Softmax>(axis, false))({x});
 }

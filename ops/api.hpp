@@ -346,6 +346,10 @@ Var matmul(const Var& a, const Var& b);
 Var outer(const Var& x, const Var& y);
 /// alpha * x @ y + beta * z for matrices (BLAS gemm).
 Var gemm(const Var& z, const Operand& alpha, const Var& x, const Var& y, const Operand& beta);
+/// alpha * a @ x + beta * y for a float matrix a and vectors x, y (BLAS gemv).
+Var gemv(const Var& y, const Operand& alpha, const Var& a, const Var& x, const Operand& beta);
+/// a + alpha * outer(x, y) for a float matrix a and vectors x, y (BLAS ger).
+Var ger(const Var& a, const Operand& alpha, const Var& x, const Var& y);
 /// Softmax and log-softmax along `axis`.
 Var softmax(const Var& x, std::int64_t axis = -1);
 Var log_softmax(const Var& x, std::int64_t axis = -1);
@@ -365,6 +369,8 @@ using api::concatenate;
 using api::dot;
 using api::fill;
 using api::gemm;
+using api::gemv;
+using api::ger;
 using api::log_softmax;
 using api::matmul;
 using api::max;

@@ -9,8 +9,10 @@
 #include "engine/dsl/resolver.hpp"
 #include "engine/rewrite/standard.hpp"
 #include "ops/elemwise/canonizer.hpp"
+#include "ops/indexing/subtensor_rewrites.hpp"
 #include "ops/inplace.hpp"
 #include "ops/reduce/sum_of_product.hpp"
+#include "ops/shape/shape_rewrites.hpp"
 #include "ops/simplify.hpp"
 #include "rules/embedded.hpp"
 #include "rw/registry.hpp"
@@ -46,6 +48,8 @@ const StandardRules& standard() {
     register_simplify_rewrites(*db);
     register_canonizers(*db);
     register_reduce_rewrites(*db);
+    register_shape_rewrites(*db);
+    register_subtensor_rewrites(*db);
     const dsl::PredicateRegistry predicates;
     dsl::LoadedRules rules =
         load_standard_rules_into(*db, standard_registry(), predicates).take();

@@ -1,4 +1,4 @@
-// Dot, MatMul, Outer, Gemm and their registration.
+// Dot, MatMul, Outer, Gemm, Gemv, Ger and their registration.
 #include "ops/linalg/linalg.hpp"
 
 #include <fmt/format.h>
@@ -257,6 +257,100 @@ IoMap Gemm::destroy_map() const {
 }
 
 // ---------------------------------------------------------------------------
+// gemv, ger
+
+namespace {
+
+/// Checks that inputs `tensors` are float tensors of these ranks and of one
+/// dtype (input 0's), and inputs `scalars` 0-d numbers named by `roles`.
+void check_blas_inputs(const Op& op, std::span<const Var> inputs,
+                       std::initializer_list<std::pair<std::size_t, std::size_t>> tensors,
+                       std::initializer_list<std::pair<std::size_t, const char*>> scalars) {
+  const TensorType& first = ops_detail::tensor_input(op, inputs, 0);
+  if (!is_float(first.dtype()))
+    throw TypeError(fmt::format("`{}`: {} is {}, expected float32 or float64", op.to_string(),
+                                input_label(0, inputs[0]), first.to_string()));
+  for (const auto& [i, rank] : tensors) {
+    const TensorType& t = ops_detail::tensor_input(op, inputs, i);
+    if (t.ndim() != rank || t.dtype() != first.dtype())
+      throw TypeError(fmt::format("`{}`: {} is {}, expected a {} of {}", op.to_string(),
+                                  input_label(i, inputs[i]), t.to_string(),
+                                  rank == 2 ? "matrix" : "vector", dtype_name(first.dtype())));
+  }
+  for (const auto& [i, role] : scalars) {
+    const TensorType& t = ops_detail::tensor_input(op, inputs, i);
+    if (t.ndim() != 0 || t.dtype() == DType::Bool)
+      throw TypeError(fmt::format("`{}`: {} ({}) is {}, expected a 0-d number", op.to_string(),
+                                  input_label(i, inputs[i]), role, t.to_string()));
+  }
+}
+
+/// A copy of `t` to compute into: the tensor left in the output slot when it
+/// fits, else a new one; filled with t's values unless `fill` is false.
+Tensor output_copy(const Op& op, Tensor& slot, const Tensor& t, bool fill) {
+  const bool fits = slot.valid() && slot.dtype() == t.dtype() && slot.shape() == t.shape() &&
+                    slot.is_contiguous();
+  Tensor out = fits ? slot : Tensor::empty(t.dtype(), t.shape());
+  if (fill) ops_detail::run_kernel(op, [&] { copy_into(out, t); });
+  return out;
+}
+
+}  // namespace
+
+ApplyRef Gemv::make_node(std::span<const Var> inputs) const {
+  ops_detail::check_arity(*this, inputs, 5, 5);
+  check_blas_inputs(*this, inputs, {{0, 1}, {2, 2}, {3, 1}}, {{1, "alpha"}, {4, "beta"}});
+  const StaticShape& ys = inputs[0]->tensor_type()->shape();
+  const StaticShape& as = inputs[2]->tensor_type()->shape();
+  const StaticShape& xs = inputs[3]->tensor_type()->shape();
+  check_inner(*this, inputs.subspan(2, 2), as[1], xs[0]);
+  if (!extents_agree(ys[0], as[0]))
+    throw TypeError(fmt::format("`{}`: {} of shape {} does not fit the product of shape ({})",
+                                to_string(), input_label(0, inputs[0]), shape_str(ys),
+                                as[0] == kUnknownDim ? "?" : std::to_string(as[0])));
+  return ops_detail::make_apply(*this, inputs, inputs[0]->tensor_type()->dtype(),
+                                {merge_extent(ys[0], as[0])});
+}
+
+void Gemv::perform(const Apply&, std::span<const Tensor> inputs, std::span<Tensor> outputs) const {
+  const double alpha = inputs[1].item<double>();
+  const double beta = inputs[4].item<double>();
+  Tensor out = output_copy(*this, outputs[0], inputs[0], beta != 0);
+  ops_detail::run_kernel(*this, [&] { gemv(out, alpha, inputs[2], inputs[3], beta); });
+  outputs[0] = std::move(out);
+}
+
+std::vector<ShapeVars> Gemv::infer_shape(const Apply&, std::span<const ShapeVars> in) const {
+  return {in[0]};
+}
+
+ApplyRef Ger::make_node(std::span<const Var> inputs) const {
+  ops_detail::check_arity(*this, inputs, 4, 4);
+  check_blas_inputs(*this, inputs, {{0, 2}, {2, 1}, {3, 1}}, {{1, "alpha"}});
+  const StaticShape& as = inputs[0]->tensor_type()->shape();
+  const StaticShape& xs = inputs[2]->tensor_type()->shape();
+  const StaticShape& ys = inputs[3]->tensor_type()->shape();
+  if (!extents_agree(as[0], xs[0]) || !extents_agree(as[1], ys[0]))
+    throw TypeError(fmt::format("`{}`: {} of shape {} does not fit the outer product of shape ({}, {})",
+                                to_string(), input_label(0, inputs[0]), shape_str(as),
+                                xs[0] == kUnknownDim ? "?" : std::to_string(xs[0]),
+                                ys[0] == kUnknownDim ? "?" : std::to_string(ys[0])));
+  return ops_detail::make_apply(*this, inputs, inputs[0]->tensor_type()->dtype(),
+                                {merge_extent(as[0], xs[0]), merge_extent(as[1], ys[0])});
+}
+
+void Ger::perform(const Apply&, std::span<const Tensor> inputs, std::span<Tensor> outputs) const {
+  const double alpha = inputs[1].item<double>();
+  Tensor out = output_copy(*this, outputs[0], inputs[0], true);
+  ops_detail::run_kernel(*this, [&] { ger(out, alpha, inputs[2], inputs[3]); });
+  outputs[0] = std::move(out);
+}
+
+std::vector<ShapeVars> Ger::infer_shape(const Apply&, std::span<const ShapeVars> in) const {
+  return {in[0]};
+}
+
+// ---------------------------------------------------------------------------
 
 void register_linalg(OpRegistry& r) {
   r.add({.name = "dot",
@@ -294,6 +388,24 @@ void register_linalg(OpRegistry& r) {
          .max_inputs = 5,
          .factory = [](const Props& p) -> OpPtr {
            return std::make_shared<Gemm>(std::get<bool>(p[0].value));
+         }});
+  r.add({.name = "gemv",
+         .doc = "gemv(y, alpha, a, x, beta) = alpha * a @ x + beta * y (BLAS gemv)",
+         .params = {},
+         .min_inputs = 5,
+         .max_inputs = 5,
+         .factory = [](const Props&) -> OpPtr {
+           static const OpPtr op = std::make_shared<Gemv>();
+           return op;
+         }});
+  r.add({.name = "ger",
+         .doc = "ger(a, alpha, x, y) = a + alpha * outer(x, y) (BLAS ger)",
+         .params = {},
+         .min_inputs = 4,
+         .max_inputs = 4,
+         .factory = [](const Props&) -> OpPtr {
+           static const OpPtr op = std::make_shared<Ger>();
+           return op;
          }});
 }
 

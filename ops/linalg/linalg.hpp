@@ -75,7 +75,39 @@ class Gemm final : public Op {
   bool inplace_;
 };
 
-/// Registers dot, matmul, outer and gemm (`inplace`).
+/// `gemv(y, alpha, a, x, beta) = alpha * a @ x + beta * y` for a float
+/// matrix a (m, n), vectors x (n) and y (m) of one dtype and 0-d alpha, beta
+/// (BLAS gemv). y is copied first (beta == 0 never reads it).
+class Gemv final : public Op {
+ public:
+  std::string_view name() const override { return "gemv"; }
+  ApplyRef make_node(std::span<const Var> inputs) const override;
+  void perform(const Apply& node, std::span<const Tensor> inputs,
+               std::span<Tensor> outputs) const override;
+  std::vector<ShapeVars> infer_shape(const Apply& node,
+                                     std::span<const ShapeVars> input_shapes) const override;
+  /// Reverse and forward mode (ops/linalg/linalg_grad.cpp).
+  std::vector<Var> L_op(const Apply& node, std::span<const Var> output_grads) const override;
+  std::vector<Var> R_op(const Apply& node, std::span<const Var> eval_points) const override;
+};
+
+/// `ger(a, alpha, x, y) = a + alpha * outer(x, y)` for a float matrix a
+/// (m, n), vectors x (m) and y (n) of one dtype and a 0-d alpha (BLAS ger).
+/// a is copied first.
+class Ger final : public Op {
+ public:
+  std::string_view name() const override { return "ger"; }
+  ApplyRef make_node(std::span<const Var> inputs) const override;
+  void perform(const Apply& node, std::span<const Tensor> inputs,
+               std::span<Tensor> outputs) const override;
+  std::vector<ShapeVars> infer_shape(const Apply& node,
+                                     std::span<const ShapeVars> input_shapes) const override;
+  /// Reverse and forward mode (ops/linalg/linalg_grad.cpp).
+  std::vector<Var> L_op(const Apply& node, std::span<const Var> output_grads) const override;
+  std::vector<Var> R_op(const Apply& node, std::span<const Var> eval_points) const override;
+};
+
+/// Registers dot, matmul, outer, gemm (`inplace`), gemv and ger.
 void register_linalg(OpRegistry& registry);
 
 }  // namespace rw

@@ -113,7 +113,11 @@ std::vector<Var> Gemm::L_op(const Apply& node, std::span<const Var> output_grads
           for_input(sum(g * z), beta)};
 }
 
-std::vector<Var> Gemm::R_op(const Apply& node, std::span<const Var> ev) const {
+namespace {
+
+/// Forward mode of `alpha * dot(x, y) + beta * z`, inputs (z, alpha, x, y,
+/// beta): gemm's, and gemv's with a matrix-vector dot.
+std::vector<Var> scaled_dot_r_op(const Apply& node, std::span<const Var> ev) {
   const Var &z = node.input(0), &alpha = node.input(1), &x = node.input(2), &y = node.input(3),
             &beta = node.input(4);
   const Var xy_dot = sum_terms({if_given(ev[2], [&](const Var& v) { return dot(v, y); }),
@@ -122,6 +126,44 @@ std::vector<Var> Gemm::R_op(const Apply& node, std::span<const Var> ev) const {
                      if_given(ev[1], [&](const Var& v) { return v * dot(x, y); }),
                      if_given(xy_dot, [&](const Var& v) { return alpha * v; }),
                      if_given(ev[4], [&](const Var& v) { return v * z; })});
+  if (r && var_dtype(r) != var_dtype(node.output(0))) r = cast(r, var_dtype(node.output(0)));
+  return {r};
+}
+
+}  // namespace
+
+std::vector<Var> Gemm::R_op(const Apply& node, std::span<const Var> ev) const {
+  return scaled_dot_r_op(node, ev);
+}
+
+std::vector<Var> Gemv::L_op(const Apply& node, std::span<const Var> output_grads) const {
+  // out = alpha * a @ x + beta * y
+  const Var &y = node.input(0), &alpha = node.input(1), &a = node.input(2), &x = node.input(3),
+            &beta = node.input(4);
+  const Var& g = output_grads[0];
+  return {for_input(beta * g, y), for_input(sum(g * dot(a, x)), alpha),
+          for_input(alpha * outer(g, x), a), for_input(alpha * dot(transpose(a), g), x),
+          for_input(sum(g * y), beta)};
+}
+
+std::vector<Var> Gemv::R_op(const Apply& node, std::span<const Var> ev) const {
+  return scaled_dot_r_op(node, ev);
+}
+
+std::vector<Var> Ger::L_op(const Apply& node, std::span<const Var> output_grads) const {
+  // out = a + alpha * outer(x, y)
+  const Var &alpha = node.input(1), &x = node.input(2), &y = node.input(3);
+  const Var& g = output_grads[0];
+  return {for_input(g, node.input(0)), for_input(sum(g * outer(x, y)), alpha),
+          for_input(alpha * dot(g, y), x), for_input(alpha * dot(transpose(g), x), y)};
+}
+
+std::vector<Var> Ger::R_op(const Apply& node, std::span<const Var> ev) const {
+  const Var &alpha = node.input(1), &x = node.input(2), &y = node.input(3);
+  const Var xy_outer = sum_terms({if_given(ev[2], [&](const Var& v) { return outer(v, y); }),
+                                  if_given(ev[3], [&](const Var& v) { return outer(x, v); })});
+  Var r = sum_terms({ev[0], if_given(ev[1], [&](const Var& v) { return v * outer(x, y); }),
+                     if_given(xy_outer, [&](const Var& v) { return alpha * v; })});
   if (r && var_dtype(r) != var_dtype(node.output(0))) r = cast(r, var_dtype(node.output(0)));
   return {r};
 }

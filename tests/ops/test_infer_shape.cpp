@@ -213,6 +213,16 @@ std::map<std::string, Gen> generators() {
     b.in(f64, {3, 2}).in(f64, {}).in(f64, {3, 4}).in(f64, {4, 2}).in(f64, {});
     return b.c;
   };
+  g["gemv"] = [] {
+    Builder b;
+    b.in(f64, {3}).in(f64, {}).in(f64, {3, 4}).in(f64, {4}).in(f64, {});
+    return b.c;
+  };
+  g["ger"] = [] {
+    Builder b;
+    b.in(f64, {3, 2}).in(f64, {}).in(f64, {3}).in(f64, {2});
+    return b.c;
+  };
   for (const char* r : {"softmax", "log_softmax"})
     g[r] = [] {
       Builder b;

@@ -195,6 +195,12 @@ std::map<std::string, Entry> table() {
   t["gemm"] = {{{[](Inputs in) { return rw::gemm(in[0], in[1], in[2], in[3], in[4]); },
                  {uni({2, 4}), Tensor::scalar(0.7), uni({2, 3}), uni({3, 4}), Tensor::scalar(-1.3)}}},
                {}};
+  t["gemv"] = {{{[](Inputs in) { return rw::gemv(in[0], in[1], in[2], in[3], in[4]); },
+                 {uni({2}), Tensor::scalar(0.7), uni({2, 3}), uni({3}), Tensor::scalar(-1.3)}}},
+               {}};
+  t["ger"] = {{{[](Inputs in) { return rw::ger(in[0], in[1], in[2], in[3]); },
+                {uni({2, 3}), Tensor::scalar(0.7), uni({2}), uni({3})}}},
+              {}};
   t["softmax"] = {{{[](Inputs in) { return rw::softmax(in[0]); }, {uni({2, 4})}},
                    {[](Inputs in) { return rw::softmax(in[0], 0); }, {uni({3, 2})}}},
                   {}};

@@ -1,5 +1,5 @@
 // Linear algebra and nnet Ops through rw::function against loops: dot of
-// every rank pair, batched matmul, outer, gemm (and its in-place form),
+// every rank pair, batched matmul, outer, gemm (and its in-place form), gemv, ger,
 // softmax and log_softmax.
 #include <cmath>
 
@@ -70,6 +70,40 @@ TEST_CASE("gemm computes alpha x @ y + beta z, in place when asked", "[ops]") {
   inplace->perform(*node, in, out);
   CHECK(out[0].raw_data() == target.raw_data());
   require_same(target, got);
+}
+
+TEST_CASE("gemv computes alpha a @ x + beta y; beta 0 never reads y", "[ops]") {
+  auto y = rw::vector("y"), a = rw::matrix("a"), x = rw::vector("x");
+  rw::Function f = rw::function({y, a, x}, rw::gemv(y, 2.0, a, x, 0.5));
+  const Tensor vy = lcg_tensor({3}, 1), va = lcg_tensor({3, 4}, 2), vx = lcg_tensor({4}, 3);
+  const Tensor before = vy.copy();
+  const Tensor got = f(vy, va, vx);
+  require_same(vy, before);  // y is copied, not written
+  CHECK(allclose(got, make_tensor({3}, [&](const Idx& i) {
+                   double s = 0;
+                   for (std::int64_t k = 0; k < 4; ++k) s += va.at({i[0], k}) * vx.at({k});
+                   return 2.0 * s + 0.5 * vy.at(i);
+                 }), 1e-14, 1e-15));
+  rw::Function g = rw::function({y, a, x}, rw::gemv(y, 1.0, a, x, 0.0));
+  Tensor nan_y = vy.copy();
+  nan_y.data<double>()[1] = std::nan("");
+  CHECK_FALSE(std::isnan(g(nan_y, va, vx).at({1})));
+  CHECK_THROWS_WITH(rw::gemv(rw::vector("v", i32), 1, rw::matrix("p", i32), rw::vector("q", i32), 0),
+                    "`gemv`: input 0 (`v`) is i32[?], expected float32 or float64");
+  CHECK_THROWS_AS(rw::gemv(rw::vector("v", f64, 2), 1, rw::matrix("p", f64, 3, 4), x, 0), TypeError);
+}
+
+TEST_CASE("ger computes a + alpha outer(x, y)", "[ops]") {
+  auto a = rw::matrix("a"), x = rw::vector("x"), y = rw::vector("y");
+  rw::Function f = rw::function({a, x, y}, rw::ger(a, -1.5, x, y));
+  const Tensor va = lcg_tensor({3, 2}, 4), vx = lcg_tensor({3}, 5), vy = lcg_tensor({2}, 6);
+  const Tensor before = va.copy();
+  const Tensor got = f(va, vx, vy);
+  require_same(va, before);
+  CHECK(allclose(got, make_tensor({3, 2}, [&](const Idx& i) {
+                   return va.at(i) - 1.5 * vx.at({i[0]}) * vy.at({i[1]});
+                 }), 1e-14, 1e-15));
+  CHECK_THROWS_AS(rw::ger(a, 1.0, rw::vector("m", f32), y), TypeError);
 }
 
 TEST_CASE("dot writes a matrix product into the tensor left in its output slot", "[ops]") {
