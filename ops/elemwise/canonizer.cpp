@@ -521,7 +521,11 @@ RewriteResult AlgebraicCanonizer::transform(FunctionGraph& fgraph, Apply& node,
 void register_canonizers(SequenceDB& db) {
   auto& group = db.sub<EquilibriumDB>("canonicalize");
   const std::vector<std::string> both{"fast_run", "fast_compile"};
-  group.add(std::make_shared<AlgebraicCanonizer>(CanonizerKind::Add), both);
+  // A sum drops the terms whose coefficients add up to 0 (`(x + y) - y`),
+  // which is NaN for an infinite term: it assumes finite values.
+  group.add(std::make_shared<AlgebraicCanonizer>(CanonizerKind::Add),
+            {"fast_run", "fast_compile", std::string(kAssumptionTag),
+             std::string(kAssumptionTag) + "_finite"});
   group.add(std::make_shared<AlgebraicCanonizer>(CanonizerKind::Mul), both);
   group.add(std::make_shared<AlgebraicCanonizer>(CanonizerKind::MulCancel),
             {"fast_run", "fast_compile", std::string(kAssumptionTag),

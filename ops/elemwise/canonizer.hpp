@@ -12,7 +12,8 @@ namespace rw {
 
 /// Which part of the canonicalisation an AlgebraicCanonizer does.
 enum class CanonizerKind : unsigned char {
-  /// `add_canonizer`: sums. Assumes nothing about values.
+  /// `add_canonizer`: sums. Dropping terms that cancel (`(x + y) - y`)
+  /// assumes them finite (tag `assumes_finite`).
   Add,
   /// `mul_canonizer`: products and quotients, constants and flattening only.
   /// Assumes nothing about values.

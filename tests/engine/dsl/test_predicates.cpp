@@ -11,7 +11,7 @@ using namespace rw::dsl;
 
 TEST_CASE("a new registry holds the built-in predicates", "[dsl]") {
   const PredicateRegistry r;
-  CHECK(r.names() == std::vector<std::string>{"bool", "broadcastable", "constant", "float", "int",
+  CHECK(r.names() == std::vector<std::string>{"bool", "broadcastable", "constant", "finite", "float", "int",
                                               "known_shape", "nonnegative", "nonzero", "one_client",
                                               "positive", "same_type", "scalar"});
   const auto b = r.find("broadcastable");
@@ -19,7 +19,7 @@ TEST_CASE("a new registry holds the built-in predicates", "[dsl]") {
   CHECK(b->args == std::vector<PredicateArg>{PredicateArg::Tensor, PredicateArg::Int});
   CHECK_FALSE(b->doc.empty());
   CHECK(r.find("nope") == nullptr);
-  CHECK(r.all().size() == 12);
+  CHECK(r.all().size() == 13);
 }
 
 TEST_CASE("registering a predicate, and what is refused", "[dsl]") {
@@ -55,7 +55,7 @@ TEST_CASE("registering a predicate, and what is refused", "[dsl]") {
   CHECK_THROWS_WITH(r.add({"only_zero", {PredicateArg::Tensor}, "", yes, PredicateReads::Types,
                            ValueAssumption{.min = 0, .max = 0, .nonzero = true}}),
                     "PredicateRegistry::add: the value assumption of `only_zero` admits no value");
-  CHECK(r.names().size() == 13);  // nothing refused was added
+  CHECK(r.names().size() == 14);  // nothing refused was added
 }
 
 TEST_CASE("value assumptions refuse only constants that break them", "[dsl]") {
