@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 
@@ -60,24 +61,57 @@ const Elemwise* elemwise_of(const Variable& v, ScalarOp op) {
 
 }  // namespace
 
+namespace {
+
+/// The most variables shape_within looks at: beyond, it answers "not known".
+constexpr std::size_t kShapeWithinBudget = 128;
+
+/// Whether `v`'s shape lies within `outer`'s, given `reach`, the variables
+/// known to (outer and the inputs of its elementwise ancestors).
+bool within_reach(const Variable& v, const Variable& outer,
+                  std::span<const Variable* const> reach, int depth, std::size_t& budget) {
+  if (budget == 0) return false;
+  --budget;
+  const TensorType* it = v.tensor_type();
+  const TensorType* ot = outer.tensor_type();
+  if (!it || !ot || it->ndim() > ot->ndim()) return false;
+  if (std::find(reach.begin(), reach.end(), &v) != reach.end()) return true;
+  if (scalar_like(*it) || statically_within(*it, *ot)) return true;
+  // An elementwise result's shape is the broadcast of its inputs' shapes.
+  if (depth <= 0 || !is_elementwise(v)) return false;
+  const auto& ins = v.owner()->inputs();
+  return std::all_of(ins.begin(), ins.end(), [&](const Var& in) {
+    return within_reach(*in, outer, reach, depth - 1, budget);
+  });
+}
+
+}  // namespace
+
+ShapeWithin::ShapeWithin(const Variable& outer, int depth) : outer_(&outer), depth_(depth) {
+  // An elementwise result's shape holds each of its inputs' shapes: the
+  // values `outer` reads elementwise, breadth first, within `depth` levels.
+  reach_.push_back(&outer);
+  for (int level = 0, begin = 0; level < depth; ++level) {
+    const auto end = static_cast<int>(reach_.size());
+    for (int k = begin; k < end && reach_.size() < kShapeWithinBudget; ++k)
+      if (is_elementwise(*reach_[k]))
+        for (const Var& in : reach_[k]->owner()->inputs()) reach_.push_back(in.get());
+    begin = end;
+  }
+}
+
+bool ShapeWithin::contains(const Variable& inner) const {
+  std::size_t budget = kShapeWithinBudget;
+  return within_reach(inner, *outer_, reach_, depth_, budget);
+}
+
 bool shape_within(const Variable& inner, const Variable& outer, int depth) {
   if (&inner == &outer) return true;
   const TensorType* it = inner.tensor_type();
   const TensorType* ot = outer.tensor_type();
   if (!it || !ot || it->ndim() > ot->ndim()) return false;
   if (scalar_like(*it) || statically_within(*it, *ot)) return true;
-  if (depth <= 0) return false;
-  // An elementwise result's shape holds each of its inputs' shapes.
-  if (is_elementwise(outer))
-    for (const Var& in : outer.owner()->inputs())
-      if (shape_within(inner, *in, depth - 1)) return true;
-  // An elementwise result's shape is the broadcast of its inputs' shapes.
-  if (is_elementwise(inner)) {
-    const auto& ins = inner.owner()->inputs();
-    return std::all_of(ins.begin(), ins.end(),
-                       [&](const Var& in) { return shape_within(*in, outer, depth - 1); });
-  }
-  return false;
+  return ShapeWithin(outer, depth).contains(inner);
 }
 
 // ---------------------------------------------------------------------------
@@ -468,8 +502,14 @@ RewriteResult distribute(const FunctionGraph& fgraph, const Var& out, const Fact
 /// `result` for `out`, with the broadcast of each cancelled factor kept
 /// where it could widen the result.
 RewriteResult finish(const Var& out, Var result, const std::vector<Var>& cancelled) {
-  for (const Var& c : cancelled)
-    if (!shape_within(*c, *result)) result = fill(c, result);
+  if (!cancelled.empty()) {
+    ShapeWithin within(*result);
+    for (const Var& c : cancelled)
+      if (!within.contains(*c)) {
+        result = fill(c, result);
+        within.add(*c);
+      }
+  }
   if (!out->type()->is_super(*result->type()))
     return RewriteResult::fail("the simplified product does not have the node's type");
   return RewriteResult::replace_output(result);
@@ -492,7 +532,7 @@ RewriteResult CancellingDistributor::transform(FunctionGraph& fgraph, Apply& nod
     return RewriteResult::fail("not a mul or true_div");
   // Only the root of a product tree: a node every user of which is a
   // product of its dtype is read by those.
-  {
+  if (fgraph.num_clients(*out) <= 4) {
     const ClientList clients = fgraph.clients(*out);
     const bool inner_only = !clients.empty() && std::all_of(clients.begin(), clients.end(),
         [&](const Client& c) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "engine/graph/variable.hpp"
 #include "engine/rewrite/database.hpp"
@@ -22,6 +23,24 @@ namespace rw {
 /// lie within; and fully known static shapes are compared. False means
 /// "not known".
 bool shape_within(const Variable& inner, const Variable& outer, int depth = 4);
+
+/// shape_within for many `inner` values against one `outer`: what outer
+/// reads elementwise is gathered once. Looks at a bounded number of
+/// variables (beyond, "not known").
+class ShapeWithin {
+ public:
+  explicit ShapeWithin(const Variable& outer, int depth = 4);
+  /// Whether `inner`'s shape is known to lie within outer's.
+  bool contains(const Variable& inner) const;
+  /// Records that outer's shape now also holds `v`'s (outer was wrapped in
+  /// `fill(v, outer)`).
+  void add(const Variable& v) { reach_.push_back(&v); }
+
+ private:
+  const Variable* outer_;
+  int depth_;
+  std::vector<const Variable*> reach_;
+};
 
 /// `fill(m, v) -> v` when m's shape lies within v's (shape_within) and v has
 /// the fill's type, so the broadcast adds nothing: what gradients leave when

@@ -5,16 +5,23 @@
 # both with clang in build-fuzz/ and runs each for half the given number of
 # seconds (default 60), starting from a seed corpus of the test inputs. Inputs that crash are left in build-fuzz/ as crash-*; add a
 # fixed one to tests/fuzz/corpus/ so that ctest replays it from then on.
-#   scripts/fuzz.sh [seconds]
+#   scripts/fuzz.sh [seconds]            fuzz_dsl only (what CI runs)
+#   RW_FUZZ_GRAPH=1 scripts/fuzz.sh [seconds]
+#                                        both targets, half the time each
+# fuzz_graph builds the whole library with clang; it is not yet part of CI's
+# step (it has not had a first clean session), but ctest replays its corpus
+# in every gcc build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
+targets=(fuzz_dsl)
+[ "${RW_FUZZ_GRAPH:-0}" = 1 ] && targets+=(fuzz_graph)
 cxx=$(command -v clang++-14 || command -v clang++)
 
 cmake -S . -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER="$cxx" \
       -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
       -DRW_FUZZ=ON -DRW_BUILD_TOOLS=OFF > /dev/null
-cmake --build build-fuzz --target fuzz_dsl fuzz_graph -j2
+cmake --build build-fuzz --target "${targets[@]}" -j2
 
 seeds=build-fuzz/fuzz-seeds
 corpus=build-fuzz/fuzz-corpus
@@ -29,9 +36,9 @@ done
 cd build-fuzz
 # -entropic=0: with the tens of thousands of coverage features the templates
 # produce, entropic scheduling spends most of the time in its own bookkeeping.
-half=$(( (seconds + 1) / 2 ))
+half=$(( (seconds + ${#targets[@]} - 1) / ${#targets[@]} ))
 mkdir -p fuzz-corpus-graph
-for target in fuzz_dsl fuzz_graph; do
+for target in "${targets[@]}"; do
   corpus_dir=fuzz-corpus
   [ "$target" = fuzz_graph ] && corpus_dir=fuzz-corpus-graph
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
