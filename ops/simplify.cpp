@@ -559,6 +559,16 @@ RewriteResult CancellingDistributor::transform(FunctionGraph& fgraph, Apply& nod
   collect_factors(fgraph, out, false, kMaxNesting, dtype, true, factors);
   if (factors.size() < 2) return RewriteResult::fail("fewer than two factors");
 
+  // Nothing cancels without a division: a product of plain factors, none a
+  // sum that distribution could open, is left at once.
+  const bool divides = std::any_of(factors.begin(), factors.end(), [](const Factor& f) {
+    return f.v && (f.inverse || (f.v->owner() && op_as<DimShuffle>(f.v->owner()->op())));
+  });
+  const bool has_sum = std::any_of(factors.begin(), factors.end(), [&](const Factor& f) {
+    return f.v && !f.inverse && is_sum(*f.v) && inner(fgraph, f.v, dtype);
+  });
+  if (!divides && !has_sum) return RewriteResult::fail("nothing divides, and no factor is a sum");
+
   // The product alone: stable forms of its ratios, and factors that cancel.
   std::vector<Var> cancelled;
   bool changed = false;
