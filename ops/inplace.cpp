@@ -10,6 +10,7 @@
 #include "engine/rewrite/destroy_handler.hpp"
 #include "engine/rewrite/standard.hpp"
 #include "engine/rewrite/walking.hpp"
+#include "ops/detail/elemwise_of.hpp"
 #include "ops/detail/op_cast.hpp"
 #include "ops/detail/util.hpp"
 #include "ops/elemwise/composite.hpp"
@@ -42,12 +43,7 @@ std::optional<double> one_element_constant(const Var& v) {
   return c->value().contiguous().astype(DType::Float64).item<double>();
 }
 
-const Elemwise* elemwise_of(const Variable& v, ScalarOp op) {
-  const Apply* owner = v.owner();
-  if (!owner) return nullptr;
-  const auto* e = ops_detail::op_as<Elemwise>(owner->op());
-  return e && e->scalar_op() == op && !e->inplace_input() ? e : nullptr;
-}
+using ops_detail::elemwise_of;
 
 Term term_of(const Var& v) {
   if (elemwise_of(*v, ScalarOp::Mul) && v->owner()->num_inputs() == 2) {

@@ -14,9 +14,8 @@
 #include "engine/rewrite/standard.hpp"
 #include "engine/rewrite/walking.hpp"
 #include "ops/api.hpp"
+#include "ops/detail/elemwise_of.hpp"
 #include "ops/detail/op_cast.hpp"
-#include "ops/elemwise/composite.hpp"
-#include "ops/elemwise/elemwise.hpp"
 #include "ops/nnet/softmax.hpp"
 #include "ops/reduce/reduce.hpp"
 #include "ops/shape/dimshuffle.hpp"
@@ -29,11 +28,10 @@ using ops_detail::op_as;
 
 /// Whether `v` is computed elementwise from its inputs (its shape is their
 /// broadcast shape).
+using ops_detail::elemwise_of;
+
 bool is_elementwise(const Variable& v) {
-  const Apply* owner = v.owner();
-  if (!owner) return false;
-  const Op& op = owner->op();
-  return op_as<Elemwise>(op) || op_as<Fill>(op) || op_as<Composite>(op);
+  return v.owner() && ops_detail::is_elementwise(v.owner()->op());
 }
 
 /// Static extents all 1: a value that broadcasts to anything of its rank or more.
@@ -50,13 +48,6 @@ bool statically_within(const TensorType& inner, const TensorType& outer) {
     if (a != 1 && a != b) return false;
   }
   return true;
-}
-
-const Elemwise* elemwise_of(const Variable& v, ScalarOp op) {
-  const Apply* owner = v.owner();
-  if (!owner) return nullptr;
-  const auto* e = op_as<Elemwise>(owner->op());
-  return e && e->scalar_op() == op && !e->inplace_input() ? e : nullptr;
 }
 
 }  // namespace
@@ -289,28 +280,27 @@ constexpr std::size_t kMaxFactors = 32;
 /// other uses: it stays for them, and the product is rebuilt only when
 /// something cancels — the gradient of a sigmoid read twice shares
 /// `s * (1 - s)` between two products that each divide by s.
-void collect_factors(const FunctionGraph& fgraph, const Var& v, bool inverse, int depth,
-                     DType dtype, bool is_root, Factors& out) {
-  (void)fgraph;
+void collect_factors(const Var& v, bool inverse, int depth, DType dtype, bool is_root,
+                     Factors& out) {
   const bool open = depth > 0 && out.size() < kMaxFactors &&
                     (is_root || (v->owner() && v->tensor_type()->dtype() == dtype));
   if (open && elemwise_of(*v, ScalarOp::Mul)) {
     for (const Var& in : v->owner()->inputs())
-      collect_factors(fgraph, in, inverse, depth - 1, dtype, false, out);
+      collect_factors(in, inverse, depth - 1, dtype, false, out);
     return;
   }
   if (open && elemwise_of(*v, ScalarOp::TrueDiv)) {
-    collect_factors(fgraph, v->owner()->input(0), inverse, depth - 1, dtype, false, out);
-    collect_factors(fgraph, v->owner()->input(1), !inverse, depth - 1, dtype, false, out);
+    collect_factors(v->owner()->input(0), inverse, depth - 1, dtype, false, out);
+    collect_factors(v->owner()->input(1), !inverse, depth - 1, dtype, false, out);
     return;
   }
   if (open && elemwise_of(*v, ScalarOp::Reciprocal)) {
-    collect_factors(fgraph, v->owner()->input(0), !inverse, depth - 1, dtype, false, out);
+    collect_factors(v->owner()->input(0), !inverse, depth - 1, dtype, false, out);
     return;
   }
   if (open && elemwise_of(*v, ScalarOp::Neg)) {
     out.push_back({Var(), false});
-    collect_factors(fgraph, v->owner()->input(0), inverse, depth - 1, dtype, false, out);
+    collect_factors(v->owner()->input(0), inverse, depth - 1, dtype, false, out);
     return;
   }
   out.push_back({v, inverse});
@@ -323,9 +313,7 @@ Var one_plus_exp_of(const Variable& v) {
     const Var& c = v.owner()->input(k);
     const Var& e = v.owner()->input(1 - k);
     const Constant* one = c->as_constant();
-    if (one && one->value().size() == 1 &&
-        one->value().contiguous().astype(DType::Float64).item<double>() == 1.0 &&
-        elemwise_of(*e, ScalarOp::Exp))
+    if (one && one->scalar_value() == 1.0 && elemwise_of(*e, ScalarOp::Exp))
       return e->owner()->input(0);
   }
   return {};
@@ -460,8 +448,8 @@ bool is_sum(const Variable& v) {
 /// The value of a one-element constant of rank 0, if `v` is one.
 std::optional<double> scalar_constant(const Var& v) {
   const Constant* c = v->as_constant();
-  if (!c || c->value().size() != 1 || v->tensor_type()->ndim() != 0) return std::nullopt;
-  return c->value().contiguous().astype(DType::Float64).item<double>();
+  if (!c || v->tensor_type()->ndim() != 0) return std::nullopt;
+  return c->scalar_value();
 }
 
 /// The product of `factors`, `a * b / (c * d)`, its 0-d constants folded
@@ -556,7 +544,7 @@ RewriteResult CancellingDistributor::transform(FunctionGraph& fgraph, Apply& nod
       return RewriteResult::fail("no factor is a product, a division or a sum");
   }
   Factors factors;
-  collect_factors(fgraph, out, false, kMaxNesting, dtype, true, factors);
+  collect_factors(out, false, kMaxNesting, dtype, true, factors);
   if (factors.size() < 2) return RewriteResult::fail("fewer than two factors");
 
   // Nothing cancels without a division: a product of plain factors, none a
@@ -603,7 +591,7 @@ RewriteResult distribute(const FunctionGraph& fgraph, const Var& out, const Fact
     std::size_t cancelling = 0;
     for (const Term& t : terms) {
       Factors mine;
-      collect_factors(fgraph, t.v, false, kMaxNesting, dtype, true, mine);
+      collect_factors(t.v, false, kMaxNesting, dtype, true, mine);
       while (pair_sigmoids(mine) || pair_softmax(mine)) {
       }
       for (std::size_t k = 0; k < factors.size(); ++k)

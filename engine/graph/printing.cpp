@@ -149,18 +149,18 @@ std::string to_infix(const Var& root, std::size_t max_length) {
     bool paren;
     std::string text;
   };
-  std::vector<Piece> todo{{root.get(), false, {}}};
+  std::vector<Piece> pending{{root.get(), false, {}}};
   std::string out;
-  while (!todo.empty() && out.size() <= max_length) {
-    Piece p = std::move(todo.back());
-    todo.pop_back();
+  while (!pending.empty() && out.size() <= max_length) {
+    Piece p = std::move(pending.back());
+    pending.pop_back();
     if (!p.var) {
       out += p.text;
       continue;
     }
     if (p.paren) {
       out += '(';
-      todo.push_back({nullptr, false, ")"});
+      pending.push_back({nullptr, false, ")"});
     }
     const Variable& v = *p.var;
     const Apply* a = v.owner();
@@ -172,25 +172,25 @@ std::string to_infix(const Var& root, std::size_t max_length) {
     if (style.kind == PrintStyle::Kind::Infix && a->num_inputs() == 2) {
       const Variable &l = *a->input(0), &r = *a->input(1);
       const int pl = precedence(l), pr = precedence(r);
-      todo.push_back({&r, pr < style.precedence ||
+      pending.push_back({&r, pr < style.precedence ||
                               (pr == style.precedence && !style.right_assoc), {}});
-      todo.push_back({nullptr, false, " " + std::string(style.symbol) + " "});
-      todo.push_back({&l, pl < style.precedence ||
+      pending.push_back({nullptr, false, " " + std::string(style.symbol) + " "});
+      pending.push_back({&l, pl < style.precedence ||
                               (pl == style.precedence && style.right_assoc), {}});
     } else if (style.kind == PrintStyle::Kind::Prefix && a->num_inputs() == 1) {
       out += style.symbol;
-      todo.push_back({a->input(0).get(), precedence(*a->input(0)) < style.precedence, {}});
+      pending.push_back({a->input(0).get(), precedence(*a->input(0)) < style.precedence, {}});
     } else {
       out += a->op().to_string() + "(";
-      todo.push_back({nullptr, false,
+      pending.push_back({nullptr, false,
                       a->num_outputs() > 1 ? fmt::format(")[{}]", v.index()) : std::string(")")});
       for (std::size_t i = a->num_inputs(); i-- > 0;) {
-        todo.push_back({a->input(i).get(), false, {}});
-        if (i) todo.push_back({nullptr, false, ", "});
+        pending.push_back({a->input(i).get(), false, {}});
+        if (i) pending.push_back({nullptr, false, ", "});
       }
     }
   }
-  if (out.size() > max_length || !todo.empty()) {
+  if (out.size() > max_length || !pending.empty()) {
     if (out.size() > max_length) out.resize(max_length);
     out += "…";
   }

@@ -10,6 +10,7 @@
 #include "engine/graph/errors.hpp"
 #include "engine/rewrite/equilibrium.hpp"
 #include "ops/api.hpp"
+#include "ops/detail/elemwise_of.hpp"
 #include "ops/detail/op_cast.hpp"
 #include "ops/detail/util.hpp"
 #include "ops/elemwise/composite.hpp"
@@ -26,10 +27,7 @@ namespace rw {
 namespace {
 
 /// Whether `op` computes elementwise over inputs broadcast to one shape.
-bool is_elementwise(const Op& op) {
-  return ops_detail::op_as<Elemwise>(op) || ops_detail::op_as<Fill>(op) ||
-         ops_detail::op_as<Composite>(op);
-}
+using ops_detail::is_elementwise;
 
 Var shape_i_of(const Var& x, std::int64_t axis) {
   return std::make_shared<ShapeI>(axis)->make_node(std::span(&x, 1))->output(0);
