@@ -56,15 +56,16 @@ namespace {
 
 /// The most variables shape_within looks at: beyond, it answers "not known".
 constexpr std::size_t kShapeWithinBudget = 128;
+/// shape_within's default depth (simplify.hpp).
+constexpr int kShapeWithinDepth = 4;
 
 /// Whether `v`'s shape lies within `outer`'s, given `reach`, the variables
 /// known to (outer and the inputs of its elementwise ancestors).
-bool within_reach(const Variable& v, const Variable& outer,
+bool within_reach(const Variable& v, const TensorType* ot,
                   std::span<const Variable* const> reach, int depth, std::size_t& budget) {
   if (budget == 0) return false;
   --budget;
   const TensorType* it = v.tensor_type();
-  const TensorType* ot = outer.tensor_type();
   if (!it || !ot || it->ndim() > ot->ndim()) return false;
   if (std::find(reach.begin(), reach.end(), &v) != reach.end()) return true;
   if (scalar_like(*it) || statically_within(*it, *ot)) return true;
@@ -72,7 +73,7 @@ bool within_reach(const Variable& v, const Variable& outer,
   if (depth <= 0 || !is_elementwise(v)) return false;
   const auto& ins = v.owner()->inputs();
   return std::all_of(ins.begin(), ins.end(), [&](const Var& in) {
-    return within_reach(*in, outer, reach, depth - 1, budget);
+    return within_reach(*in, ot, reach, depth - 1, budget);
   });
 }
 
@@ -93,7 +94,7 @@ ShapeWithin::ShapeWithin(const Variable& outer, int depth) : outer_(&outer), dep
 
 bool ShapeWithin::contains(const Variable& inner) const {
   std::size_t budget = kShapeWithinBudget;
-  return within_reach(inner, *outer_, reach_, depth_, budget);
+  return within_reach(inner, outer_->tensor_type(), reach_, depth_, budget);
 }
 
 bool shape_within(const Variable& inner, const Variable& outer, int depth) {
@@ -142,6 +143,13 @@ RewriteResult FillSink::transform(FunctionGraph&, Apply& node, const RewriteCont
   const auto* op = op_as<Elemwise>(node.op());
   if (!op || op->inplace_input()) return RewriteResult::fail("not an elementwise op");
   if (node.num_outputs() != 1) return RewriteResult::fail("more than one output");
+  // Tried on every elementwise node: a scan first, copies only for a fill.
+  const auto is_fill = [](const Var& in) {
+    const Apply* owner = in->owner();
+    return owner && op_as<Fill>(owner->op());
+  };
+  if (std::none_of(node.inputs().begin(), node.inputs().end(), is_fill))
+    return RewriteResult::fail("no input is a fill");
   std::vector<Var> inputs(node.inputs().begin(), node.inputs().end());
   std::vector<Var> models;
   for (Var& in : inputs) {
@@ -150,10 +158,29 @@ RewriteResult FillSink::transform(FunctionGraph&, Apply& node, const RewriteCont
     models.push_back(owner->input(0));
     in = owner->input(1);
   }
-  if (models.empty()) return RewriteResult::fail("no input is a fill");
   // Only where the fill then goes: moved up without going, fills pile up
   // between elementwise ops, which fusion then groups badly (dag-5000 took
   // 1 s to fuse instead of 5 ms).
+  // First without the node: the result's reach below itself is its inputs
+  // and their elementwise ancestors, and the node's type holds the result's.
+  // A model outside that reach is outside the result's, and building a node
+  // (dear for a long sum) only to learn it is what the check spares.
+  {
+    boost::container::small_vector<const Variable*, 16> reach;
+    for (const Var& in : inputs) reach.push_back(in.get());
+    for (std::size_t begin = 0, level = 1; level < kShapeWithinDepth; ++level) {
+      const std::size_t end = reach.size();
+      for (std::size_t k = begin; k < end && reach.size() < kShapeWithinBudget; ++k)
+        if (is_elementwise(*reach[k]))
+          for (const Var& in : reach[k]->owner()->inputs()) reach.push_back(in.get());
+      begin = end;
+    }
+    for (const Var& m : models) {
+      std::size_t budget = kShapeWithinBudget;
+      if (!within_reach(*m, node.output(0)->tensor_type(), {reach.data(), reach.size()}, kShapeWithinDepth, budget))
+        return RewriteResult::fail("a model's shape is not known to lie within the result's");
+    }
+  }
   Var result = node.op()(inputs);
   for (const Var& m : models)
     if (!shape_within(*m, *result))
@@ -274,6 +301,14 @@ bool inner(const FunctionGraph& fgraph, const Var& v, DType dtype) {
 
 /// The most factors a product is read into.
 constexpr std::size_t kMaxFactors = 32;
+
+/// Whether a factor divides, or may once paired (`exp(x)` with a sum of
+/// `exp(x)` broadcast back by a dimshuffle): without one nothing cancels.
+bool divides(const Factors& factors) {
+  return std::any_of(factors.begin(), factors.end(), [](const Factor& f) {
+    return f.v && (f.inverse || (f.v->owner() && op_as<DimShuffle>(f.v->owner()->op())));
+  });
+}
 
 /// The factors of `v` (mul, true_div, reciprocal and neg nodes of its dtype
 /// read through), `inverse` flipping each. A node read through may have
@@ -549,13 +584,10 @@ RewriteResult CancellingDistributor::transform(FunctionGraph& fgraph, Apply& nod
 
   // Nothing cancels without a division: a product of plain factors, none a
   // sum that distribution could open, is left at once.
-  const bool divides = std::any_of(factors.begin(), factors.end(), [](const Factor& f) {
-    return f.v && (f.inverse || (f.v->owner() && op_as<DimShuffle>(f.v->owner()->op())));
-  });
   const bool has_sum = std::any_of(factors.begin(), factors.end(), [&](const Factor& f) {
     return f.v && !f.inverse && is_sum(*f.v) && inner(fgraph, f.v, dtype);
   });
-  if (!divides && !has_sum) return RewriteResult::fail("nothing divides, and no factor is a sum");
+  if (!divides(factors) && !has_sum) return RewriteResult::fail("nothing divides, and no factor is a sum");
 
   // The product alone: stable forms of its ratios, and factors that cancel.
   std::vector<Var> cancelled;
@@ -586,18 +618,22 @@ RewriteResult distribute(const FunctionGraph& fgraph, const Var& out, const Fact
     Terms terms;
     collect_terms(fgraph, sum.v, false, kMaxNesting, dtype, true, terms);
     if (terms.size() < 2) continue;
-    std::vector<Factors> products;
+    std::vector<Factors> products(terms.size());
+    for (std::size_t k = 0; k < terms.size(); ++k)
+      collect_factors(terms[k].v, false, kMaxNesting, dtype, true, products[k]);
+    // Nothing cancels, and nothing pairs, where nothing divides: the
+    // gradients' `(1 - sqr(t)) * g` are left without more reading.
+    const bool term_divides = std::any_of(products.begin(), products.end(),
+                                          [](const Factors& p) { return divides(p); });
+    if (!term_divides && !divides(factors)) continue;
     std::vector<Var> removed = cancelled;
     std::size_t cancelling = 0;
-    for (const Term& t : terms) {
-      Factors mine;
-      collect_factors(t.v, false, kMaxNesting, dtype, true, mine);
+    for (Factors& mine : products) {
       while (pair_sigmoids(mine) || pair_softmax(mine)) {
       }
       for (std::size_t k = 0; k < factors.size(); ++k)
         if (k != s) mine.push_back(factors[k]);
       if (cancel_pairs(mine, removed)) ++cancelling;
-      products.push_back(std::move(mine));
     }
     if (cancelling == 0 || terms.size() - cancelling > cancelling) continue;
     Var result;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 
 #include <boost/container/small_vector.hpp>
@@ -120,9 +121,41 @@ void add_sum_term(Chain& c, const Var& base, double coef, const Var& node = {}, 
   }
 }
 
+/// The index of the first of a chain's terms with each base, by open
+/// addressing: a long sum is read again at every attempt, and this is linear
+/// where sorting its terms was not (and allocates nothing up to 32 terms).
+class FirstIndex {
+ public:
+  explicit FirstIndex(std::size_t n) {
+    std::size_t cap = 16;
+    while (cap < 2 * n) cap <<= 1;
+    slots_.assign(cap, Slot{});
+    mask_ = cap - 1;
+  }
+  /// The index stored for `key`, after storing `index` there if it was new.
+  std::uint32_t find_or_add(const void* key, std::uint32_t index) {
+    std::size_t h = (reinterpret_cast<std::uintptr_t>(key) >> 4) * 0x9e3779b97f4a7c15ULL;
+    for (std::size_t at = (h >> 20) & mask_;; at = (at + 1) & mask_) {
+      Slot& s = slots_[at];
+      if (!s.key) {
+        s = {key, index};
+        return index;
+      }
+      if (s.key == key) return s.index;
+    }
+  }
+
+ private:
+  struct Slot {
+    const void* key = nullptr;
+    std::uint32_t index = 0;
+  };
+  boost::container::small_vector<Slot, 64> slots_;
+  std::size_t mask_ = 0;
+};
+
 /// Adds up the coefficients of equal bases into the first of them, keeping
-/// the order read. A long sum (read again at every attempt) is grouped by
-/// sorting, not by a scan per term; identity only groups, it orders nothing.
+/// the order read; identity only groups, it orders nothing.
 void combine_like_terms(Terms& terms) {
   auto absorb = [](Term& into, Term& t) {
     into.coef += t.coef;
@@ -132,45 +165,89 @@ void combine_like_terms(Terms& terms) {
     }
     t.base = nullptr;
   };
+  bool any = false;
   if (terms.size() <= kScanTerms) {
     for (std::size_t i = 0; i < terms.size(); ++i)
       for (std::size_t j = i + 1; terms[i].base && j < terms.size(); ++j)
-        if (terms[j].base == terms[i].base) absorb(terms[i], terms[j]);
+        if (terms[j].base == terms[i].base) {
+          absorb(terms[i], terms[j]);
+          any = true;
+        }
   } else {
-    boost::container::small_vector<std::uint32_t, 32> order(terms.size());
-    for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-      const Variable* va = terms[a].base;
-      const Variable* vb = terms[b].base;
-      return va != vb ? std::less<const Variable*>()(va, vb) : a < b;
-    });
-    for (std::size_t i = 0; i < order.size();) {
-      std::size_t j = i + 1;
-      for (; j < order.size() && terms[order[j]].base == terms[order[i]].base; ++j)
-        absorb(terms[order[i]], terms[order[j]]);
-      i = j;
-    }
+    FirstIndex first(terms.size());
+    for (std::uint32_t i = 0; i < terms.size(); ++i)
+      if (const std::uint32_t f = first.find_or_add(terms[i].base, i); f != i) {
+        absorb(terms[f], terms[i]);
+        any = true;
+      }
   }
-  terms.erase(std::remove_if(terms.begin(), terms.end(), [](const Term& t) { return !t.base; }),
-              terms.end());
+  if (any)
+    terms.erase(std::remove_if(terms.begin(), terms.end(), [](const Term& t) { return !t.base; }),
+                terms.end());
 }
 
 /// Whether two of `vars` are the same variable.
-bool has_repeats(boost::container::small_vector<const Variable*, 8>& vars) {
+bool has_repeats(std::span<const Variable* const> vars) {
   if (vars.size() <= kScanTerms) {
     for (std::size_t i = 0; i < vars.size(); ++i)
       for (std::size_t j = i + 1; j < vars.size(); ++j)
         if (vars[i] == vars[j]) return true;
     return false;
   }
-  std::sort(vars.begin(), vars.end(), std::less<const Variable*>());
-  return std::adjacent_find(vars.begin(), vars.end()) != vars.end();
+  FirstIndex first(vars.size());
+  for (std::uint32_t i = 0; i < vars.size(); ++i)
+    if (first.find_or_add(vars[i], i) != i) return true;
+  return false;
 }
 
 /// Whether an inner node computing `v` can be read into a chain of `dtype`:
 /// only the chain uses it, and it has the chain's dtype.
 bool readable(const FunctionGraph& fgraph, const Var& v, DType dtype) {
   return v->tensor_type()->dtype() == dtype && fgraph.num_clients(*v) == 1;
+}
+
+/// True for a `+ 0` / `* 1` constant the chain can drop.
+bool is_identity(double value, bool product) { return value == (product ? 1.0 : 0.0); }
+
+/// Whether the sum `node` (a `sub`) is already what build_sum writes,
+/// `a + b - (c + d)`, with nothing to combine: its sides, read through the
+/// one level of adds build_sum makes, hold no inner sum, at most one
+/// constant and no `+ 0`, no base twice, and no single-use `±1 * x`. That
+/// form is met again at each change below it; without this answer it is
+/// read in full each time to learn the same.
+bool settled_difference(const FunctionGraph& fgraph, const Apply& node, DType dtype) {
+  boost::container::small_vector<const Variable*, 16> bases;
+  int constants = 0;
+  const auto leaf = [&](const Var& in) {
+    if (auto k = one_element(in)) {
+      ++constants;
+      return !is_identity(*k, false);
+    }
+    const Variable* base = in.get();
+    if (const auto iop = scalar_op_of(*in)) {
+      if ((*iop == ScalarOp::Add || *iop == ScalarOp::Sub || *iop == ScalarOp::Neg) &&
+          readable(fgraph, in, dtype))
+        return false;
+      const Apply& owner = *in->owner();
+      if (*iop == ScalarOp::Mul && owner.num_inputs() == 2)
+        for (std::size_t j = 0; j < 2; ++j)
+          if (auto k = one_element(owner.input(j)); k && !owner.input(1 - j)->is_constant()) {
+            if (*k == 0 || std::abs(*k) == 1) return false;
+            base = owner.input(1 - j).get();
+          }
+    }
+    bases.push_back(base);
+    return true;
+  };
+  for (const Var& side : node.inputs()) {
+    if (scalar_op_of(*side) == ScalarOp::Add && readable(fgraph, side, dtype)) {
+      for (const Var& in : side->owner()->inputs())
+        if (!leaf(in)) return false;
+    } else if (!leaf(side)) {
+      return false;
+    }
+  }
+  return constants <= 1 && !has_repeats({bases.data(), bases.size()});
 }
 
 void collect_sum(const FunctionGraph& fgraph, const Var& v, double scale, int depth, DType dtype,
@@ -276,8 +353,6 @@ Var fold(ScalarOp op, std::vector<Var> factors) {
   return apply(op, std::move(factors));
 }
 
-/// True for a `+ 0` / `* 1` constant the chain can drop.
-bool is_identity(double value, bool product) { return value == (product ? 1.0 : 0.0); }
 
 /// Sorts the terms by their stable keys, ties in the order read.
 void sort_terms(const FunctionGraph& fgraph, Terms& terms) {
@@ -452,9 +527,15 @@ RewriteResult AlgebraicCanonizer::transform(FunctionGraph& fgraph, Apply& node,
       }
       bases.push_back(base);
     }
+    // Cancelling needs a division: a product of plain operands with nothing
+    // inside to read (`x * x`) has none, and mul_canonizer folds its constants.
+    if (kind_ == CanonizerKind::MulCancel && op == ScalarOp::Mul && !inner)
+      return RewriteResult::fail("no division to cancel");
     if (!inner && constants <= 1 &&
-        !((!product || kind_ == CanonizerKind::MulCancel) && has_repeats(bases)))
+        !((!product || kind_ == CanonizerKind::MulCancel) && has_repeats({bases.data(), bases.size()})))
       return RewriteResult::fail("nothing to flatten, combine or cancel");
+    if (inner && op == ScalarOp::Sub && settled_difference(fgraph, node, dtype))
+      return RewriteResult::fail("the chain is already in canonical form");
   }
 
   // A link inside a longer chain is left to the chain's root, which reads it

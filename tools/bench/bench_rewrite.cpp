@@ -61,19 +61,30 @@ int main(int argc, char** argv) {
   std::string only;
   int runs = 7;
   bool profile = false;
+  std::vector<std::string> exclude;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--only" && i + 1 < argc) only = argv[++i];
     else if (arg == "--runs" && i + 1 < argc) runs = std::max(1, std::atoi(argv[++i]));
     else if (arg == "--profile") profile = true;
+    else if (arg == "--exclude" && i + 1 < argc) {
+      // Comma-separated rewrite names or tags, left out of the default mode:
+      // what one rewriter costs is the difference with and without it.
+      std::string list = argv[++i];
+      for (std::size_t at = 0; at <= list.size();) {
+        const std::size_t comma = std::min(list.find(',', at), list.size());
+        if (comma > at) exclude.push_back(list.substr(at, comma - at));
+        at = comma + 1;
+      }
+    }
     else if (!arg.empty() && arg[0] != '-') dir = arg;
     else {
-      std::fprintf(stderr, "usage: %s [GRAPH_DIR] [--only NAME] [--runs N] [--profile]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [GRAPH_DIR] [--only NAME] [--runs N] [--profile] [--exclude NAME,...]\n", argv[0]);
       return 2;
     }
   }
   const rw::OpRegistry& ops = rw::standard_registry();
-  const rw::Mode mode = rw::default_mode();
+  const rw::Mode mode = rw::default_mode().excluding(exclude);
   for (const Reference& ref : kGraphs) {
     if (!only.empty() && only + ".graph" != ref.file) continue;
     const auto path = dir / ref.file;
