@@ -17,7 +17,7 @@ const std::vector<std::string>& known_options() {
   static const std::vector<std::string> names = {
       "--rules",   "--mode",     "--include", "--exclude", "--trace",  "--json", "--why-not",
       "--profile", "--no-times", "--dot",     "--seed",    "--trials", "--rule", "--help",
-      "--expand-ofg", "--strict"};
+      "--expand-ofg", "--strict", "--full"};
   return names;
 }
 
@@ -95,6 +95,9 @@ Options parse_args(std::span<const std::string> args) {
     } else if (name == "--expand-ofg") {
       only(run, "`rwcheck GRAPH`");
       flag(o.expand_ofg);
+    } else if (name == "--full") {
+      only(run, "`rwcheck GRAPH`");
+      flag(o.full);
     } else if (name == "--json") {
       only(run, "`rwcheck GRAPH`");
       flag(o.json);
@@ -169,6 +172,8 @@ options of `rwcheck GRAPH`:
                     rules marked with the rule's name
   --expand-ofg      print each OpFromGraph node (a `def` of the graph file) with its
                     inner graph beneath it, instead of each inner graph once at the end
+  --full            print the whole graph: without it, the tree stops after 200 lines
+                    and the outputs after 100, with a count of what was left out
   --json            print one JSON object instead of text (schema: docs/rwcheck.md)
 
 options of `rwcheck verify`:

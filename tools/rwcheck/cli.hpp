@@ -49,6 +49,8 @@ struct Options {
   bool no_times = false;
   /// `--expand-ofg`: OpFromGraph nodes printed with their inner graph in place.
   bool expand_ofg = false;
+  /// `--full`: the whole graph, without the cap on the tree and the outputs.
+  bool full = false;
   /// `--why-not RULE`.
   std::optional<std::string> why_not;
   /// `--dot FILE`.

@@ -30,6 +30,30 @@ namespace rw::check {
 
 namespace {
 
+// What the text report prints of a big graph without --full: the output
+// stays small whatever the graph, and says what it left out.
+constexpr std::size_t kMaxTreeLines = 200;
+constexpr std::size_t kMaxOutputLines = 100;
+constexpr std::string_view kFullNote = " (--full prints them all)";
+
+std::string format_outputs(const std::vector<std::string>& exprs, bool full) {
+  std::string out;
+  const std::size_t shown = full ? exprs.size() : std::min(exprs.size(), kMaxOutputLines);
+  for (std::size_t k = 0; k < shown; ++k) out += fmt::format("  output {}: {}\n", k, exprs[k]);
+  if (shown < exprs.size())
+    out += fmt::format("  … {} more outputs{}\n", exprs.size() - shown, kFullNote);
+  return out;
+}
+
+DebugPrintOptions tree_options(const Options& o) {
+  DebugPrintOptions p;
+  if (!o.full) {
+    p.max_lines = kMaxTreeLines;
+    p.cut_note = kFullNote;
+  }
+  return p;
+}
+
 std::string describe_sources(const RuleSet& set) {
   std::size_t n = 0;
   for (const dsl::LoadedRules& l : set.loads) n += l.size();
@@ -194,7 +218,9 @@ int run_graph(const Options& o, std::ostream& out, std::ostream& err, const Chec
   std::vector<std::size_t> def_nodes_before;
   for (const OpFromGraph* op : defs) def_nodes_before.push_back(count_nodes(fg, *op));
 
-  auto provenance = std::make_shared<Provenance>(why_rule ? why_rule->rule->name : "");
+  // The firings' expressions are printed by --trace and --json only.
+  auto provenance = std::make_shared<Provenance>(why_rule ? why_rule->rule->name : "",
+                                                 /*exprs=*/o.trace || o.json);
   fg.attach_feature(provenance);
   Trace trace;
   trace.subscribe(provenance);
@@ -307,13 +333,11 @@ int run_graph(const Options& o, std::ostream& out, std::ostream& err, const Chec
   } else {
     out << fmt::format("graph {}: mode {}, {}\n", o.graph, mode->name(), describe_sources(rules));
     out << fmt::format("before: {}\n", nodes_text(nodes_before));
-    for (std::size_t k = 0; k < before.size(); ++k)
-      out << fmt::format("  output {}: {}\n", k, before[k]);
+    out << format_outputs(before, o.full);
     if (o.trace) out << format_trace(*provenance);
     out << fmt::format("after: {}\n", nodes_text(nodes_after));
-    for (std::size_t k = 0; k < after.size(); ++k)
-      out << fmt::format("  output {}: {}\n", k, after[k]);
-    out << print_graph(fg.outputs(), o.expand_ofg);
+    out << format_outputs(after, o.full);
+    out << print_graph(fg.outputs(), o.expand_ofg, tree_options(o));
     if (why) out << format_why_not(*why);
     if (summary) out << format_profile(*summary, !o.no_times);
     if (!report.ok()) {
