@@ -17,7 +17,7 @@ const std::vector<std::string>& known_options() {
   static const std::vector<std::string> names = {
       "--rules",   "--mode",     "--include", "--exclude", "--trace",  "--json", "--why-not",
       "--profile", "--no-times", "--dot",     "--seed",    "--trials", "--rule", "--help",
-      "--expand-ofg", "--strict", "--full"};
+      "--expand-ofg", "--strict", "--full", "--version"};
   return names;
 }
 
@@ -73,6 +73,11 @@ Options parse_args(std::span<const std::string> args) {
       bool unused = false;
       flag(unused);
       o.command = Command::Help;
+      return o;
+    } else if (name == "--version") {
+      bool unused = false;
+      flag(unused);
+      o.command = Command::Version;
       return o;
     } else if (name == "--rules") {
       only(run, "`rwcheck GRAPH`; `lint` and `verify` take rule files as arguments");
@@ -146,7 +151,8 @@ std::string help_text() {
   return R"(rwcheck: see what rules do to a graph, and check rules.
 
 usage:
-  rwcheck [OPTIONS] GRAPH           rewrite GRAPH (a .graph file) and report
+  rwcheck [OPTIONS] GRAPH           rewrite GRAPH (a .graph file; - reads standard input)
+                                    and report
   rwcheck lint [RULES...]           find rules that are shadowed, undo each other,
                                     grow the graph, or name unknown ops
   rwcheck verify [OPTIONS] [RULES...]
@@ -182,6 +188,7 @@ options of `rwcheck verify`:
   --rule NAME       verify only this rule
 
   -h, --help        this text
+  --version         the version, and where the standard rule files are installed
 
 exit status:
   0  success: no finding, no counterexample, and the --why-not rule fired

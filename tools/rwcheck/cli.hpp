@@ -24,6 +24,7 @@ enum class Command : std::uint8_t {
   Lint,    ///< `rwcheck lint RULES…`
   Verify,  ///< `rwcheck verify RULES…`
   Help,    ///< `--help`
+  Version, ///< `--version`
 };
 
 /// The parsed command line.
@@ -32,7 +33,7 @@ struct Options {
   /// `--rules PATH`, repeatable (Run); the positional paths (Lint, Verify;
   /// none: the built-in rules).
   std::vector<std::string> rules;
-  /// The graph file (Run).
+  /// The graph file (Run); `-` is standard input.
   std::string graph;
   /// `--mode NAME` (fast_run, fast_compile, none, merge, stabilize).
   std::string mode = "fast_run";

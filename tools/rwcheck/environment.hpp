@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "engine/dsl/graph_file.hpp"
@@ -35,6 +36,9 @@ struct CheckEnvironment {
   std::string builtin_name = "the built-in rules";
   /// How graph files are loaded: `def` blocks become OpFromGraph.
   dsl::GraphFileOptions graph_options;
+  /// Reads all of standard input (the graph `-`), at most 1 GiB; nullopt
+  /// with `why_not` set when it cannot. Reads `/dev/stdin` by default.
+  std::function<std::optional<std::string>(std::string& why_not)> read_stdin;
 };
 
 /// An environment over `ops` with the built-in predicates, the standard

@@ -15,6 +15,8 @@
 #include "engine/graph/suggest.hpp"
 #include "engine/rewrite/errors.hpp"
 #include "engine/rewrite/mode.hpp"
+#include "rw/rw.hpp"
+#include "rw/standard_rules.hpp"
 #include "tools/rwcheck/cli.hpp"
 #include "tools/rwcheck/dot.hpp"
 #include "tools/rwcheck/inner_graphs.hpp"
@@ -168,7 +170,18 @@ void write_defs_json(JsonWriter& json, const std::vector<const OpFromGraph*>& op
 int run_graph(const Options& o, std::ostream& out, std::ostream& err, const CheckEnvironment& env) {
   // The graph first: rules may name its defs, which are registered as ops
   // for them (in a copy of the registry).
-  dsl::LoadResult<dsl::GraphFile> graph = dsl::check_graph(o.graph, *env.ops, env.graph_options);
+  const std::string graph_name = o.graph == "-" ? "<stdin>" : o.graph;
+  dsl::LoadResult<dsl::GraphFile> graph;
+  if (o.graph == "-") {
+    std::string why;
+    std::optional<std::string> text = env.read_stdin ? env.read_stdin(why) : std::nullopt;
+    if (!text)
+      return bad_input(err, fmt::format("cannot read the graph from standard input: {}",
+                                        env.read_stdin ? why : "no standard input"));
+    graph = dsl::check_graph_text(graph_name, std::move(*text), *env.ops, env.graph_options);
+  } else {
+    graph = dsl::check_graph(o.graph, *env.ops, env.graph_options);
+  }
   if (!graph.ok()) {
     err << dsl::render(graph.diagnostics);
     return kExitBadInput;
@@ -264,7 +277,7 @@ int run_graph(const Options& o, std::ostream& out, std::ostream& err, const Chec
   if (o.json) {
     JsonWriter json;
     json.begin_object();
-    json.field("graph", o.graph);
+    json.field("graph", graph_name);
     json.field("mode", mode->name());
     json.field("query", mode->query().to_string());
     json.key("rule_files");
@@ -331,7 +344,7 @@ int run_graph(const Options& o, std::ostream& out, std::ostream& err, const Chec
     json.end_object();
     out << json.str();
   } else {
-    out << fmt::format("graph {}: mode {}, {}\n", o.graph, mode->name(), describe_sources(rules));
+    out << fmt::format("graph {}: mode {}, {}\n", graph_name, mode->name(), describe_sources(rules));
     out << fmt::format("before: {}\n", nodes_text(nodes_before));
     out << format_outputs(before, o.full);
     if (o.trace) out << format_trace(*provenance);
@@ -409,6 +422,12 @@ int run_rwcheck(std::span<const std::string> args, std::ostream& out, std::ostre
       case Command::Help:
         out << help_text();
         return kExitOk;
+      case Command::Version: {
+        const std::optional<std::filesystem::path> dir = standard_rules_dir();
+        out << fmt::format("rwcheck {}\nstandard rule files: {}\n", version(),
+                           dir ? dir->string() : "not installed (the built-in copy is used)");
+        return kExitOk;
+      }
       case Command::Run:
         return run_graph(o, out, err, env);
       case Command::Lint:

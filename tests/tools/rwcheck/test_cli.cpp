@@ -1,6 +1,7 @@
 // rwcheck's command line: parsing, help, and bad input (exit status 2).
 #include <catch2/catch.hpp>
 
+#include "rw/rw.hpp"
 #include "tools/rwcheck/cli.hpp"
 #include "tools/rwcheck/rwcheck_fixtures.hpp"
 
@@ -9,6 +10,7 @@ using rw::check::Command;
 using rw::check::parse_args;
 using rw::test::check_golden;
 using rw::test::pt_environment;
+using rw::test::read_text;
 using rw::test::rwcheck;
 
 namespace {
@@ -145,5 +147,45 @@ TEST_CASE("bad input exits 2 with the error on stderr", "[rwcheck]") {
           "rwcheck: error: --why-not: no rule `sofplus` in 6 rules from "
           "examples/rules/canonicalize.rules, examples/rules/stabilize.rules; did you mean "
           "`softplus`?\n");
+  }
+}
+
+TEST_CASE("--version names the version and the installed rule files", "[rwcheck]") {
+  const auto r = rwcheck({"--version"}, pt_environment());
+  CHECK(r.status == 0);
+  CHECK(r.err.empty());
+  CHECK(r.out.starts_with(std::string("rwcheck ") + rw::version() + "\nstandard rule files: "));
+  CHECK(parse({"--trace", "--version", "x.graph"}).command == Command::Version);
+  CHECK_THROWS_AS(parse({"--version=1"}), CliError);
+}
+
+TEST_CASE("the graph `-` is read from standard input", "[rwcheck]") {
+  rw::check::CheckEnvironment env = pt_environment();
+  const std::string text = read_text("examples/softplus.graph");
+  env.read_stdin = [&](std::string&) { return std::optional<std::string>(text); };
+  const auto r = rwcheck({"--rules", "examples/rules", "-"}, env);
+  CHECK(r.status == 0);
+  const auto file = rwcheck({"--rules", "examples/rules", "examples/softplus.graph"}, env);
+  // The same report, the graph called <stdin>.
+  CHECK(r.out.starts_with("graph <stdin>: mode fast_run, 6 rules from "));
+  CHECK(r.out.substr(r.out.find('\n')) == file.out.substr(file.out.find('\n')));
+  const auto json = rwcheck({"--json", "--rules", "examples/rules", "-"}, env);
+  CHECK(json.out.find("\"graph\": \"<stdin>\",") != std::string::npos);
+
+  SECTION("errors in it are located in <stdin>") {
+    env.read_stdin = [](std::string&) { return std::optional<std::string>("input x f64[?]\noutput lgo(x)\n"); };
+    const auto bad = rwcheck({"--rules", "examples/rules", "-"}, env);
+    CHECK(bad.status == 2);
+    CHECK(bad.err.starts_with("<stdin>:2:"));
+  }
+  SECTION("standard input that cannot be read") {
+    env.read_stdin = [](std::string& why) {
+      why = "larger than 1 GiB";
+      return std::optional<std::string>();
+    };
+    const auto bad = rwcheck({"--rules", "examples/rules", "-"}, env);
+    CHECK(bad.status == 2);
+    CHECK(bad.err ==
+          "rwcheck: error: cannot read the graph from standard input: larger than 1 GiB\n");
   }
 }
