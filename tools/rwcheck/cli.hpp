@@ -18,6 +18,14 @@ class CliError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// Bad input that is not a usage error (a directory without rule files):
+/// rwcheck prints `rwcheck: error: <message>`, without the pointer to
+/// --help, and exits with status 2.
+class InputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 /// What rwcheck was asked to do.
 enum class Command : std::uint8_t {
   Run,     ///< rewrite a graph and report (the default)

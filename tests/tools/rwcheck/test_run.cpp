@@ -274,7 +274,8 @@ TEST_CASE("the built executable behaves as the library entry point", "[rwcheck]"
     WARN("tools are not built; skipping " << exe.string());
     return;
   }
-  const std::string cmd = "cd '" RW_SOURCE_DIR "' && '" + exe.string() +
+  // A UTF-8 locale whatever the caller's (C.UTF-8 is built into glibc).
+  const std::string cmd = "cd '" RW_SOURCE_DIR "' && LC_ALL=C.UTF-8 '" + exe.string() +
                           "' --rules examples/rules --trace examples/softplus.graph";
   FILE* pipe = popen(cmd.c_str(), "r");
   REQUIRE(pipe);
@@ -290,6 +291,16 @@ TEST_CASE("the built executable behaves as the library entry point", "[rwcheck]"
 
   const std::string bad = "'" + exe.string() + "' --trce x.graph 2>/dev/null";
   CHECK(WEXITSTATUS(std::system(bad.c_str())) == 2);
+
+  // Under the C locale, the tree is drawn in ASCII.
+  const std::string c_locale = "cd '" RW_SOURCE_DIR "' && LC_ALL=C '" + exe.string() +
+                               "' --rules examples/rules examples/softplus.graph";
+  pipe = popen(c_locale.c_str(), "r");
+  REQUIRE(pipe);
+  std::string ascii;
+  for (std::size_t n; (n = fread(buf, 1, sizeof buf, pipe)) > 0;) ascii.append(buf, n);
+  pclose(pipe);
+  CHECK(ascii.find(" |- log1p [id D] <f64[?]>\n |  `- y [id E] <f64[?]>\n") != std::string::npos);
 }
 
 TEST_CASE("a pass stopped by a limit is reported and exits 1", "[rwcheck]") {
