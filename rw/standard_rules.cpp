@@ -39,29 +39,49 @@ dsl::LoadResult<dsl::LoadedRules> load_standard_rules_into(
 namespace {
 
 struct StandardRules {
-  std::shared_ptr<RewriteDB> db;
+  std::shared_ptr<SequenceDB> db;
   dsl::LoadedRules rules;
 };
 
+StandardRules make_default() {
+  std::shared_ptr<SequenceDB> db = make_standard_db();
+  register_op_from_graph_rewrites(*db);
+  register_fast_run_rewrites(*db);
+  register_simplify_rewrites(*db);
+  register_canonizers(*db);
+  register_reduce_rewrites(*db);
+  register_shape_rewrites(*db);
+  register_subtensor_rewrites(*db);
+  const dsl::PredicateRegistry predicates;
+  dsl::LoadedRules rules = load_standard_rules_into(*db, standard_registry(), predicates).take();
+  return StandardRules{std::move(db), std::move(rules)};
+}
+
 const StandardRules& standard() {
-  static const StandardRules state = [] {
-    std::shared_ptr<SequenceDB> db = make_standard_db();
-    register_op_from_graph_rewrites(*db);
-    register_fast_run_rewrites(*db);
-    register_simplify_rewrites(*db);
-    register_canonizers(*db);
-    register_reduce_rewrites(*db);
-    register_shape_rewrites(*db);
-    register_subtensor_rewrites(*db);
-    const dsl::PredicateRegistry predicates;
-    dsl::LoadedRules rules =
-        load_standard_rules_into(*db, standard_registry(), predicates).take();
-    return StandardRules{std::move(db), std::move(rules)};
-  }();
+  static const StandardRules state = make_default();
   return state;
 }
 
 }  // namespace
+
+std::shared_ptr<SequenceDB> make_default_db() { return make_default().db; }
+
+Mode default_mode_with_rules(std::span<const std::filesystem::path> files) {
+  std::shared_ptr<SequenceDB> db = make_default_db();
+  const dsl::PredicateRegistry predicates;
+  std::vector<dsl::Diagnostic> diagnostics;
+  for (const std::filesystem::path& f : files) {
+    dsl::LoadResult<dsl::LoadedRules> r =
+        dsl::check_rules_into(*db, f.string(), standard_registry(), predicates);
+    diagnostics.insert(diagnostics.end(), r.diagnostics.begin(), r.diagnostics.end());
+  }
+  if (dsl::count_errors(diagnostics) > 0) throw dsl::LoadError(std::move(diagnostics));
+  return Mode::fast_run(db);
+}
+
+Mode default_mode_with_rules(const std::filesystem::path& file) {
+  return default_mode_with_rules(std::span(&file, 1));
+}
 
 std::optional<std::filesystem::path> standard_rules_dir() {
   namespace fs = std::filesystem;

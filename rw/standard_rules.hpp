@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <span>
 
 #include "engine/dsl/diagnostic.hpp"
 #include "engine/dsl/predicates.hpp"
@@ -25,6 +26,27 @@ inline constexpr const char* kStandardRulesRoot = "<standard rule library>";
 /// standard_registry().
 dsl::LoadResult<dsl::LoadedRules> load_standard_rules_into(
     RewriteDB& db, const OpRegistry& ops, const dsl::PredicateRegistry& predicates);
+
+/// A new, mutable database holding what standard_db() holds (the embedded
+/// rule library, the C++ rewriters, fusion, GEMM, in place), to add rules
+/// or rewriters to before building a mode over it:
+///
+///     auto db = rw::make_default_db();
+///     rw::dsl::load_rules_into(*db, "mine.rules", rw::standard_registry(),
+///                              rw::dsl::PredicateRegistry{});
+///     rw::Mode mode = rw::Mode::fast_run(db);
+///
+/// Each call loads the rule library anew (a few milliseconds).
+std::shared_ptr<SequenceDB> make_default_db();
+
+/// default_mode() over make_default_db() with the rule files `files` loaded
+/// after the standard rules, each on its own, in order: "the default
+/// pipeline plus my rules" in one call,
+/// `rw::function({x}, {y}, {}, rw::default_mode_with_rules("mine.rules"))`.
+/// A file with any error loads nothing, and neither does the call: it throws
+/// dsl::LoadError with every diagnostic (`mine.rules:3:7: error: …`).
+Mode default_mode_with_rules(std::span<const std::filesystem::path> files);
+Mode default_mode_with_rules(const std::filesystem::path& file);
 
 /// The standard rewrite database: make_standard_db() with the embedded rule
 /// library loaded over standard_registry(), the inlining of OpFromGraph

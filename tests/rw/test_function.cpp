@@ -2,6 +2,8 @@
 // given another mode, and the rewritten function computes the same values.
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <limits>
 #include <set>
 #include <string>
@@ -180,4 +182,59 @@ TEST_CASE("integer constants stay exact end to end", "[rw]") {
   // A large integer next to a small integer type still picks a type that holds it.
   const rw::Var i8 = rw::scalar("i", rw::DType::Int8);
   CHECK((i8 + odd)->tensor_type()->dtype() == rw::DType::Int64);
+}
+
+namespace {
+// A rule file in the temporary folder.
+std::filesystem::path write_rules(const std::string& name, const std::string& text) {
+  const std::filesystem::path path = std::filesystem::temp_directory_path() / name;
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+}  // namespace
+
+TEST_CASE("make_default_db is a new, mutable copy of the standard database", "[rw]") {
+  std::shared_ptr<rw::SequenceDB> db = rw::make_default_db();
+  CHECK(db != rw::make_default_db());
+  const rw::Mode mode = rw::Mode::fast_run(db);
+  CHECK(db->selected_names(mode.query()) ==
+        rw::standard_db()->selected_names(rw::default_mode().query()));
+  rw::dsl::load_rules_text_into(*db, "mine.rules",
+                                "ruleset extra tags(canonicalize, fast_run)\n"
+                                "rule cosh_as_exp: cosh(x) => (exp(x) + exp(-x)) / 2\n",
+                                rw::standard_registry(), rw::dsl::PredicateRegistry{});
+  const auto names = db->selected_names(mode.query());
+  CHECK(std::find(names.begin(), names.end(), "canonicalize/cosh_as_exp") != names.end());
+  const auto standard = rw::standard_db()->selected_names(rw::default_mode().query());
+  CHECK(std::find(standard.begin(), standard.end(), "canonicalize/cosh_as_exp") ==
+        standard.end());
+}
+
+TEST_CASE("default_mode_with_rules: the default pipeline plus rule files, in one call", "[rw]") {
+  const auto rules = write_rules("rw_cosh_as_exp.rules",
+                                 "ruleset extra tags(canonicalize, fast_run)\n"
+                                 "rule cosh_as_exp: cosh(x) => (exp(x) + exp(-x)) / 2\n");
+  auto x = rw::vector("x", rw::f64);
+  const rw::Var y = rw::cosh(x);
+  rw::FunctionGraph plain({x}, {y}), mine({x}, {y});
+  rw::default_mode().rewrite(plain);
+  rw::default_mode_with_rules(rules).rewrite(mine);
+  CHECK(rw::to_infix(plain.outputs()[0]).find("cosh") != std::string::npos);
+  CHECK(rw::to_infix(mine.outputs()[0]).find("cosh") == std::string::npos);
+  CHECK(rw::to_infix(mine.outputs()[0]).find("exp") != std::string::npos);
+  rw::Function f = rw::function({x}, {y}, {}, rw::default_mode_with_rules(rules));
+  const auto [v] = f(rw::Tensor::from({0.0, 1.0, -2.0}));
+  CHECK(v.to_string() == rw::Tensor::from({1.0, std::cosh(1.0), std::cosh(-2.0)}).to_string());
+
+  SECTION("a file with errors loads nothing and says where") {
+    const auto bad = write_rules("rw_bad.rules", "ruleset extra tags(canonicalize)\n"
+                                                 "rule bad: cosh(x) => lgo(x)\n");
+    try {
+      rw::default_mode_with_rules(std::vector<std::filesystem::path>{rules, bad});
+      FAIL("no LoadError");
+    } catch (const rw::dsl::LoadError& e) {
+      CHECK(std::string(e.what()).find(bad.string() + ":2:22: error: unknown op `lgo`") !=
+            std::string::npos);
+    }
+  }
 }

@@ -17,7 +17,7 @@ const std::vector<std::string>& known_options() {
   static const std::vector<std::string> names = {
       "--rules",   "--mode",     "--include", "--exclude", "--trace",  "--json", "--why-not",
       "--profile", "--no-times", "--dot",     "--seed",    "--trials", "--rule", "--help",
-      "--expand-ofg", "--strict", "--full", "--version"};
+      "--expand-ofg", "--strict", "--full", "--version", "--add-rules"};
   return names;
 }
 
@@ -82,6 +82,9 @@ Options parse_args(std::span<const std::string> args) {
     } else if (name == "--rules") {
       only(run, "`rwcheck GRAPH`; `lint` and `verify` take rule files as arguments");
       o.rules.push_back(value());
+    } else if (name == "--add-rules") {
+      only(run, "`rwcheck GRAPH`");
+      o.add_rules.push_back(value());
     } else if (name == "--mode") {
       only(run, "`rwcheck GRAPH`");
       o.mode = value();
@@ -163,6 +166,8 @@ without them, lint and verify check the built-in rules.
 
 options of `rwcheck GRAPH`:
   --rules PATH      load these rule files instead of the built-in rules (repeatable)
+  --add-rules PATH  load these rule files after the built-in rules, or after the
+                    --rules files (repeatable)
   --mode NAME       the pipeline: fast_run (default), fast_compile, stabilize, merge, none
   --include TAG     also run the entries tagged TAG (repeatable)
   --exclude TAG     leave out the entries tagged TAG (repeatable)

@@ -41,6 +41,9 @@ struct Options {
   /// `--rules PATH`, repeatable (Run); the positional paths (Lint, Verify;
   /// none: the built-in rules).
   std::vector<std::string> rules;
+  /// `--add-rules PATH`, repeatable (Run): loaded after the built-in rules
+  /// (or after the --rules files).
+  std::vector<std::string> add_rules;
   /// The graph file (Run); `-` is standard input.
   std::string graph;
   /// `--mode NAME` (fast_run, fast_compile, none, merge, stabilize).

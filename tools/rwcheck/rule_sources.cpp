@@ -59,7 +59,7 @@ RuleSetLoad load_rule_set(const CheckEnvironment& env, const std::vector<std::st
     }
     out.diagnostics.insert(out.diagnostics.end(), r.diagnostics.begin(), r.diagnostics.end());
   };
-  if (files.empty() && use_builtin && env.load_builtin)
+  if (use_builtin && env.load_builtin)
     take(env.load_builtin(*out.set.db, *env.ops, env.predicates), env.builtin_name);
   for (const std::string& f : files)
     take(dsl::check_rules_into(*out.set.db, f, *env.ops, env.predicates), f);

@@ -50,8 +50,8 @@ struct RuleSetLoad {
   std::vector<dsl::Diagnostic> diagnostics;
 };
 
-/// Loads `files` (or, when empty and `use_builtin`, the environment's
-/// built-in rules) into a fresh database of `env`.
+/// Loads the environment's built-in rules (with `use_builtin`), then
+/// `files`, into a fresh database of `env`.
 RuleSetLoad load_rule_set(const CheckEnvironment& env, const std::vector<std::string>& files,
                           bool use_builtin);
 

@@ -241,7 +241,11 @@ int run_graph(const Options& o, std::ostream& out, std::ostream& err, const Chec
     env_with_defs.ops = &ops_with_defs;
     use = &env_with_defs;
   }
-  RuleSetLoad load = load_rule_set(*use, rule_files(o.rules), /*use_builtin=*/true);
+  // --rules replaces the built-in rules; --add-rules adds to either.
+  std::vector<std::string> files = rule_files(o.rules);
+  const std::vector<std::string> added = rule_files(o.add_rules);
+  files.insert(files.end(), added.begin(), added.end());
+  RuleSetLoad load = load_rule_set(*use, files, /*use_builtin=*/o.rules.empty());
   if (!load.diagnostics.empty()) {
     err << render_diagnostics(load.diagnostics);
     return kExitBadInput;

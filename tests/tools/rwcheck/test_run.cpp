@@ -265,7 +265,7 @@ TEST_CASE("the examples of docs/rwcheck.md print what the page shows", "[rwcheck
     CHECK(r.out + r.err == expected);
     ++blocks;
   }
-  CHECK(blocks == 10);
+  CHECK(blocks == 11);
 }
 
 TEST_CASE("the built executable behaves as the library entry point", "[rwcheck]") {
@@ -459,4 +459,37 @@ TEST_CASE("the outputs are capped at 100 lines, and --full lifts the cap", "[rwc
   CHECK(count_of(full.out, "  output 149: ") == 2);
   CHECK(full.out.find("more outputs") == std::string::npos);
   std::filesystem::remove(graph);
+}
+
+TEST_CASE("--add-rules loads files after the built-in rules or the --rules files", "[rwcheck]") {
+  const std::string add = "tests/tools/rwcheck/golden/add.rules";
+  const std::string graph = "tests/tools/rwcheck/golden/cosh.graph";
+  const auto r = rwcheck({"--add-rules", add, "--trace", graph}, rw::test::standard_environment());
+  CHECK(r.status == 0);
+  CHECK(r.out.starts_with("graph " + graph + ": mode fast_run, 135 rules from "
+                          "<standard rule library>, " + add + "\n"));
+  CHECK(r.out.find("  [1] canonicalize / cosh_as_exp\n") != std::string::npos);
+  // A standard rule worked on what the added one made.
+  CHECK(r.out.find("specialize / div_by_constant\n") != std::string::npos);
+  // With --rules, added to those files instead.
+  const auto with = rwcheck({"--rules", "examples/rules", "--add-rules", add, graph},
+                            rw::test::standard_environment());
+  CHECK(with.out.starts_with("graph " + graph + ": mode fast_run, 7 rules from "
+                             "examples/rules/canonicalize.rules, "
+                             "examples/rules/stabilize.rules, " + add + "\n"));
+  CHECK(with.out.find("output 0: (exp(x) + exp(-x)) / 2.0\n") != std::string::npos);
+
+  SECTION("a bad file loads nothing and is located") {
+    const auto bad = rwcheck({"--add-rules", "tests/tools/rwcheck/golden/bad.rules", graph},
+                             rw::test::standard_environment());
+    CHECK(bad.status == 2);
+    CHECK(bad.out.empty());
+    CHECK(bad.err.starts_with("tests/tools/rwcheck/golden/bad.rules:"));
+    CHECK(bad.err.find(": error: ") != std::string::npos);
+  }
+  SECTION("only for rwcheck GRAPH") {
+    const auto lint = rwcheck({"lint", "--add-rules", add}, rw::test::standard_environment());
+    CHECK(lint.status == 2);
+    CHECK(lint.err.starts_with("rwcheck: error: `--add-rules` is an option of `rwcheck GRAPH`"));
+  }
 }
