@@ -130,8 +130,8 @@ TEST_CASE("an MLP's gradient is the same with and without the standard rewrites"
   for (const Var& p : params) ins.push_back(p);
   std::vector<Var> outs{loss};
   outs.insert(outs.end(), grads.begin(), grads.end());
-  auto db = rw::make_standard_db();
-  const rw::Mode mode = rw::Mode::fast_run(db);
+  // What rw::function runs: the standard rules, fusion, GEMM, in place.
+  const rw::Mode mode = rw::default_mode();
   auto plain = run(ins, outs, values_in);
   auto rewritten = run(ins, outs, values_in, [mode](rw::FunctionGraph& fg) { mode.rewrite(fg); });
   REQUIRE(plain.size() == rewritten.size());
