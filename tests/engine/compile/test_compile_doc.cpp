@@ -6,11 +6,9 @@
 #include <cmath>
 
 #include "support/doc_snippets.hpp"
-#include "support/toy_ops.hpp"
 
-// The toy elementwise ops (add, mul, exp, neg, fvec, fconst…) stand in for
-// the standard Op library in the examples.
-using namespace rw::test;
+using rw::test::markdown_cpp_blocks;
+using rw::test::source_snippet;
 
 namespace {
 
@@ -34,8 +32,8 @@ std::vector<double> values(const rw::Tensor& t) {
 
 TEST_CASE("docs/compile.md: compiling and calling", "[compile]") {
   // [doc:basic]
-  rw::Var x = fvec("x"), y = fvec("y");
-  rw::Function f = rw::function({x, y}, {add(x, y), exp(x)});
+  rw::Var x = rw::vector("x"), y = rw::vector("y");
+  rw::Function f = rw::function({x, y}, {x + y, rw::exp(x)});
   auto [sum, e] = f(rw::Tensor::from({1.0, 2.0}), rw::Tensor::from({10.0, 20.0}));
   // sum: [11. 22.]   e: [2.71828 7.38906]
   // [/doc:basic]
@@ -44,9 +42,9 @@ TEST_CASE("docs/compile.md: compiling and calling", "[compile]") {
   require_on_page("basic");
 
   // [doc:call_types]
-  rw::Function one = rw::function({x}, exp(x));            // one(a) is a Tensor
-  rw::Function two = rw::function({x}, {exp(x), neg(x)});  // two(a) is a std::array<Tensor, 2>
-  std::vector<rw::Var> outputs = {exp(x), neg(x), x};
+  rw::Function one = rw::function({x}, rw::exp(x));        // one(a) is a Tensor
+  rw::Function two = rw::function({x}, {rw::exp(x), -x});  // two(a) is a std::array<Tensor, 2>
+  std::vector<rw::Var> outputs = {rw::exp(x), -x, x};
   rw::Function many = rw::function({x}, outputs);          // many(a) is a std::vector<Tensor>
   rw::Function<> any = two;                                // any function converts to this form
   // [/doc:call_types]
@@ -61,9 +59,9 @@ TEST_CASE("docs/compile.md: compiling and calling", "[compile]") {
 
 TEST_CASE("docs/compile.md: inputs", "[compile]") {
   // [doc:inputs]
-  rw::Var x = fvec("x"), scale = ftensor("scale", {});
+  rw::Var x = rw::vector("x"), scale = rw::scalar("scale");
   rw::Function f = rw::function({x, rw::In(scale).with_default(rw::Tensor::scalar(2.0))},
-                                mul(x, scale), {.name = "scaled"});
+                                x * scale, {.name = "scaled"});
   rw::Tensor doubled = f(rw::Tensor::from({1.0, 2.0}));                          // [2. 4.]
   rw::Tensor tripled = f(rw::Tensor::from({1.0, 2.0}), rw::Tensor::scalar(3.0));  // [3. 6.]
   rw::Tensor from_ints = f(rw::Tensor::from({1, 2}));  // int32 converts to float64 losslessly
@@ -83,9 +81,9 @@ TEST_CASE("docs/compile.md: inputs", "[compile]") {
 TEST_CASE("docs/compile.md: shared variables and updates", "[compile]") {
   // [doc:shared]
   rw::Shared w = rw::shared("w", rw::Tensor::from({1.0, 1.0}));
-  rw::Var g = fvec("g");
-  rw::Var lr = fconst(0.5);
-  rw::Function step = rw::function({g}, mul(w, w), {.updates = {{w, sub(w, mul(lr, g))}}});
+  rw::Var g = rw::vector("g");
+  rw::Var lr = rw::constant(0.5);
+  rw::Function step = rw::function({g}, w * w, {.updates = {{w, w - lr * g}}});
   rw::Tensor before = step(rw::Tensor::from({0.2, 0.4}));  // w * w with w = [1. 1.]: [1. 1.]
   rw::Tensor now = w.get_value();                          // [0.9 0.8]
   w.set_value(rw::Tensor::from({3.0}));                    // another length: fine, f64[?]
@@ -115,8 +113,8 @@ TEST_CASE("docs/compile.md: the rewrite hook", "[compile]") {
         fg.replace(node->output(0), inner->input(0), "cancel_double_neg");
     }
   };
-  rw::Var x = fvec("x");
-  rw::Function f = rw::compile_function({x}, exp(neg(neg(x))), {.rewrite = cancel_double_neg});
+  rw::Var x = rw::vector("x");
+  rw::Function f = rw::compile_function({x}, rw::exp(-(-x)), {.rewrite = cancel_double_neg});
   // f.schedule() is one node: exp
   // [/doc:rewrite]
   REQUIRE(f.schedule().size() == 1);
@@ -127,8 +125,8 @@ TEST_CASE("docs/compile.md: the rewrite hook", "[compile]") {
 
 TEST_CASE("docs/compile.md: profiling", "[compile]") {
   // [doc:profile]
-  rw::Var x = fvec("x");
-  rw::Function f = rw::function({x}, exp(exp(exp(x))), {.profile = true});
+  rw::Var x = rw::vector("x");
+  rw::Function f = rw::compile_function({x}, rw::exp(rw::exp(rw::exp(x))), {.profile = true});
   f(rw::Tensor::zeros({1000}));
   const rw::FunctionProfile& p = *f.profile();
   // p.last_peak_buffers == 2: exp(x) is released once exp(exp(x)) is computed,
