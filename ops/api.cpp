@@ -515,6 +515,11 @@ Var gemv(const Var& y, const Operand& alpha, const Var& a, const Var& x, const O
   return (*op)({y, alpha.resolve(d), a, x, beta.resolve(d)});
 }
 
+Var dot22scalar(const Var& x, const Var& y, const Operand& alpha) {
+  static const OpPtr op = std::make_shared<Dot22Scalar>();
+  return (*op)({x, y, alpha.resolve(dtype_of_var(x))});
+}
+
 Var ger(const Var& a, const Operand& alpha, const Var& x, const Var& y) {
   static const OpPtr op = std::make_shared<Ger>();
   return (*op)({a, alpha.resolve(dtype_of_var(a)), x, y});

@@ -348,6 +348,8 @@ Var outer(const Var& x, const Var& y);
 Var gemm(const Var& z, const Operand& alpha, const Var& x, const Var& y, const Operand& beta);
 /// alpha * a @ x + beta * y for a float matrix a and vectors x, y (BLAS gemv).
 Var gemv(const Var& y, const Operand& alpha, const Var& a, const Var& x, const Operand& beta);
+/// alpha * x @ y for float matrices x, y (PyTensor's Dot22Scalar).
+Var dot22scalar(const Var& x, const Var& y, const Operand& alpha);
 /// a + alpha * outer(x, y) for a float matrix a and vectors x, y (BLAS ger).
 Var ger(const Var& a, const Operand& alpha, const Var& x, const Var& y);
 /// Softmax and log-softmax along `axis`.
@@ -370,6 +372,7 @@ using api::dot;
 using api::fill;
 using api::gemm;
 using api::gemv;
+using api::dot22scalar;
 using api::ger;
 using api::log_softmax;
 using api::matmul;

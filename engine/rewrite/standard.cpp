@@ -32,8 +32,13 @@ std::shared_ptr<SequenceDB> make_standard_db() {
   specialize->add(folding, both);
   db->add(specialize, both, at(position::kSpecialize));
 
-  db->add(std::make_shared<EquilibriumDB>("uncanonicalize"), {"fast_run"},
-          at(position::kUncanonicalize));
+  // Folding here too: a rule of the group may apply an Op to a constant
+  // (dot22scalar's alpha from a broadcast scalar), which would otherwise stay
+  // unfolded until the next pipeline. Its filter turns away any node with an
+  // input that is not constant at a glance.
+  auto uncanonicalize = std::make_shared<EquilibriumDB>("uncanonicalize");
+  uncanonicalize->add(folding, {"fast_run"});
+  db->add(uncanonicalize, {"fast_run"}, at(position::kUncanonicalize));
   db->add(merge("merge2"), {"fast_run", "merge"}, at(position::kMerge2));
   db->add(merge("merge3"), {"fast_run", "merge"}, at(position::kMerge3));
   return db;

@@ -150,6 +150,24 @@ std::vector<Var> Gemv::R_op(const Apply& node, std::span<const Var> ev) const {
   return scaled_dot_r_op(node, ev);
 }
 
+std::vector<Var> Dot22Scalar::L_op(const Apply& node, std::span<const Var> output_grads) const {
+  // out = alpha * x @ y
+  const Var &x = node.input(0), &y = node.input(1), &alpha = node.input(2);
+  const Var& g = output_grads[0];
+  return {for_input(alpha * dot(g, transpose(y)), x), for_input(alpha * dot(transpose(x), g), y),
+          for_input(sum(g * dot(x, y)), alpha)};
+}
+
+std::vector<Var> Dot22Scalar::R_op(const Apply& node, std::span<const Var> ev) const {
+  const Var &x = node.input(0), &y = node.input(1), &alpha = node.input(2);
+  const Var xy_dot = sum_terms({if_given(ev[0], [&](const Var& v) { return dot(v, y); }),
+                                if_given(ev[1], [&](const Var& v) { return dot(x, v); })});
+  Var r = sum_terms({if_given(xy_dot, [&](const Var& v) { return alpha * v; }),
+                     if_given(ev[2], [&](const Var& v) { return v * dot(x, y); })});
+  if (r && var_dtype(r) != var_dtype(node.output(0))) r = cast(r, var_dtype(node.output(0)));
+  return {r};
+}
+
 std::vector<Var> Ger::L_op(const Apply& node, std::span<const Var> output_grads) const {
   // out = a + alpha * outer(x, y)
   const Var &alpha = node.input(1), &x = node.input(2), &y = node.input(3);

@@ -218,6 +218,11 @@ std::map<std::string, Gen> generators() {
     b.in(f64, {3}).in(f64, {}).in(f64, {3, 4}).in(f64, {4}).in(f64, {});
     return b.c;
   };
+  g["dot22scalar"] = [] {
+    Builder b;
+    b.in(f64, {3, 4}).in(f64, {4, 2}).in(f64, {});
+    return b.c;
+  };
   g["ger"] = [] {
     Builder b;
     b.in(f64, {3, 2}).in(f64, {}).in(f64, {3}).in(f64, {2});

@@ -198,6 +198,9 @@ std::map<std::string, Entry> table() {
   t["gemv"] = {{{[](Inputs in) { return rw::gemv(in[0], in[1], in[2], in[3], in[4]); },
                  {uni({2}), Tensor::scalar(0.7), uni({2, 3}), uni({3}), Tensor::scalar(-1.3)}}},
                {}};
+  t["dot22scalar"] = {{{[](Inputs in) { return rw::dot22scalar(in[0], in[1], in[2]); },
+                        {uni({2, 3}), uni({3, 4}), Tensor::scalar(0.7)}}},
+                      {}};
   t["ger"] = {{{[](Inputs in) { return rw::ger(in[0], in[1], in[2], in[3]); },
                 {uni({2, 3}), Tensor::scalar(0.7), uni({2}), uni({3})}}},
               {}};
