@@ -252,7 +252,8 @@ FunctionBase::FunctionBase() = default;
 FunctionBase::FunctionBase(std::vector<In> inputs, std::vector<Var> outputs,
                            FunctionOptions options)
     : core_(std::make_unique<detail::FunctionCore>(
-          make_program(std::move(inputs), std::move(outputs), options), options.profile)) {}
+          make_program(std::move(inputs), std::move(outputs), options), options.profile,
+          options.nan_guard)) {}
 
 FunctionBase::FunctionBase(const FunctionBase& other)
     : core_(other.core_ ? std::make_unique<detail::FunctionCore>(*other.core_) : nullptr) {}
