@@ -4,6 +4,7 @@
 // are checked too; a guarded call that throws changes no shared variable.
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <string>
 
@@ -156,4 +157,43 @@ TEST_CASE("docs/debugging.md: NanGuard", "[nan_guard]") {
       rw::test::markdown_cpp_blocks(RW_SOURCE_DIR "/docs/debugging.md");
   INFO("docs/debugging.md must contain this ```cpp block:\n" << code);
   CHECK(std::find(blocks.begin(), blocks.end(), code) != blocks.end());
+}
+
+namespace {
+/// Sets RW_FLAGS for its lifetime.
+struct FlagsSet {
+  explicit FlagsSet(const char* value) { setenv("RW_FLAGS", value, 1); }
+  ~FlagsSet() { unsetenv("RW_FLAGS"); }
+  FlagsSet(const FlagsSet&) = delete;
+  FlagsSet& operator=(const FlagsSet&) = delete;
+};
+}  // namespace
+
+TEST_CASE("RW_FLAGS turns NanGuard and the profile on without a rebuild", "[nan_guard]") {
+  const Var x = rw::vector("x");
+  const Tensor zero = Tensor::from({0.0});
+  {
+    const FlagsSet flags("nan_guard");
+    auto f = rw::function({x}, {rw::log(x)}, {}, unfused());
+    CHECK_THROWS_AS(f(zero), NanGuardError);
+    // Options that give a guard keep theirs.
+    auto g = rw::function({x}, {rw::log(x)}, guarded({.inf = false}), unfused());
+    CHECK(std::isinf(g(zero)[0].data<double>()[0]));
+  }
+  {
+    const FlagsSet flags(" profile , nan_guard,");
+    auto f = rw::function({x}, {rw::exp(x)}, {}, unfused());
+    f(Tensor::from({1.0}));
+    REQUIRE(f.profile() != nullptr);
+    CHECK(f.profile()->calls == 1);
+  }
+  {
+    const FlagsSet flags("nan_gaurd");
+    CHECK_THROWS_WITH(rw::function({x}, {rw::exp(x)}, {}, unfused()),
+                      "RW_FLAGS: unknown flag `nan_gaurd` (the flags are `nan_guard` and "
+                      "`profile`, separated by commas)");
+  }
+  // Unset: nothing is checked.
+  auto plain = rw::function({x}, {rw::log(x)}, {}, unfused());
+  CHECK(std::isinf(plain(zero)[0].data<double>()[0]));
 }
