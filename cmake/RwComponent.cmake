@@ -15,6 +15,13 @@ function(rw_add_component target)
   endif()
   add_library(${target} ${A_SOURCES})
   add_library(rw::${target} ALIAS ${target})
+  # The headers need C++20: a consumer that sets no standard gets it from
+  # the exported target.
+  target_compile_features(${target} PUBLIC cxx_std_20)
+  # No <target>_EXPORTS define in a shared build (nothing reads it), so the
+  # objects of BUILD_SHARED_LIBS=ON are those of the static build: ccache
+  # serves CI's shared build from the first one.
+  set_target_properties(${target} PROPERTIES DEFINE_SYMBOL "")
   target_include_directories(${target} PUBLIC
     $<BUILD_INTERFACE:${stage}>
     $<INSTALL_INTERFACE:include/rwgraph>)

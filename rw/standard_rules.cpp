@@ -2,8 +2,11 @@
 // resolver that serves them from memory.
 #include "rw/standard_rules.hpp"
 
+#include <cstdlib>
 #include <string>
+#include <system_error>
 #include <utility>
+#include <vector>
 
 #include "engine/compile/op_from_graph.hpp"
 #include "engine/dsl/resolver.hpp"
@@ -59,6 +62,27 @@ const StandardRules& standard() {
 }
 
 }  // namespace
+
+std::optional<std::filesystem::path> standard_rules_dir() {
+  namespace fs = std::filesystem;
+  const auto holds_rules = [](const fs::path& dir) {
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+      if (it->path().extension() == ".rules") return true;
+    return false;
+  };
+  std::vector<fs::path> candidates;
+  if (const char* env = std::getenv("RWGRAPH_RULES_DIR"); env && *env) candidates.emplace_back(env);
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  // <prefix>/bin/program -> <prefix>/share/rwgraph/rules
+  if (!ec && exe.parent_path().filename() == fs::path(RW_INSTALL_BINDIR).filename())
+    candidates.push_back(exe.parent_path().parent_path() / RW_INSTALL_RULES_SUBDIR);
+  candidates.emplace_back(RW_INSTALL_RULES_DIR);
+  for (const fs::path& dir : candidates)
+    if (holds_rules(dir)) return dir.lexically_normal();
+  return std::nullopt;
+}
 
 std::shared_ptr<const RewriteDB> standard_db() { return standard().db; }
 

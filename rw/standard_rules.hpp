@@ -2,7 +2,9 @@
 // library (rules/*.rules) registered — and the default mode over it.
 #pragma once
 
+#include <filesystem>
 #include <memory>
+#include <optional>
 
 #include "engine/dsl/diagnostic.hpp"
 #include "engine/dsl/predicates.hpp"
@@ -31,6 +33,14 @@ dsl::LoadResult<dsl::LoadedRules> load_standard_rules_into(
 /// from any thread), and never changed afterwards; throws dsl::LoadError if
 /// the embedded library does not load, which its tests rule out.
 std::shared_ptr<const RewriteDB> standard_db();
+
+/// The installed files of the standard rule library (`cmake --install` puts
+/// them in `<prefix>/share/rwgraph/rules`), to read, lint or start from; the
+/// library itself loads its embedded copy and never reads them. Looked for,
+/// in order: `$RWGRAPH_RULES_DIR`; `../share/rwgraph/rules` from the running
+/// program's folder (an installed `bin/rwcheck`); the folder the build was
+/// configured to install them to. Nullopt when none holds `*.rules` files.
+std::optional<std::filesystem::path> standard_rules_dir();
 
 /// The rules standard_db() holds: names, groups, patterns, `why_not`.
 const dsl::LoadedRules& standard_rules();

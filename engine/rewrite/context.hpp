@@ -25,14 +25,17 @@ struct RewriteContext {
 
   /// True when someone listens to the trace, so failure reasons are worth building.
   bool tracing() const noexcept { return trace && trace->active(); }
+  /// True when someone listens to attempts (Tried, Failed): failure reasons
+  /// are built and filters do not turn nodes away unseen.
+  bool explaining() const noexcept { return trace && trace->attempts_wanted(); }
   /// Sends an event to the trace's listeners, if any.
   void emit(const TraceEvent& event) const {
     if (tracing()) trace->emit(event);
   }
   /// "Did not apply", with a reason that `make_reason()` builds only when
-  /// someone listens: `return ctx.fail([&] { return fmt::format(...); });`
+  /// someone listens to attempts: `return ctx.fail([&] { return fmt::format(...); });`
   template <class F> RewriteResult fail(F&& make_reason) const {
-    if (!tracing()) return RewriteResult::fail("(reason not recorded: nobody listens)");
+    if (!explaining()) return RewriteResult::fail("(reason not recorded: nobody listens)");
     return RewriteResult::fail_owned(std::string(std::forward<F>(make_reason)()));
   }
 };

@@ -324,7 +324,7 @@ RewriteResult PatternNodeRewriter::run(const FunctionGraph& fgraph, const Apply&
 
 RewriteResult PatternNodeRewriter::transform(FunctionGraph& fgraph, Apply& node,
                                              const RewriteContext& ctx) const {
-  return run(fgraph, node, ctx.tracing());
+  return run(fgraph, node, ctx.explaining());
 }
 
 std::optional<std::string> PatternNodeRewriter::why_not(const FunctionGraph& fgraph,

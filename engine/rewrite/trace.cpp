@@ -121,11 +121,14 @@ void Trace::subscribe(std::shared_ptr<TraceListener> listener) {
   if (!listener) return;
   for (const auto& l : listeners_)
     if (l == listener) return;
+  attempts_wanted_ = attempts_wanted_ || listener->wants_attempts();
   listeners_.push_back(std::move(listener));
 }
 
 void Trace::unsubscribe(const TraceListener& listener) {
   std::erase_if(listeners_, [&](const auto& l) { return l.get() == &listener; });
+  attempts_wanted_ = std::any_of(listeners_.begin(), listeners_.end(),
+                                 [](const auto& l) { return l->wants_attempts(); });
 }
 
 void Trace::emit(const TraceEvent& event) const {

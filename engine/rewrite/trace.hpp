@@ -76,6 +76,11 @@ class TraceListener {
   /// Called for every event, in order. An exception thrown here stops the
   /// rewriting that emitted the event and propagates to its caller.
   virtual void on_event(const TraceEvent& event) = 0;
+  /// Whether it reads Tried and Failed events. When no listener does, the
+  /// drivers send neither, rewriters build no failure reasons and filters
+  /// turn nodes away before a rewriter is tried, as without a trace: a
+  /// listener of replacements only (rwcheck's provenance) costs little more.
+  virtual bool wants_attempts() const { return true; }
 };
 
 /// The listeners of one rewriting run. Drivers check `active()` before they
@@ -88,11 +93,14 @@ class Trace {
   void unsubscribe(const TraceListener& listener);
   /// True when someone listens.
   bool active() const noexcept { return !listeners_.empty(); }
+  /// True when a listener reads Tried and Failed events (wants_attempts).
+  bool attempts_wanted() const noexcept { return attempts_wanted_; }
   /// Sends `event` to every listener, in the order they subscribed.
   void emit(const TraceEvent& event) const;
 
  private:
   std::vector<std::shared_ptr<TraceListener>> listeners_;
+  bool attempts_wanted_ = false;
 };
 
 /// Keeps every event as a line of text (`format_event`).

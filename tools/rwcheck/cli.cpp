@@ -17,7 +17,7 @@ const std::vector<std::string>& known_options() {
   static const std::vector<std::string> names = {
       "--rules",   "--mode",     "--include", "--exclude", "--trace",  "--json", "--why-not",
       "--profile", "--no-times", "--dot",     "--seed",    "--trials", "--rule", "--help",
-      "--expand-ofg", "--strict"};
+      "--expand-ofg", "--strict", "--full", "--version"};
   return names;
 }
 
@@ -74,6 +74,11 @@ Options parse_args(std::span<const std::string> args) {
       flag(unused);
       o.command = Command::Help;
       return o;
+    } else if (name == "--version") {
+      bool unused = false;
+      flag(unused);
+      o.command = Command::Version;
+      return o;
     } else if (name == "--rules") {
       only(run, "`rwcheck GRAPH`; `lint` and `verify` take rule files as arguments");
       o.rules.push_back(value());
@@ -95,6 +100,9 @@ Options parse_args(std::span<const std::string> args) {
     } else if (name == "--expand-ofg") {
       only(run, "`rwcheck GRAPH`");
       flag(o.expand_ofg);
+    } else if (name == "--full") {
+      only(run, "`rwcheck GRAPH`");
+      flag(o.full);
     } else if (name == "--json") {
       only(run, "`rwcheck GRAPH`");
       flag(o.json);
@@ -143,7 +151,8 @@ std::string help_text() {
   return R"(rwcheck: see what rules do to a graph, and check rules.
 
 usage:
-  rwcheck [OPTIONS] GRAPH           rewrite GRAPH (a .graph file) and report
+  rwcheck [OPTIONS] GRAPH           rewrite GRAPH (a .graph file; - reads standard input)
+                                    and report
   rwcheck lint [RULES...]           find rules that are shadowed, undo each other,
                                     grow the graph, or name unknown ops
   rwcheck verify [OPTIONS] [RULES...]
@@ -169,6 +178,8 @@ options of `rwcheck GRAPH`:
                     rules marked with the rule's name
   --expand-ofg      print each OpFromGraph node (a `def` of the graph file) with its
                     inner graph beneath it, instead of each inner graph once at the end
+  --full            print the whole graph: without it, the tree stops after 200 lines
+                    and the outputs after 100, with a count of what was left out
   --json            print one JSON object instead of text (schema: docs/rwcheck.md)
 
 options of `rwcheck verify`:
@@ -177,6 +188,7 @@ options of `rwcheck verify`:
   --rule NAME       verify only this rule
 
   -h, --help        this text
+  --version         the version, and where the standard rule files are installed
 
 exit status:
   0  success: no finding, no counterexample, and the --why-not rule fired

@@ -18,12 +18,21 @@ class CliError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// Bad input that is not a usage error (a directory without rule files):
+/// rwcheck prints `rwcheck: error: <message>`, without the pointer to
+/// --help, and exits with status 2.
+class InputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 /// What rwcheck was asked to do.
 enum class Command : std::uint8_t {
   Run,     ///< rewrite a graph and report (the default)
   Lint,    ///< `rwcheck lint RULES…`
   Verify,  ///< `rwcheck verify RULES…`
   Help,    ///< `--help`
+  Version, ///< `--version`
 };
 
 /// The parsed command line.
@@ -32,7 +41,7 @@ struct Options {
   /// `--rules PATH`, repeatable (Run); the positional paths (Lint, Verify;
   /// none: the built-in rules).
   std::vector<std::string> rules;
-  /// The graph file (Run).
+  /// The graph file (Run); `-` is standard input.
   std::string graph;
   /// `--mode NAME` (fast_run, fast_compile, none, merge, stabilize).
   std::string mode = "fast_run";
@@ -49,6 +58,8 @@ struct Options {
   bool no_times = false;
   /// `--expand-ofg`: OpFromGraph nodes printed with their inner graph in place.
   bool expand_ofg = false;
+  /// `--full`: the whole graph, without the cap on the tree and the outputs.
+  bool full = false;
   /// `--why-not RULE`.
   std::optional<std::string> why_not;
   /// `--dot FILE`.

@@ -2,6 +2,7 @@
 #include "tools/rwcheck/environment.hpp"
 
 #include "engine/compile/op_from_graph.hpp"
+#include "engine/dsl/resolver.hpp"
 #include "engine/rewrite/standard.hpp"
 #include "rw/graph_files.hpp"
 
@@ -16,6 +17,7 @@ CheckEnvironment make_environment(const OpRegistry& ops) {
     return db;
   };
   env.graph_options = graph_file_options();
+  env.read_stdin = [](std::string& why_not) { return dsl::read_file("/dev/stdin", why_not); };
   return env;
 }
 

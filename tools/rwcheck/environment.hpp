@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "engine/dsl/graph_file.hpp"
@@ -35,6 +36,16 @@ struct CheckEnvironment {
   std::string builtin_name = "the built-in rules";
   /// How graph files are loaded: `def` blocks become OpFromGraph.
   dsl::GraphFileOptions graph_options;
+  /// Reads all of standard input (the graph `-`), at most 1 GiB; nullopt
+  /// with `why_not` set when it cannot. Reads `/dev/stdin` by default.
+  std::function<std::optional<std::string>(std::string& why_not)> read_stdin;
+  /// Colour standard output, standard error (style.hpp: the executable sets
+  /// them for a terminal without NO_COLOR); JSON is never coloured.
+  bool color_out = false;
+  bool color_err = false;
+  /// False when the locale is not UTF-8: text is printed in ASCII (`|-` for
+  /// `├─`, `...` for `…`); JSON stays UTF-8.
+  bool utf8 = true;
 };
 
 /// An environment over `ops` with the built-in predicates, the standard

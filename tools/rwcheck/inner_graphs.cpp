@@ -1,7 +1,6 @@
 // Printing OpFromGraph nodes folded or expanded.
 #include "tools/rwcheck/inner_graphs.hpp"
 
-#include <unordered_map>
 #include <unordered_set>
 
 #include <fmt/format.h>
@@ -19,54 +18,24 @@ const OpFromGraph* as_ofg(const Variable& v) {
 }
 
 // debugprint's tree, with the inner graph of each OpFromGraph node under
-// its line. Nested defs recurse once per level of nesting.
-std::string print_expanded(std::span<const Var> outputs) {
-  std::unordered_map<const Variable*, std::size_t> ids;
-  std::unordered_set<const Apply*> expanded;
-  std::string out;
-  struct Item {
-    Variable* var;
-    std::string prefix, connector, child_prefix;
-  };
-  std::vector<Item> stack;
-  for (auto it = outputs.rbegin(); it != outputs.rend(); ++it)
-    stack.push_back({it->get(), "", "", " "});
-  while (!stack.empty()) {
-    Item item = std::move(stack.back());
-    stack.pop_back();
-    const Variable& v = *item.var;
-    const auto id = ids.try_emplace(&v, ids.size()).first->second;
-    out += fmt::format("{}{}{} [id {}] <{}>", item.prefix, item.connector, debug_label(v),
-                       debug_id(id), v.type()->to_string());
-    if (!v.name().empty() && v.owner()) out += " '" + v.name() + "'";
-    const Apply* a = v.owner();
-    if (!a) {
+// its line, marked `┊`. Nested defs recurse once per level of nesting.
+std::string print_expanded(std::span<const Var> outputs, const DebugPrintOptions& options) {
+  DebugPrintOptions o = options;
+  o.below = [&options](const Apply& a) {
+    const auto* op = dynamic_cast<const OpFromGraph*>(&a.op());
+    if (!op) return std::string();
+    const std::string inner = print_expanded(op->inner_outputs(), options);
+    std::string out = "┊ " + def_header(*op) + ":\n";
+    for (std::size_t b = 0; b < inner.size();) {
+      const std::size_t e = inner.find('\n', b);
+      out += "┊ ";
+      out.append(inner, b, e - b);
       out += '\n';
-      continue;
+      b = e + 1;
     }
-    if (!expanded.insert(a).second) {
-      out += " ···\n";
-      continue;
-    }
-    out += '\n';
-    if (const OpFromGraph* op = as_ofg(v)) {
-      const std::string mark = item.child_prefix + (a->num_inputs() ? "│ ┊ " : "  ┊ ");
-      out += mark + def_header(*op) + ":\n";
-      const std::string inner = print_expanded(op->inner_outputs());
-      for (std::size_t b = 0; b < inner.size();) {
-        const std::size_t e = inner.find('\n', b);
-        out += mark + inner.substr(b, e - b) + '\n';
-        b = e + 1;
-      }
-    }
-    const std::size_t n = a->num_inputs();
-    for (std::size_t k = n; k-- > 0;) {
-      const bool last = k + 1 == n;
-      stack.push_back({a->input(k).get(), item.child_prefix, last ? "└─ " : "├─ ",
-                       item.child_prefix + (last ? "   " : "│  ")});
-    }
-  }
-  return out;
+    return out;
+  };
+  return debugprint(outputs, o);
 }
 
 }  // namespace
@@ -98,11 +67,12 @@ std::string def_header(const OpFromGraph& op) {
                      op.is_inline() ? " inline=true" : "");
 }
 
-std::string print_graph(std::span<const Var> outputs, bool expand) {
-  if (expand) return print_expanded(outputs);
-  std::string out = debugprint(outputs);
+std::string print_graph(std::span<const Var> outputs, bool expand,
+                        const DebugPrintOptions& options) {
+  if (expand) return print_expanded(outputs, options);
+  std::string out = debugprint(outputs, options);
   for (const OpFromGraph* op : op_from_graphs(outputs))
-    out += def_header(*op) + ":\n" + debugprint(op->inner_outputs());
+    out += def_header(*op) + ":\n" + debugprint(op->inner_outputs(), options);
   return out;
 }
 

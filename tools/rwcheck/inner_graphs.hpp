@@ -9,6 +9,7 @@
 
 #include "engine/compile/op_from_graph.hpp"
 #include "engine/graph/function_graph.hpp"
+#include "engine/graph/printing.hpp"
 
 namespace rw::check {
 
@@ -23,7 +24,9 @@ std::size_t count_nodes(const FunctionGraph& fgraph, const OpFromGraph& op);
 /// name), and the inner graph of each Op follows the graph once, headed
 /// ``def `name`(params):``. Expanded: below each OpFromGraph node's line,
 /// its inner graph (itself expanded), each line marked `┊`; then its inputs.
-std::string print_graph(std::span<const Var> outputs, bool expand);
+/// Each tree is printed with `options` (its line cap, its indentation limit).
+std::string print_graph(std::span<const Var> outputs, bool expand,
+                        const DebugPrintOptions& options = {});
 
 /// ``def `name`(a f64[], x f64[?]) inline``: how reports introduce an Op's inner graph.
 std::string def_header(const OpFromGraph& op);

@@ -1,5 +1,8 @@
 // rwcheck: see what rules do to a graph, why a rule did not fire, and check
 // rule files (docs/rwcheck.md).
+#include <unistd.h>
+
+#include <cstdlib>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -10,6 +13,7 @@
 #include "rw/registry.hpp"
 #include "rw/standard_rules.hpp"
 #include "tools/rwcheck/rwcheck.hpp"
+#include "tools/rwcheck/style.hpp"
 
 int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
@@ -27,5 +31,10 @@ int main(int argc, char** argv) {
     return rw::load_standard_rules_into(db, ops, predicates);
   };
   env.builtin_name = rw::kStandardRulesRoot;
+  env.color_out = rw::check::color_wanted(isatty(STDOUT_FILENO), std::getenv("NO_COLOR"),
+                                          std::getenv("TERM"));
+  env.color_err = rw::check::color_wanted(isatty(STDERR_FILENO), std::getenv("NO_COLOR"),
+                                          std::getenv("TERM"));
+  env.utf8 = rw::check::locale_is_utf8();
   return rw::check::run_rwcheck(args, std::cout, std::cerr, env);
 }

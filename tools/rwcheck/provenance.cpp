@@ -31,14 +31,14 @@ std::string leaf_or_expr(const Variable& var) {
                      var.type()->to_string());
 }
 
-Provenance::Provenance(std::string failures_of) : watched_(std::move(failures_of)) {}
+Provenance::Provenance(std::string failures_of, bool exprs)
+    : watched_(std::move(failures_of)), exprs_(exprs) {}
 
 NodeId Provenance::add(Apply& node, std::string_view reason) {
   NodeHistory h;
   h.id = nodes_.size() + 1;
   h.node = ApplyRef(&node);
   h.op = std::string(node.op().name());
-  h.expr = node.num_outputs() ? expr_of(*main_output(node)) : h.op;
   if (!reason.empty()) {
     h.created_by = std::string(reason);
     h.created_pass = current_pass();
@@ -129,12 +129,13 @@ void Provenance::on_event(const TraceEvent& e) {
       Firing f;
       f.pass = std::string(e.pass);
       f.rule = std::string(e.rewriter);
+      const bool exprs = exprs_ || f.rule == watched_;
       if (e.old_var) {
-        f.before = leaf_or_expr(*e.old_var);
+        if (exprs) f.before = leaf_or_expr(*e.old_var);
         if (const Apply* owner = e.old_var->owner()) f.before_node = id_of(*owner);
       }
       if (e.new_var) {
-        f.after = leaf_or_expr(*e.new_var);
+        if (exprs) f.after = leaf_or_expr(*e.new_var);
         if (const Apply* owner = e.new_var->owner()) f.after_node = id_of(*owner);
       }
       f.created = std::move(pending_created_);

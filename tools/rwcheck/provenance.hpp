@@ -28,11 +28,10 @@ struct NodeHistory {
   NodeId id = 0;
   /// The node, kept alive so that its address is never reused in the run.
   ApplyRef node;
-  /// Its Op's name (`log`).
+  /// Its Op's name (`log`). Its infix form is Provenance::expr, made when
+  /// asked: printing every node of a deep graph up front cost more than the
+  /// rewriting.
   std::string op;
-  /// The node's default (or first) output in infix form, when first seen
-  /// (its inputs may change later: see Provenance::expr).
-  std::string expr;
   /// The rewriter whose replacement imported it, and the pass it ran in;
   /// empty for a node of the original graph.
   std::string created_by;
@@ -57,7 +56,7 @@ struct Firing {
   std::string pass;
   std::string rule;
   /// The replaced variable's node (none for an input or constant) and its
-  /// infix form before the replacement (`leaf_or_expr`).
+  /// infix form before the replacement (`leaf_or_expr`; see Provenance's `exprs`).
   std::optional<NodeId> before_node;
   std::string before;
   /// The replacement's node (none for an input or constant) and its infix form.
@@ -78,8 +77,10 @@ struct Firing {
 class Provenance final : public Feature, public TraceListener {
  public:
   /// Keeps the last failure reason of the rewriter `failures_of` per node
-  /// (none when empty).
-  explicit Provenance(std::string failures_of = {});
+  /// (none when empty). With `exprs` false, a firing's `before` and `after`
+  /// are left empty except for the firings of `failures_of`: a report that
+  /// prints no firing does not pay for printing them.
+  explicit Provenance(std::string failures_of = {}, bool exprs = true);
 
   /// Numbers the graph's nodes in topological order.
   void on_attach(FunctionGraph& fgraph) override;
@@ -92,6 +93,9 @@ class Provenance final : public Feature, public TraceListener {
                     std::string_view reason) override;
   /// Follows passes, collects firings (and the watched rewriter's failures).
   void on_event(const TraceEvent& event) override;
+  /// Attempts are heard only for the watched rewriter's failures: without
+  /// one, the run's filters and reasons cost what they cost untraced.
+  bool wants_attempts() const override { return !watched_.empty(); }
 
   /// The id of a node seen in the run, or nullopt.
   std::optional<NodeId> id_of(const Apply& node) const;
@@ -116,6 +120,7 @@ class Provenance final : public Feature, public TraceListener {
   std::string current_pass() const;
 
   std::string watched_;
+  bool exprs_;
   std::vector<NodeHistory> nodes_;
   std::unordered_map<const Apply*, NodeId> ids_;
   std::size_t original_ = 0;

@@ -22,9 +22,9 @@ std::vector<std::string> rule_files(const std::vector<std::string>& paths) {
       for (const fs::directory_entry& e : fs::directory_iterator(p, ec))
         if (e.path().extension() == ".rules" && !e.is_directory())
           found.push_back(e.path().string());
-      if (ec) throw CliError(fmt::format("cannot read the directory `{}`: {}", p, ec.message()));
+      if (ec) throw InputError(fmt::format("cannot read the directory `{}`: {}", p, ec.message()));
       if (found.empty())
-        throw CliError(fmt::format("the directory `{}` has no `*.rules` files", p));
+        throw InputError(fmt::format("the directory `{}` has no `*.rules` files", p));
       std::sort(found.begin(), found.end());
       files.insert(files.end(), found.begin(), found.end());
     } else {

@@ -7,6 +7,8 @@
 #include <memory>
 #include <new>
 #include <ostream>
+#include <sstream>
+#include <variant>
 
 #include <fmt/format.h>
 
@@ -15,6 +17,8 @@
 #include "engine/graph/suggest.hpp"
 #include "engine/rewrite/errors.hpp"
 #include "engine/rewrite/mode.hpp"
+#include "rw/rw.hpp"
+#include "rw/standard_rules.hpp"
 #include "tools/rwcheck/cli.hpp"
 #include "tools/rwcheck/dot.hpp"
 #include "tools/rwcheck/inner_graphs.hpp"
@@ -23,12 +27,37 @@
 #include "tools/rwcheck/profile_report.hpp"
 #include "tools/rwcheck/provenance.hpp"
 #include "tools/rwcheck/rule_sources.hpp"
+#include "tools/rwcheck/style.hpp"
 #include "tools/rwcheck/verify.hpp"
 #include "tools/rwcheck/why_not.hpp"
 
 namespace rw::check {
 
 namespace {
+
+// What the text report prints of a big graph without --full: the output
+// stays small whatever the graph, and says what it left out.
+constexpr std::size_t kMaxTreeLines = 200;
+constexpr std::size_t kMaxOutputLines = 100;
+constexpr std::string_view kFullNote = " (--full prints them all)";
+
+std::string format_outputs(const std::vector<std::string>& exprs, bool full) {
+  std::string out;
+  const std::size_t shown = full ? exprs.size() : std::min(exprs.size(), kMaxOutputLines);
+  for (std::size_t k = 0; k < shown; ++k) out += fmt::format("  output {}: {}\n", k, exprs[k]);
+  if (shown < exprs.size())
+    out += fmt::format("  … {} more outputs{}\n", exprs.size() - shown, kFullNote);
+  return out;
+}
+
+DebugPrintOptions tree_options(const Options& o) {
+  DebugPrintOptions p;
+  if (!o.full) {
+    p.max_lines = kMaxTreeLines;
+    p.cut_note = kFullNote;
+  }
+  return p;
+}
 
 std::string describe_sources(const RuleSet& set) {
   std::size_t n = 0;
@@ -110,6 +139,46 @@ void write_why_not_json(JsonWriter& json, const WhyNotReport& r) {
   json.end_object();
 }
 
+// Diagnostics as the rules language renders them; one about no file (a rule
+// file that cannot be opened) is rwcheck's own error, and says so.
+std::string render_diagnostics(std::span<const dsl::Diagnostic> diagnostics) {
+  std::string out;
+  for (const dsl::Diagnostic& d : diagnostics) out += (d.file ? "" : "rwcheck: ") + d.render();
+  return out;
+}
+
+// Every name and tag `--include`/`--exclude` can select: the entries' names
+// and tags at every level of the database.
+void collect_tags(const RewriteDB& db, std::vector<std::string>& out) {
+  for (const RewriteDB::Entry& e : db.entries()) {
+    out.push_back(e.name);
+    out.insert(out.end(), e.tags.begin(), e.tags.end());
+    if (const auto* sub = std::get_if<std::shared_ptr<RewriteDB>>(&e.item); sub && *sub)
+      collect_tags(**sub, out);
+  }
+}
+
+// Refuses a tag no entry has: it would select nothing, silently.
+std::optional<std::string> unknown_tag(const RewriteDB& db, const Options& o) {
+  std::vector<std::string> known{db.name()};
+  collect_tags(db, known);
+  std::sort(known.begin(), known.end());
+  known.erase(std::unique(known.begin(), known.end()), known.end());
+  const auto check = [&](const std::vector<std::string>& tags,
+                         std::string_view option) -> std::optional<std::string> {
+    for (const std::string& t : tags) {
+      if (std::binary_search(known.begin(), known.end(), t)) continue;
+      std::string msg = fmt::format("{}: no entry of the rewrite database is named or tagged `{}`",
+                                    option, t);
+      if (const auto c = closest_name(t, known)) msg += fmt::format("; did you mean `{}`?", *c);
+      return msg;
+    }
+    return std::nullopt;
+  };
+  if (auto m = check(o.include, "--include")) return m;
+  return check(o.exclude, "--exclude");
+}
+
 int bad_input(std::ostream& err, const std::string& message) {
   err << "rwcheck: error: " << message << "\n";
   return kExitBadInput;
@@ -144,9 +213,20 @@ void write_defs_json(JsonWriter& json, const std::vector<const OpFromGraph*>& op
 int run_graph(const Options& o, std::ostream& out, std::ostream& err, const CheckEnvironment& env) {
   // The graph first: rules may name its defs, which are registered as ops
   // for them (in a copy of the registry).
-  dsl::LoadResult<dsl::GraphFile> graph = dsl::check_graph(o.graph, *env.ops, env.graph_options);
+  const std::string graph_name = o.graph == "-" ? "<stdin>" : o.graph;
+  dsl::LoadResult<dsl::GraphFile> graph;
+  if (o.graph == "-") {
+    std::string why;
+    std::optional<std::string> text = env.read_stdin ? env.read_stdin(why) : std::nullopt;
+    if (!text)
+      return bad_input(err, fmt::format("cannot read the graph from standard input: {}",
+                                        env.read_stdin ? why : "no standard input"));
+    graph = dsl::check_graph_text(graph_name, std::move(*text), *env.ops, env.graph_options);
+  } else {
+    graph = dsl::check_graph(o.graph, *env.ops, env.graph_options);
+  }
   if (!graph.ok()) {
-    err << dsl::render(graph.diagnostics);
+    err << render_diagnostics(graph.diagnostics);
     return kExitBadInput;
   }
   OpRegistry ops_with_defs;
@@ -163,7 +243,7 @@ int run_graph(const Options& o, std::ostream& out, std::ostream& err, const Chec
   }
   RuleSetLoad load = load_rule_set(*use, rule_files(o.rules), /*use_builtin=*/true);
   if (!load.diagnostics.empty()) {
-    err << dsl::render(load.diagnostics);
+    err << render_diagnostics(load.diagnostics);
     return kExitBadInput;
   }
   RuleSet& rules = load.set;
@@ -181,6 +261,7 @@ int run_graph(const Options& o, std::ostream& out, std::ostream& err, const Chec
     }
   }
 
+  if (const auto m = unknown_tag(*rules.db, o)) return bad_input(err, *m);
   std::optional<Mode> mode;
   try {
     mode = Mode::named(o.mode, rules.db).including(o.include).excluding(o.exclude);
@@ -194,7 +275,9 @@ int run_graph(const Options& o, std::ostream& out, std::ostream& err, const Chec
   std::vector<std::size_t> def_nodes_before;
   for (const OpFromGraph* op : defs) def_nodes_before.push_back(count_nodes(fg, *op));
 
-  auto provenance = std::make_shared<Provenance>(why_rule ? why_rule->rule->name : "");
+  // The firings' expressions are printed by --trace and --json only.
+  auto provenance = std::make_shared<Provenance>(why_rule ? why_rule->rule->name : "",
+                                                 /*exprs=*/o.trace || o.json);
   fg.attach_feature(provenance);
   Trace trace;
   trace.subscribe(provenance);
@@ -238,7 +321,7 @@ int run_graph(const Options& o, std::ostream& out, std::ostream& err, const Chec
   if (o.json) {
     JsonWriter json;
     json.begin_object();
-    json.field("graph", o.graph);
+    json.field("graph", graph_name);
     json.field("mode", mode->name());
     json.field("query", mode->query().to_string());
     json.key("rule_files");
@@ -305,15 +388,13 @@ int run_graph(const Options& o, std::ostream& out, std::ostream& err, const Chec
     json.end_object();
     out << json.str();
   } else {
-    out << fmt::format("graph {}: mode {}, {}\n", o.graph, mode->name(), describe_sources(rules));
+    out << fmt::format("graph {}: mode {}, {}\n", graph_name, mode->name(), describe_sources(rules));
     out << fmt::format("before: {}\n", nodes_text(nodes_before));
-    for (std::size_t k = 0; k < before.size(); ++k)
-      out << fmt::format("  output {}: {}\n", k, before[k]);
+    out << format_outputs(before, o.full);
     if (o.trace) out << format_trace(*provenance);
     out << fmt::format("after: {}\n", nodes_text(nodes_after));
-    for (std::size_t k = 0; k < after.size(); ++k)
-      out << fmt::format("  output {}: {}\n", k, after[k]);
-    out << print_graph(fg.outputs(), o.expand_ofg);
+    out << format_outputs(after, o.full);
+    out << print_graph(fg.outputs(), o.expand_ofg, tree_options(o));
     if (why) out << format_why_not(*why);
     if (summary) out << format_profile(*summary, !o.no_times);
     if (!report.ok()) {
@@ -343,7 +424,7 @@ int run_lint(const Options& o, std::ostream& out, std::ostream& err, const Check
   diags.insert(diags.end(), findings.begin(), findings.end());
   std::size_t warnings = 0;
   for (const dsl::Diagnostic& d : diags) warnings += d.severity == dsl::Severity::Warning;
-  (errors ? err : out) << dsl::render(diags);
+  (errors ? err : out) << render_diagnostics(diags);
   std::size_t n = 0;
   for (const dsl::LoadedRules& l : load.set.loads) n += l.size();
   out << fmt::format("{} rule{} checked, {} finding{}\n", n, n == 1 ? "" : "s", warnings,
@@ -356,7 +437,7 @@ int run_verify(const Options& o, std::ostream& out, std::ostream& err,
                const CheckEnvironment& env) {
   RuleSetLoad load = load_for_check(o, env);
   if (!load.diagnostics.empty()) {
-    err << dsl::render(load.diagnostics);
+    err << render_diagnostics(load.diagnostics);
     return kExitBadInput;
   }
   if (o.only_rule && !load.set.find(*o.only_rule)) {
@@ -375,9 +456,7 @@ int run_verify(const Options& o, std::ostream& out, std::ostream& err,
   return kExitOk;
 }
 
-}  // namespace
-
-int run_rwcheck(std::span<const std::string> args, std::ostream& out, std::ostream& err,
+int run_command(std::span<const std::string> args, std::ostream& out, std::ostream& err,
                 const CheckEnvironment& env) {
   try {
     const Options o = parse_args(args);
@@ -385,6 +464,12 @@ int run_rwcheck(std::span<const std::string> args, std::ostream& out, std::ostre
       case Command::Help:
         out << help_text();
         return kExitOk;
+      case Command::Version: {
+        const std::optional<std::filesystem::path> dir = standard_rules_dir();
+        out << fmt::format("rwcheck {}\nstandard rule files: {}\n", version(),
+                           dir ? dir->string() : "not installed (the built-in copy is used)");
+        return kExitOk;
+      }
       case Command::Run:
         return run_graph(o, out, err, env);
       case Command::Lint:
@@ -396,6 +481,8 @@ int run_rwcheck(std::span<const std::string> args, std::ostream& out, std::ostre
     err << "rwcheck: error: " << e.what() << "\n";
     err << "run `rwcheck --help` for usage\n";
     return kExitBadInput;
+  } catch (const InputError& e) {
+    return bad_input(err, e.what());
   } catch (const std::bad_alloc&) {
     // Inputs are bounded (file sizes, folding, graph growth), but what they
     // describe may still not fit in this machine's memory: say so, do not abort.
@@ -403,6 +490,28 @@ int run_rwcheck(std::span<const std::string> args, std::ostream& out, std::ostre
     return kExitBadInput;
   }
   return kExitBadInput;
+}
+
+}  // namespace
+
+int run_rwcheck(std::span<const std::string> args, std::ostream& out, std::ostream& err,
+                const CheckEnvironment& env) {
+  if (!env.color_out && !env.color_err && env.utf8) return run_command(args, out, err, env);
+  bool json = false;
+  try {
+    json = parse_args(args).json;
+  } catch (const std::exception&) {
+    // run_command reports it.
+  }
+  std::ostringstream o, e;
+  const int status = run_command(args, o, e, env);
+  const auto styled = [&](std::string text, bool color) {
+    if (!env.utf8) text = to_ascii(text);
+    return color ? colorize(text) : text;
+  };
+  out << (json ? o.str() : styled(o.str(), env.color_out));
+  err << styled(e.str(), env.color_err);
+  return status;
 }
 
 }  // namespace rw::check

@@ -163,12 +163,12 @@ bool NodeProcessor::transform_and_replace(std::uint32_t rank, Apply& node) {
   RewriterStats* st = stats_.empty() ? nullptr : stats_[rank];
   const Timer timer(st);
   if (st) ++st->attempts;
-  const bool tracing = ctx_.tracing();
+  const bool tracing = ctx_.tracing(), explaining = ctx_.explaining();
   TraceEvent e;
-  if (tracing) {
-    e.pass = pass_;
-    e.rewriter = rw.name();
-    e.node = &node;
+  e.pass = pass_;
+  e.rewriter = rw.name();
+  e.node = &node;
+  if (explaining) {
     e.kind = TraceKind::Tried;
     ctx_.trace->emit(e);
   }
@@ -181,7 +181,7 @@ bool NodeProcessor::transform_and_replace(std::uint32_t rank, Apply& node) {
     return record_error(rank, node, err.what());
   }
   if (!result->applied()) {
-    if (tracing) {
+    if (explaining) {
       e.kind = TraceKind::Failed;
       e.message = result->reason();
       ctx_.trace->emit(e);

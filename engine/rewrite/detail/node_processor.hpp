@@ -149,12 +149,12 @@ class NodeProcessor {
   /// Tries rewriter `rank` on `node` (which is in the graph; `glance` is
   /// NodeFilter::glance_at(node)). True when the graph changed; a failure, an
   /// error, a no-change success or a refused replacement leave the graph as
-  /// it was and return false. When nobody listens to the trace, a node the
+  /// it was and return false. When nobody listens to attempts, a node the
   /// rewriter's filter refuses fails here, before `transform` (counted as an
   /// attempt when profiling): most at a glance, in a few compares of
   /// integers the processor keeps side by side, the rest by the filter.
   bool attempt(std::uint32_t rank, Apply& node, const NodeFilter::NodeGlance& glance) {
-    if (!ctx_.tracing() &&
+    if (!ctx_.explaining() &&
         (!glances_[rank].admits(glance) || (filtered_[rank] && !filters_[rank]->accepts(node)))) {
       if (!stats_.empty()) ++stats_[rank]->attempts;
       return false;

@@ -3,6 +3,7 @@
 
 #include "engine/graph/function_graph.hpp"
 #include "engine/graph/printing.hpp"
+#include "support/text_measures.hpp"
 #include "support/toy_ops.hpp"
 
 using namespace rw;
@@ -77,6 +78,80 @@ TEST_CASE("the infix printer's work is bounded by the length it may print", "[gr
   REQUIRE(to_infix(chain[4]) == "exp(-exp(-x))");
   // A shared subexpression prints in full at each use, within the cap.
   Var d = x;
-  for (int i = 0; i < 64; ++i) d = add(d, d);
+  for (int i = 0; i < 20; ++i) d = add(d, d);
   REQUIRE(to_infix(d, 20) == "x + x + (x + x) + (x…");
+}
+
+TEST_CASE("the infix printer elides what is nested past its depth", "[graph]") {
+  // A left-deep sum prints nothing until its innermost operand: printing its
+  // first characters walked the whole chain, for each node of it.
+  Var x = fvec("x"), y = fvec("y");
+  std::vector<Var> chain{x};
+  for (int i = 0; i < 100000; ++i) chain.push_back(add(chain.back(), y));
+  std::size_t elided = 0;
+  for (const Var& v : chain) elided += to_infix(v, 160).starts_with("… + y + y");
+  CHECK(elided == chain.size() - 41);  // nested past max(32, 160 / 4) levels
+  std::string full = "x";
+  for (int i = 0; i < 39; ++i) full += " + y";
+  CHECK(to_infix(chain[39], 160) == full);
+  CHECK(to_infix(chain[41], 160).starts_with("… + y"));
+  // The cut never splits a character: `…` is three bytes of UTF-8.
+  for (std::size_t n = 1; n < 12; ++n) {
+    const std::string s = to_infix(chain.back(), n);
+    CHECK(s.ends_with("…"));
+    CHECK(std::count(s.begin(), s.end(), '\xE2') * 3 ==
+          std::count_if(s.begin(), s.end(), [](char c) { return c & 0x80; }));
+  }
+}
+
+TEST_CASE("debugprint continues a deep tree at the margin", "[graph]") {
+  Var x = fvec("x");
+  Var e = x;
+  for (int i = 0; i < 5; ++i) e = exp(e);
+  DebugPrintOptions o;
+  o.show_types = false;
+  o.max_indent = 2;
+  REQUIRE(debugprint(add(e, e), o) ==
+          "add [id A]\n"
+          " ├─ exp [id B]\n"
+          " │  └─ exp [id C] (continued below)\n"
+          " └─ exp [id B] ···\n"
+          "exp [id C]\n"
+          " └─ exp [id D]\n"
+          "    └─ exp [id E] (continued below)\n"
+          "exp [id E]\n"
+          " └─ exp [id F]\n"
+          "    └─ x [id G]\n");
+  // Width bounded, size linear: 20,000 levels print in about 20,000 lines of
+  // at most max_indent levels (quadratic before: 600 MB).
+  Var deep = x;
+  for (int i = 0; i < 20000; ++i) deep = i % 2 ? exp(deep) : neg(deep);
+  const std::string text = debugprint(deep);
+  CHECK(widest_line(text) <= 32 * 3 + 60);
+  CHECK(text.size() < 20000 * 100);
+  // A line a variable, and the first line of each of the 624 continued
+  // trees (one every 32 levels; `x`, at level 20,000, is a leaf).
+  CHECK(std::count(text.begin(), text.end(), '\n') == 20001 + 624);
+}
+
+TEST_CASE("debugprint stops at its line cap and counts what it left out", "[graph]") {
+  Var x = fvec("x"), y = fvec("y");
+  Var a = exp(x);
+  FunctionGraph fg({x, y}, {mul(a, y), neg(add(a, y))});
+  DebugPrintOptions o;
+  o.show_types = false;
+  o.max_lines = 4;
+  o.cut_note = " (more with --full)";
+  REQUIRE(debugprint(fg, o) ==
+          "mul [id A]\n"
+          " ├─ exp [id B]\n"
+          " │  └─ x [id C]\n"
+          " └─ y [id D]\n"
+          "… 2 more nodes (more with --full)\n");
+  o.max_lines = 5;
+  REQUIRE(debugprint(fg, o).ends_with(" └─ y [id D]\nneg [id E]\n… 1 more node (more with --full)\n"));
+  o.max_lines = 7;
+  REQUIRE(debugprint(fg, o).ends_with("    ├─ exp [id B] ···\n… more lines, of nodes shown above (more with --full)\n"));
+  o.max_lines = 8;
+  REQUIRE(debugprint(fg, o) == debugprint(fg, DebugPrintOptions{.show_types = false}));
 }

@@ -1,7 +1,9 @@
 // rwcheck's command line: parsing, help, and bad input (exit status 2).
 #include <catch2/catch.hpp>
 
+#include "rw/rw.hpp"
 #include "tools/rwcheck/cli.hpp"
+#include "tools/rwcheck/style.hpp"
 #include "tools/rwcheck/rwcheck_fixtures.hpp"
 
 using rw::check::CliError;
@@ -9,6 +11,7 @@ using rw::check::Command;
 using rw::check::parse_args;
 using rw::test::check_golden;
 using rw::test::pt_environment;
+using rw::test::read_text;
 using rw::test::rwcheck;
 
 namespace {
@@ -90,7 +93,7 @@ TEST_CASE("bad input exits 2 with the error on stderr", "[rwcheck]") {
     CHECK(r.status == 2);
     CHECK(r.out.empty());
     CHECK(r.err ==
-          "error: cannot load graph file `examples/missing.graph`: cannot open "
+          "rwcheck: error: cannot load graph file `examples/missing.graph`: cannot open "
           "`examples/missing.graph`: No such file or directory\n");
   }
   SECTION("a missing rule file") {
@@ -102,7 +105,8 @@ TEST_CASE("bad input exits 2 with the error on stderr", "[rwcheck]") {
   SECTION("a directory without rule files") {
     const auto r = rwcheck({"--rules", "docs", "examples/softplus.graph"}, pt_environment());
     CHECK(r.status == 2);
-    CHECK(r.err.starts_with("rwcheck: error: the directory `docs` has no `*.rules` files\n"));
+    // Not a usage error: no pointer to --help.
+    CHECK(r.err == "rwcheck: error: the directory `docs` has no `*.rules` files\n");
   }
   SECTION("a graph file with errors: every diagnostic with its caret") {
     const auto r = rwcheck({"--rules", "examples/rules", "tests/tools/rwcheck/golden/bad.graph"},
@@ -146,4 +150,101 @@ TEST_CASE("bad input exits 2 with the error on stderr", "[rwcheck]") {
           "examples/rules/canonicalize.rules, examples/rules/stabilize.rules; did you mean "
           "`softplus`?\n");
   }
+}
+
+TEST_CASE("--version names the version and the installed rule files", "[rwcheck]") {
+  const auto r = rwcheck({"--version"}, pt_environment());
+  CHECK(r.status == 0);
+  CHECK(r.err.empty());
+  CHECK(r.out.starts_with(std::string("rwcheck ") + rw::version() + "\nstandard rule files: "));
+  CHECK(parse({"--trace", "--version", "x.graph"}).command == Command::Version);
+  CHECK_THROWS_AS(parse({"--version=1"}), CliError);
+}
+
+TEST_CASE("the graph `-` is read from standard input", "[rwcheck]") {
+  rw::check::CheckEnvironment env = pt_environment();
+  const std::string text = read_text("examples/softplus.graph");
+  env.read_stdin = [&](std::string&) { return std::optional<std::string>(text); };
+  const auto r = rwcheck({"--rules", "examples/rules", "-"}, env);
+  CHECK(r.status == 0);
+  const auto file = rwcheck({"--rules", "examples/rules", "examples/softplus.graph"}, env);
+  // The same report, the graph called <stdin>.
+  CHECK(r.out.starts_with("graph <stdin>: mode fast_run, 6 rules from "));
+  CHECK(r.out.substr(r.out.find('\n')) == file.out.substr(file.out.find('\n')));
+  const auto json = rwcheck({"--json", "--rules", "examples/rules", "-"}, env);
+  CHECK(json.out.find("\"graph\": \"<stdin>\",") != std::string::npos);
+
+  SECTION("errors in it are located in <stdin>") {
+    env.read_stdin = [](std::string&) { return std::optional<std::string>("input x f64[?]\noutput lgo(x)\n"); };
+    const auto bad = rwcheck({"--rules", "examples/rules", "-"}, env);
+    CHECK(bad.status == 2);
+    CHECK(bad.err.starts_with("<stdin>:2:"));
+  }
+  SECTION("standard input that cannot be read") {
+    env.read_stdin = [](std::string& why) {
+      why = "larger than 1 GiB";
+      return std::optional<std::string>();
+    };
+    const auto bad = rwcheck({"--rules", "examples/rules", "-"}, env);
+    CHECK(bad.status == 2);
+    CHECK(bad.err ==
+          "rwcheck: error: cannot read the graph from standard input: larger than 1 GiB\n");
+  }
+}
+
+TEST_CASE("--include and --exclude refuse a tag nothing has", "[rwcheck]") {
+  const auto r = rwcheck({"--rules", "examples/rules", "--include", "fast_rn",
+                          "examples/softplus.graph"},
+                         pt_environment());
+  CHECK(r.status == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err ==
+        "rwcheck: error: --include: no entry of the rewrite database is named or tagged "
+        "`fast_rn`; did you mean `fast_run`?\n");
+  const auto ex = rwcheck({"--rules", "examples/rules", "--exclude", "stabilise",
+                           "examples/softplus.graph"},
+                          pt_environment());
+  CHECK(ex.status == 2);
+  CHECK(ex.err.find("--exclude: no entry of the rewrite database is named or tagged "
+                    "`stabilise`; did you mean `stabilize`?") != std::string::npos);
+  // A rule's name selects it, at any level, as a tag does.
+  const auto rule = rwcheck({"--rules", "examples/rules", "--exclude", "softplus",
+                             "examples/softplus.graph"},
+                            pt_environment());
+  CHECK(rule.status == 0);
+  CHECK(rule.out.find("output 0: log1p(exp(x))\n") != std::string::npos);  // log1p_of_add, not softplus
+}
+
+TEST_CASE("colour and ASCII are passes over the text", "[rwcheck]") {
+  using rw::check::color_wanted;
+  CHECK(color_wanted(true, nullptr, "xterm"));
+  CHECK(color_wanted(true, "", "xterm"));  // NO_COLOR empty: as if unset
+  CHECK_FALSE(color_wanted(true, "1", "xterm"));
+  CHECK_FALSE(color_wanted(true, nullptr, "dumb"));
+  CHECK_FALSE(color_wanted(false, nullptr, "xterm"));
+
+  CHECK(rw::check::to_ascii("add [id C]\n ├─ log1p\n │  └─ y ···\nexp(…\xff") ==
+        "add [id C]\n |- log1p\n |  `- y ...\nexp(...?");
+  CHECK(rw::check::colorize("a.rules:3:7: error: unknown op `lgo`\nrule r: lgo(x) => x\n"
+                            "        ^~~\nrwcheck: error: no\n") ==
+        "\x1b[1ma.rules:3:7:\x1b[0m \x1b[1;31merror:\x1b[0m unknown op `lgo`\n"
+        "rule r: lgo(x) => x\n"
+        "        \x1b[1;32m^~~\x1b[0m\n"
+        "\x1b[1mrwcheck:\x1b[0m \x1b[1;31merror:\x1b[0m no\n");
+  // Not a location: left alone.
+  CHECK(rw::check::colorize("output 0: error: x\n") == "output 0: error: x\n");
+
+  rw::check::CheckEnvironment env = pt_environment();
+  env.utf8 = false;
+  const auto ascii = rwcheck({"--rules", "examples/rules", "examples/softplus.graph"}, env);
+  CHECK(ascii.out.find(" |- log1p [id D] <f64[?]>\n |  `- y [id E] <f64[?]>\n") !=
+        std::string::npos);
+  const auto json = rwcheck({"--json", "--rules", "examples/rules", "examples/softplus.graph"}, env);
+  CHECK(json.out == rwcheck({"--json", "--rules", "examples/rules", "examples/softplus.graph"},
+                            pt_environment()).out);
+  env.utf8 = true;
+  env.color_err = true;
+  const auto bad = rwcheck({"--trce", "examples/softplus.graph"}, env);
+  CHECK(bad.err.starts_with("\x1b[1mrwcheck:\x1b[0m \x1b[1;31merror:\x1b[0m unknown option"));
+  CHECK(bad.err.ends_with("run `rwcheck --help` for usage\n"));
 }

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include "engine/graph/function_graph.hpp"
 #include "engine/rewrite/trace.hpp"
@@ -14,9 +15,12 @@
 #include "ops/inplace.hpp"
 #include "tools/rwcheck/json.hpp"
 #include "tools/rwcheck/provenance.hpp"
+#include "support/text_measures.hpp"
 #include "tools/rwcheck/rwcheck_fixtures.hpp"
 
 using rw::test::check_golden;
+using rw::test::count_of;
+using rw::test::widest_line;
 using rw::test::pt_environment;
 using rw::test::read_text;
 using rw::test::rwcheck;
@@ -270,7 +274,8 @@ TEST_CASE("the built executable behaves as the library entry point", "[rwcheck]"
     WARN("tools are not built; skipping " << exe.string());
     return;
   }
-  const std::string cmd = "cd '" RW_SOURCE_DIR "' && '" + exe.string() +
+  // A UTF-8 locale whatever the caller's (C.UTF-8 is built into glibc).
+  const std::string cmd = "cd '" RW_SOURCE_DIR "' && LC_ALL=C.UTF-8 '" + exe.string() +
                           "' --rules examples/rules --trace examples/softplus.graph";
   FILE* pipe = popen(cmd.c_str(), "r");
   REQUIRE(pipe);
@@ -286,6 +291,16 @@ TEST_CASE("the built executable behaves as the library entry point", "[rwcheck]"
 
   const std::string bad = "'" + exe.string() + "' --trce x.graph 2>/dev/null";
   CHECK(WEXITSTATUS(std::system(bad.c_str())) == 2);
+
+  // Under the C locale, the tree is drawn in ASCII.
+  const std::string c_locale = "cd '" RW_SOURCE_DIR "' && LC_ALL=C '" + exe.string() +
+                               "' --rules examples/rules examples/softplus.graph";
+  pipe = popen(c_locale.c_str(), "r");
+  REQUIRE(pipe);
+  std::string ascii;
+  for (std::size_t n; (n = fread(buf, 1, sizeof buf, pipe)) > 0;) ascii.append(buf, n);
+  pclose(pipe);
+  CHECK(ascii.find(" |- log1p [id D] <f64[?]>\n |  `- y [id E] <f64[?]>\n") != std::string::npos);
 }
 
 TEST_CASE("a pass stopped by a limit is reported and exits 1", "[rwcheck]") {
@@ -392,4 +407,56 @@ TEST_CASE("provenance forgets a change of Op the graph refused", "[rwcheck]") {
   CHECK(provenance->firings()[0].before == "exp");
   CHECK(provenance->firings()[0].after == "log");
   CHECK(provenance->nodes()[0].op == "log");
+}
+
+namespace {
+// A graph file of `n` nodes alternating exp and tanh over `x`, each node an
+// output when `every_output` (else only the last), written to a temporary file.
+std::string write_chain(const std::string& name, int n, bool every_output) {
+  std::string text = "input x f64[?]\n";
+  for (int i = 0; i < n; ++i)
+    text += fmt::format("%{} = {}({})\n", i, i % 2 ? "tanh" : "exp",
+                        i ? fmt::format("%{}", i - 1) : std::string("x"));
+  for (int i = every_output ? 0 : n - 1; i < n; ++i) text += fmt::format("output %{}\n", i);
+  const std::filesystem::path path = std::filesystem::temp_directory_path() / name;
+  std::ofstream(path, std::ios::binary) << text;
+  return path.string();
+}
+}  // namespace
+
+TEST_CASE("a big graph's report is capped, and --full prints it linearly", "[rwcheck]") {
+  // 3,000 levels: the report printed 14,000-character lines and 20 MB.
+  const std::string graph = write_chain("rwcheck_chain_3000.graph", 3000, false);
+  const auto r = rwcheck({"--rules", "examples/rules", "--mode", "none", graph},
+                         rw::test::standard_environment());
+  CHECK(r.status == 0);
+  CHECK(r.err.empty());
+  // 200 lines of the tree, of which 6 repeat the head of a continued tree.
+  CHECK(r.out.ends_with("… 2806 more nodes (--full prints them all)\n"));
+  CHECK(r.out.size() < 30000);
+  CHECK(count_of(r.out, " (continued below)\n") == 6);
+
+  const auto full = rwcheck({"--rules", "examples/rules", "--mode", "none", "--full", graph},
+                            rw::test::standard_environment());
+  CHECK(full.status == 0);
+  CHECK(full.out.find("more nodes") == std::string::npos);
+  CHECK(count_of(full.out, "[id ") == 3001 + 3000 / 32);  // x, the nodes, the repeated heads
+  CHECK(widest_line(full.out) < 200);
+  CHECK(full.out.size() < 3000 * 150);
+  std::filesystem::remove(graph);
+}
+
+TEST_CASE("the outputs are capped at 100 lines, and --full lifts the cap", "[rwcheck]") {
+  const std::string graph = write_chain("rwcheck_outputs_150.graph", 150, true);
+  const auto r = rwcheck({"--rules", "examples/rules", "--mode", "none", graph},
+                         rw::test::standard_environment());
+  CHECK(r.status == 0);
+  CHECK(count_of(r.out, "  … 50 more outputs (--full prints them all)\n") == 2);
+  CHECK(r.out.find("  output 99: ") != std::string::npos);
+  CHECK(r.out.find("  output 100: ") == std::string::npos);
+  const auto full = rwcheck({"--rules", "examples/rules", "--mode", "none", "--full", graph},
+                            rw::test::standard_environment());
+  CHECK(count_of(full.out, "  output 149: ") == 2);
+  CHECK(full.out.find("more outputs") == std::string::npos);
+  std::filesystem::remove(graph);
 }
