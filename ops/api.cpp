@@ -9,6 +9,7 @@
 
 #include "engine/graph/errors.hpp"
 #include "ops/detail/util.hpp"
+#include "ops/creation/creation.hpp"
 #include "ops/elemwise/elemwise.hpp"
 #include "ops/indexing/advanced.hpp"
 #include "ops/indexing/subtensor.hpp"
@@ -412,6 +413,84 @@ std::vector<Var> split(const Var& x, const std::vector<Operand>& sizes, std::int
   return std::make_shared<Split>(static_cast<std::int64_t>(sizes.size()), axis)
       ->make_node(in)
       ->outputs();
+}
+
+// ---------------------------------------------------------------------------
+// Creation
+
+Var eye(const Operand& n, const Operand& m, const Operand& k, DType dtype) {
+  const Var in[] = {n.resolve(DType::Int64), m.resolve(DType::Int64), k.resolve(DType::Int64)};
+  return (*std::make_shared<Eye>(dtype))(in);
+}
+
+Var eye(const Operand& n, DType dtype) {
+  const Var nv = n.resolve(DType::Int64);
+  return eye(nv, nv, 0, dtype);
+}
+
+Var identity_like(const Var& x) {
+  if (rank_of(x) != 2)
+    throw TypeError(fmt::format("`identity_like`: x is {}, expected a matrix",
+                                x->type()->to_string()));
+  return eye(shape_i(x, 0), shape_i(x, 1), 0, dtype_of_var(x));
+}
+
+Var tri(const Operand& n, const Operand& m, const Operand& k, DType dtype) {
+  const Var in[] = {n.resolve(DType::Int64), m.resolve(DType::Int64), k.resolve(DType::Int64)};
+  return (*std::make_shared<Tri>(dtype))(in);
+}
+
+Var arange(const Operand& start, const Operand& stop, const Operand& step,
+           std::optional<DType> dtype) {
+  const auto in = resolve_all({&start, &stop, &step});
+  return (*std::make_shared<ARange>(dtype))(in);
+}
+
+Var arange(const Operand& stop) { return arange(0, stop, 1); }
+
+Var linspace(const Operand& start, const Operand& stop, const Operand& num, bool endpoint,
+             std::optional<DType> dtype) {
+  const auto bounds = resolve_all({&start, &stop});
+  const Var in[] = {bounds[0], bounds[1], num.resolve(DType::Int64)};
+  return (*std::make_shared<Linspace>(endpoint, dtype))(in);
+}
+
+Var tril(const Var& x, std::int64_t k) { return (*std::make_shared<TriMask>(false, k))({x}); }
+Var triu(const Var& x, std::int64_t k) { return (*std::make_shared<TriMask>(true, k))({x}); }
+
+Var alloc_diag(const Var& v, std::int64_t k) { return (*std::make_shared<AllocDiag>(k))({v}); }
+
+Var extract_diag(const Var& x, std::int64_t k) {
+  return (*std::make_shared<ExtractDiag>(k))({x});
+}
+
+Var diag(const Var& x, std::int64_t k) {
+  const std::size_t r = rank_of(x);
+  if (r == 1) return alloc_diag(x, k);
+  if (r == 2) return extract_diag(x, k);
+  throw TypeError(fmt::format("`diag`: x is {}, expected a vector or a matrix",
+                              x->type()->to_string()));
+}
+
+Var zeros(const std::vector<Operand>& shape, DType dtype) {
+  return alloc(constant(0.0, dtype), shape);
+}
+
+Var ones(const std::vector<Operand>& shape, DType dtype) {
+  return alloc(constant(1.0, dtype), shape);
+}
+
+Var full(const std::vector<Operand>& shape, const Operand& value, std::optional<DType> dtype) {
+  Var v = dtype ? value.resolve(*dtype) : value.resolve();
+  if (dtype && dtype_of_var(v) != *dtype) v = cast(v, *dtype);
+  return alloc(v, shape);
+}
+
+Var full_like(const Var& x, const Operand& value, std::optional<DType> dtype) {
+  const DType d = dtype.value_or(dtype_of_var(x));
+  Var v = value.resolve(d);
+  if (dtype_of_var(v) != d) v = cast(v, d);
+  return fill(x, v);
 }
 
 // ---------------------------------------------------------------------------

@@ -273,6 +273,44 @@ Var stack(const std::vector<Var>& xs, std::int64_t axis = 0);
 std::vector<Var> split(const Var& x, const std::vector<Operand>& sizes, std::int64_t axis = 0);
 
 // ---------------------------------------------------------------------------
+// Creation. Sizes and offsets are numbers or 0-d integer variables.
+
+/// An n × m matrix (n × n without m) with ones on diagonal k, zeros elsewhere.
+Var eye(const Operand& n, const Operand& m, const Operand& k = 0, DType dtype = DType::Float64);
+Var eye(const Operand& n, DType dtype = DType::Float64);
+/// The identity of x's (matrix) shape and dtype: eye(x.shape[0], x.shape[1]).
+Var identity_like(const Var& x);
+/// An n × m matrix with ones at and below diagonal k, zeros above.
+Var tri(const Operand& n, const Operand& m, const Operand& k = 0, DType dtype = DType::Float64);
+/// start, start + step, … up to but excluding stop; the dtype is `dtype`,
+/// else the bounds' promotion (numbers follow the variables among them).
+Var arange(const Operand& start, const Operand& stop, const Operand& step = 1,
+           std::optional<DType> dtype = std::nullopt);
+/// 0, 1, …, stop - 1.
+Var arange(const Operand& stop);
+/// num evenly spaced values from start to stop (included when `endpoint`).
+Var linspace(const Operand& start, const Operand& stop, const Operand& num = 50,
+             bool endpoint = true, std::optional<DType> dtype = std::nullopt);
+/// x with the elements above (tril) or below (triu) diagonal k of its last
+/// two axes set to zero.
+Var tril(const Var& x, std::int64_t k = 0);
+Var triu(const Var& x, std::int64_t k = 0);
+/// A square matrix with the vector v on diagonal k.
+Var alloc_diag(const Var& v, std::int64_t k = 0);
+/// Diagonal k of the matrix x, as a vector.
+Var extract_diag(const Var& x, std::int64_t k = 0);
+/// NumPy's diag: alloc_diag of a vector, extract_diag of a matrix.
+Var diag(const Var& x, std::int64_t k = 0);
+/// A new tensor of this shape holding zeros, ones, or `value` (alloc of a
+/// 0-d constant); `full` takes value's dtype unless `dtype` is given.
+Var zeros(const std::vector<Operand>& shape, DType dtype = DType::Float64);
+Var ones(const std::vector<Operand>& shape, DType dtype = DType::Float64);
+Var full(const std::vector<Operand>& shape, const Operand& value,
+         std::optional<DType> dtype = std::nullopt);
+/// `value` broadcast to x's shape, in x's dtype unless `dtype` is given.
+Var full_like(const Var& x, const Operand& value, std::optional<DType> dtype = std::nullopt);
+
+// ---------------------------------------------------------------------------
 // Indexing.
 
 /// A slice bound or step: absent, a number, or a 0-d integer variable.
