@@ -18,6 +18,7 @@
 #include "ops/reduce/reduce.hpp"
 #include "ops/shape/alloc.hpp"
 #include "ops/shape/dimshuffle.hpp"
+#include "ops/shape/gather_shape.hpp"
 #include "ops/shape/join.hpp"
 #include "ops/shape/reshape.hpp"
 #include "ops/shape/shape_ops.hpp"
@@ -413,6 +414,77 @@ std::vector<Var> split(const Var& x, const std::vector<Operand>& sizes, std::int
   return std::make_shared<Split>(static_cast<std::int64_t>(sizes.size()), axis)
       ->make_node(in)
       ->outputs();
+}
+
+Var repeat(const Var& x, const Operand& repeats, std::optional<std::int64_t> axis) {
+  const Var in[] = {x, repeats.resolve(DType::Int64)};
+  return (*std::make_shared<Repeat>(axis))(in);
+}
+
+Var tile(const Var& x, std::vector<std::int64_t> reps) {
+  return (*std::make_shared<Tile>(std::move(reps)))({x});
+}
+
+Var roll(const Var& x, const Operand& shift, std::optional<std::int64_t> axis) {
+  const Var in[] = {x, shift.resolve(DType::Int64)};
+  return (*std::make_shared<Roll>(axis))(in);
+}
+
+namespace {
+
+/// `axis` counted from the front, or TypeError naming the function.
+std::int64_t api_axis(std::string_view fn, std::int64_t axis, std::size_t rank) {
+  const auto n = static_cast<std::int64_t>(rank);
+  const std::int64_t a = axis < 0 ? axis + n : axis;
+  if (a < 0 || a >= n)
+    throw TypeError(fmt::format("`{}`: axis {} is out of range for a tensor of rank {}", fn, axis, n));
+  return a;
+}
+
+}  // namespace
+
+Var squeeze(const Var& x, std::optional<std::vector<std::int64_t>> axes) {
+  const StaticShape& s = x->tensor_type()->shape();
+  std::vector<bool> drop(s.size(), false);
+  if (!axes)
+    for (std::size_t a = 0; a < s.size(); ++a) drop[a] = s[a] == 1;
+  StaticShape asserted = s;
+  bool assert_needed = false;
+  for (std::int64_t axis : axes.value_or(std::vector<std::int64_t>{})) {
+    const auto a = static_cast<std::size_t>(api_axis("squeeze", axis, s.size()));
+    if (s[a] != 1 && s[a] != kUnknownDim)
+      throw TypeError(fmt::format("`squeeze`: axis {} of {} has extent {}, expected 1", axis,
+                                  x->type()->to_string(), s[a]));
+    assert_needed = assert_needed || s[a] == kUnknownDim;
+    asserted[a] = 1;
+    drop[a] = true;
+  }
+  std::vector<std::int64_t> order;
+  for (std::size_t a = 0; a < s.size(); ++a)
+    if (!drop[a]) order.push_back(static_cast<std::int64_t>(a));
+  return dimshuffle(assert_needed ? specify_shape(x, asserted) : x, std::move(order));
+}
+
+Var broadcast_to(const Var& x, const std::vector<Operand>& shape) { return alloc(x, shape); }
+
+Var swapaxes(const Var& x, std::int64_t a, std::int64_t b) {
+  const std::size_t n = rank_of(x);
+  std::vector<std::int64_t> order;
+  for (std::size_t k = 0; k < n; ++k) order.push_back(static_cast<std::int64_t>(k));
+  std::swap(order[static_cast<std::size_t>(api_axis("swapaxes", a, n))],
+            order[static_cast<std::size_t>(api_axis("swapaxes", b, n))]);
+  return dimshuffle(x, std::move(order));
+}
+
+Var moveaxis(const Var& x, std::int64_t source, std::int64_t destination) {
+  const std::size_t n = rank_of(x);
+  const std::int64_t src = api_axis("moveaxis", source, n);
+  const std::int64_t dst = api_axis("moveaxis", destination, n);
+  std::vector<std::int64_t> order;
+  for (std::size_t k = 0; k < n; ++k)
+    if (static_cast<std::int64_t>(k) != src) order.push_back(static_cast<std::int64_t>(k));
+  order.insert(order.begin() + dst, src);
+  return dimshuffle(x, std::move(order));
 }
 
 // ---------------------------------------------------------------------------

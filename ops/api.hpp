@@ -271,6 +271,21 @@ Var concatenate(const std::vector<Var>& xs, std::int64_t axis = 0);
 Var stack(const std::vector<Var>& xs, std::int64_t axis = 0);
 /// Consecutive pieces along `axis` with these extents (summing to the axis).
 std::vector<Var> split(const Var& x, const std::vector<Operand>& sizes, std::int64_t axis = 0);
+/// Each slice along `axis` repeated `repeats` times (a number, a 0-d
+/// integer, or a vector of one count per slice); without axis, x flattened.
+Var repeat(const Var& x, const Operand& repeats, std::optional<std::int64_t> axis = std::nullopt);
+/// x repeated reps[a] times along each axis as a whole (NumPy's tile).
+Var tile(const Var& x, std::vector<std::int64_t> reps);
+/// x shifted by `shift` along `axis` (none: over the flattened x), wrapping.
+Var roll(const Var& x, const Operand& shift, std::optional<std::int64_t> axis = std::nullopt);
+/// x without the given axes of extent 1 (all axes of static extent 1 when
+/// none are given); an axis of unknown extent is checked to be 1 at run time.
+Var squeeze(const Var& x, std::optional<std::vector<std::int64_t>> axes = std::nullopt);
+/// x broadcast to `shape` (as a new tensor: alloc).
+Var broadcast_to(const Var& x, const std::vector<Operand>& shape);
+/// Axes a and b exchanged, and axis `source` moved to `destination` (dimshuffles).
+Var swapaxes(const Var& x, std::int64_t a, std::int64_t b);
+Var moveaxis(const Var& x, std::int64_t source, std::int64_t destination);
 
 // ---------------------------------------------------------------------------
 // Creation. Sizes and offsets are numbers or 0-d integer variables.

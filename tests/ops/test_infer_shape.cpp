@@ -282,6 +282,21 @@ std::map<std::string, Gen> generators() {
     b.param("offset", std::int64_t{1}).in(f64, {3, 5});
     return b.c;
   };
+  g["repeat"] = [] {
+    Builder b;
+    b.param("axis", std::int64_t{-1}).in(f64, {2, 3}).ints({2, 0, 3});
+    return b.c;
+  };
+  g["tile"] = [] {
+    Builder b;
+    b.param("reps", std::vector<std::int64_t>{2, 1, 3}).in(f64, {2, 3});
+    return b.c;
+  };
+  g["roll"] = [] {
+    Builder b;
+    b.param("axis", std::monostate{}).in(f64, {2, 3}).ints({-4}, true);
+    return b.c;
+  };
   return g;
 }
 

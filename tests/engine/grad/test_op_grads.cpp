@@ -243,6 +243,17 @@ std::map<std::string, Entry> table() {
                         {[](Inputs in) { return rw::extract_diag(in[0]); }, {uni({2, 5})}},
                         {[](Inputs in) { return rw::extract_diag(in[0], 2); }, {uni({5, 3})}}},
                        {}};
+  t["repeat"] = {{{[](Inputs in) { return rw::repeat(in[0], 2, 1); }, {uni({2, 3})}},
+                  {[](Inputs in) { return rw::repeat(in[0], ints({1, 0, 3})); }, {uni({3, 1})}},
+                  {[](Inputs in) { return rw::repeat(in[0], ints({2, 1}), 0); }, {uni({2, 2})}}},
+                 {}};
+  t["tile"] = {{{[](Inputs in) { return rw::tile(in[0], {2, 3}); }, {uni({2, 3})}},
+                {[](Inputs in) { return rw::tile(in[0], {2, 1, 2}); }, {uni({3})}},
+                {[](Inputs in) { return rw::tile(in[0], {2}); }, {uni({2, 2})}}},
+               {}};
+  t["roll"] = {{{[](Inputs in) { return rw::roll(in[0], 1, 1); }, {uni({2, 3})}},
+                {[](Inputs in) { return rw::roll(in[0], -4); }, {uni({2, 3})}}},
+               {}};
   return t;
 }
 
