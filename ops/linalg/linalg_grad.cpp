@@ -8,15 +8,10 @@ namespace rw {
 namespace {
 
 using ops_detail::float_zeros_like;
+using ops_detail::for_input;
 using ops_detail::sum_to;
 using ops_detail::var_dtype;
 using ops_detail::var_rank;
-
-/// `g` cast to x's dtype when x is a float; zeros for a discrete x.
-Var for_input(const Var& g, const Var& x) {
-  if (!is_float(var_dtype(x))) return float_zeros_like(x);
-  return var_dtype(g) == var_dtype(x) ? g : cast(g, var_dtype(x));
-}
 
 /// The last two axes swapped.
 Var swap_last(const Var& x) {
