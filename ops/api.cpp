@@ -9,6 +9,7 @@
 
 #include "engine/graph/errors.hpp"
 #include "ops/detail/util.hpp"
+#include "ops/creation/creation.hpp"
 #include "ops/elemwise/elemwise.hpp"
 #include "ops/indexing/advanced.hpp"
 #include "ops/indexing/subtensor.hpp"
@@ -17,6 +18,7 @@
 #include "ops/reduce/reduce.hpp"
 #include "ops/shape/alloc.hpp"
 #include "ops/shape/dimshuffle.hpp"
+#include "ops/shape/gather_shape.hpp"
 #include "ops/shape/join.hpp"
 #include "ops/shape/reshape.hpp"
 #include "ops/shape/shape_ops.hpp"
@@ -414,6 +416,155 @@ std::vector<Var> split(const Var& x, const std::vector<Operand>& sizes, std::int
       ->outputs();
 }
 
+Var repeat(const Var& x, const Operand& repeats, std::optional<std::int64_t> axis) {
+  const Var in[] = {x, repeats.resolve(DType::Int64)};
+  return (*std::make_shared<Repeat>(axis))(in);
+}
+
+Var tile(const Var& x, std::vector<std::int64_t> reps) {
+  return (*std::make_shared<Tile>(std::move(reps)))({x});
+}
+
+Var roll(const Var& x, const Operand& shift, std::optional<std::int64_t> axis) {
+  const Var in[] = {x, shift.resolve(DType::Int64)};
+  return (*std::make_shared<Roll>(axis))(in);
+}
+
+namespace {
+
+/// `axis` counted from the front, or TypeError naming the function.
+std::int64_t api_axis(std::string_view fn, std::int64_t axis, std::size_t rank) {
+  const auto n = static_cast<std::int64_t>(rank);
+  const std::int64_t a = axis < 0 ? axis + n : axis;
+  if (a < 0 || a >= n)
+    throw TypeError(fmt::format("`{}`: axis {} is out of range for a tensor of rank {}", fn, axis, n));
+  return a;
+}
+
+}  // namespace
+
+Var squeeze(const Var& x, std::optional<std::vector<std::int64_t>> axes) {
+  const StaticShape& s = x->tensor_type()->shape();
+  std::vector<bool> drop(s.size(), false);
+  if (!axes)
+    for (std::size_t a = 0; a < s.size(); ++a) drop[a] = s[a] == 1;
+  StaticShape asserted = s;
+  bool assert_needed = false;
+  for (std::int64_t axis : axes.value_or(std::vector<std::int64_t>{})) {
+    const auto a = static_cast<std::size_t>(api_axis("squeeze", axis, s.size()));
+    if (s[a] != 1 && s[a] != kUnknownDim)
+      throw TypeError(fmt::format("`squeeze`: axis {} of {} has extent {}, expected 1", axis,
+                                  x->type()->to_string(), s[a]));
+    assert_needed = assert_needed || s[a] == kUnknownDim;
+    asserted[a] = 1;
+    drop[a] = true;
+  }
+  std::vector<std::int64_t> order;
+  for (std::size_t a = 0; a < s.size(); ++a)
+    if (!drop[a]) order.push_back(static_cast<std::int64_t>(a));
+  return dimshuffle(assert_needed ? specify_shape(x, asserted) : x, std::move(order));
+}
+
+Var broadcast_to(const Var& x, const std::vector<Operand>& shape) { return alloc(x, shape); }
+
+Var swapaxes(const Var& x, std::int64_t a, std::int64_t b) {
+  const std::size_t n = rank_of(x);
+  std::vector<std::int64_t> order;
+  for (std::size_t k = 0; k < n; ++k) order.push_back(static_cast<std::int64_t>(k));
+  std::swap(order[static_cast<std::size_t>(api_axis("swapaxes", a, n))],
+            order[static_cast<std::size_t>(api_axis("swapaxes", b, n))]);
+  return dimshuffle(x, std::move(order));
+}
+
+Var moveaxis(const Var& x, std::int64_t source, std::int64_t destination) {
+  const std::size_t n = rank_of(x);
+  const std::int64_t src = api_axis("moveaxis", source, n);
+  const std::int64_t dst = api_axis("moveaxis", destination, n);
+  std::vector<std::int64_t> order;
+  for (std::size_t k = 0; k < n; ++k)
+    if (static_cast<std::int64_t>(k) != src) order.push_back(static_cast<std::int64_t>(k));
+  order.insert(order.begin() + dst, src);
+  return dimshuffle(x, std::move(order));
+}
+
+// ---------------------------------------------------------------------------
+// Creation
+
+Var eye(const Operand& n, const Operand& m, const Operand& k, DType dtype) {
+  const Var in[] = {n.resolve(DType::Int64), m.resolve(DType::Int64), k.resolve(DType::Int64)};
+  return (*std::make_shared<Eye>(dtype))(in);
+}
+
+Var eye(const Operand& n, DType dtype) {
+  const Var nv = n.resolve(DType::Int64);
+  return eye(nv, nv, 0, dtype);
+}
+
+Var identity_like(const Var& x) {
+  if (rank_of(x) != 2)
+    throw TypeError(fmt::format("`identity_like`: x is {}, expected a matrix",
+                                x->type()->to_string()));
+  return eye(shape_i(x, 0), shape_i(x, 1), 0, dtype_of_var(x));
+}
+
+Var tri(const Operand& n, const Operand& m, const Operand& k, DType dtype) {
+  const Var in[] = {n.resolve(DType::Int64), m.resolve(DType::Int64), k.resolve(DType::Int64)};
+  return (*std::make_shared<Tri>(dtype))(in);
+}
+
+Var arange(const Operand& start, const Operand& stop, const Operand& step,
+           std::optional<DType> dtype) {
+  const auto in = resolve_all({&start, &stop, &step});
+  return (*std::make_shared<ARange>(dtype))(in);
+}
+
+Var arange(const Operand& stop) { return arange(0, stop, 1); }
+
+Var linspace(const Operand& start, const Operand& stop, const Operand& num, bool endpoint,
+             std::optional<DType> dtype) {
+  const auto bounds = resolve_all({&start, &stop});
+  const Var in[] = {bounds[0], bounds[1], num.resolve(DType::Int64)};
+  return (*std::make_shared<Linspace>(endpoint, dtype))(in);
+}
+
+Var tril(const Var& x, std::int64_t k) { return (*std::make_shared<TriMask>(false, k))({x}); }
+Var triu(const Var& x, std::int64_t k) { return (*std::make_shared<TriMask>(true, k))({x}); }
+
+Var alloc_diag(const Var& v, std::int64_t k) { return (*std::make_shared<AllocDiag>(k))({v}); }
+
+Var extract_diag(const Var& x, std::int64_t k) {
+  return (*std::make_shared<ExtractDiag>(k))({x});
+}
+
+Var diag(const Var& x, std::int64_t k) {
+  const std::size_t r = rank_of(x);
+  if (r == 1) return alloc_diag(x, k);
+  if (r == 2) return extract_diag(x, k);
+  throw TypeError(fmt::format("`diag`: x is {}, expected a vector or a matrix",
+                              x->type()->to_string()));
+}
+
+Var zeros(const std::vector<Operand>& shape, DType dtype) {
+  return alloc(constant(0.0, dtype), shape);
+}
+
+Var ones(const std::vector<Operand>& shape, DType dtype) {
+  return alloc(constant(1.0, dtype), shape);
+}
+
+Var full(const std::vector<Operand>& shape, const Operand& value, std::optional<DType> dtype) {
+  Var v = dtype ? value.resolve(*dtype) : value.resolve();
+  if (dtype && dtype_of_var(v) != *dtype) v = cast(v, *dtype);
+  return alloc(v, shape);
+}
+
+Var full_like(const Var& x, const Operand& value, std::optional<DType> dtype) {
+  const DType d = dtype.value_or(dtype_of_var(x));
+  Var v = value.resolve(d);
+  if (dtype_of_var(v) != d) v = cast(v, d);
+  return fill(x, v);
+}
+
 // ---------------------------------------------------------------------------
 // Indexing
 
@@ -513,6 +664,11 @@ Var gemv(const Var& y, const Operand& alpha, const Var& a, const Var& x, const O
   const DType d = dtype_of_var(y);
   static const OpPtr op = std::make_shared<Gemv>();
   return (*op)({y, alpha.resolve(d), a, x, beta.resolve(d)});
+}
+
+Var dot22scalar(const Var& x, const Var& y, const Operand& alpha) {
+  static const OpPtr op = std::make_shared<Dot22Scalar>();
+  return (*op)({x, y, alpha.resolve(dtype_of_var(x))});
 }
 
 Var ger(const Var& a, const Operand& alpha, const Var& x, const Var& y) {

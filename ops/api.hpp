@@ -271,6 +271,59 @@ Var concatenate(const std::vector<Var>& xs, std::int64_t axis = 0);
 Var stack(const std::vector<Var>& xs, std::int64_t axis = 0);
 /// Consecutive pieces along `axis` with these extents (summing to the axis).
 std::vector<Var> split(const Var& x, const std::vector<Operand>& sizes, std::int64_t axis = 0);
+/// Each slice along `axis` repeated `repeats` times (a number, a 0-d
+/// integer, or a vector of one count per slice); without axis, x flattened.
+Var repeat(const Var& x, const Operand& repeats, std::optional<std::int64_t> axis = std::nullopt);
+/// x repeated reps[a] times along each axis as a whole (NumPy's tile).
+Var tile(const Var& x, std::vector<std::int64_t> reps);
+/// x shifted by `shift` along `axis` (none: over the flattened x), wrapping.
+Var roll(const Var& x, const Operand& shift, std::optional<std::int64_t> axis = std::nullopt);
+/// x without the given axes of extent 1 (all axes of static extent 1 when
+/// none are given); an axis of unknown extent is checked to be 1 at run time.
+Var squeeze(const Var& x, std::optional<std::vector<std::int64_t>> axes = std::nullopt);
+/// x broadcast to `shape` (as a new tensor: alloc).
+Var broadcast_to(const Var& x, const std::vector<Operand>& shape);
+/// Axes a and b exchanged, and axis `source` moved to `destination` (dimshuffles).
+Var swapaxes(const Var& x, std::int64_t a, std::int64_t b);
+Var moveaxis(const Var& x, std::int64_t source, std::int64_t destination);
+
+// ---------------------------------------------------------------------------
+// Creation. Sizes and offsets are numbers or 0-d integer variables.
+
+/// An n × m matrix (n × n without m) with ones on diagonal k, zeros elsewhere.
+Var eye(const Operand& n, const Operand& m, const Operand& k = 0, DType dtype = DType::Float64);
+Var eye(const Operand& n, DType dtype = DType::Float64);
+/// The identity of x's (matrix) shape and dtype: eye(x.shape[0], x.shape[1]).
+Var identity_like(const Var& x);
+/// An n × m matrix with ones at and below diagonal k, zeros above.
+Var tri(const Operand& n, const Operand& m, const Operand& k = 0, DType dtype = DType::Float64);
+/// start, start + step, … up to but excluding stop; the dtype is `dtype`,
+/// else the bounds' promotion (numbers follow the variables among them).
+Var arange(const Operand& start, const Operand& stop, const Operand& step = 1,
+           std::optional<DType> dtype = std::nullopt);
+/// 0, 1, …, stop - 1.
+Var arange(const Operand& stop);
+/// num evenly spaced values from start to stop (included when `endpoint`).
+Var linspace(const Operand& start, const Operand& stop, const Operand& num = 50,
+             bool endpoint = true, std::optional<DType> dtype = std::nullopt);
+/// x with the elements above (tril) or below (triu) diagonal k of its last
+/// two axes set to zero.
+Var tril(const Var& x, std::int64_t k = 0);
+Var triu(const Var& x, std::int64_t k = 0);
+/// A square matrix with the vector v on diagonal k.
+Var alloc_diag(const Var& v, std::int64_t k = 0);
+/// Diagonal k of the matrix x, as a vector.
+Var extract_diag(const Var& x, std::int64_t k = 0);
+/// NumPy's diag: alloc_diag of a vector, extract_diag of a matrix.
+Var diag(const Var& x, std::int64_t k = 0);
+/// A new tensor of this shape holding zeros, ones, or `value` (alloc of a
+/// 0-d constant); `full` takes value's dtype unless `dtype` is given.
+Var zeros(const std::vector<Operand>& shape, DType dtype = DType::Float64);
+Var ones(const std::vector<Operand>& shape, DType dtype = DType::Float64);
+Var full(const std::vector<Operand>& shape, const Operand& value,
+         std::optional<DType> dtype = std::nullopt);
+/// `value` broadcast to x's shape, in x's dtype unless `dtype` is given.
+Var full_like(const Var& x, const Operand& value, std::optional<DType> dtype = std::nullopt);
 
 // ---------------------------------------------------------------------------
 // Indexing.
@@ -348,6 +401,8 @@ Var outer(const Var& x, const Var& y);
 Var gemm(const Var& z, const Operand& alpha, const Var& x, const Var& y, const Operand& beta);
 /// alpha * a @ x + beta * y for a float matrix a and vectors x, y (BLAS gemv).
 Var gemv(const Var& y, const Operand& alpha, const Var& a, const Var& x, const Operand& beta);
+/// alpha * x @ y for float matrices x, y (PyTensor's Dot22Scalar).
+Var dot22scalar(const Var& x, const Var& y, const Operand& alpha);
 /// a + alpha * outer(x, y) for a float matrix a and vectors x, y (BLAS ger).
 Var ger(const Var& a, const Operand& alpha, const Var& x, const Var& y);
 /// Softmax and log-softmax along `axis`.
@@ -370,6 +425,7 @@ using api::dot;
 using api::fill;
 using api::gemm;
 using api::gemv;
+using api::dot22scalar;
 using api::ger;
 using api::log_softmax;
 using api::matmul;

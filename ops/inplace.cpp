@@ -32,6 +32,9 @@ struct Term {
   double scale = 1;
   Var base;
   Var x, y;
+  /// A product the gemm takes over from a dot or a dot22scalar, not one read
+  /// out of a gemm an earlier step formed.
+  bool fresh = false;
 };
 /// A sum's terms: few, and asked of every add and sub in the graph, most of
 /// which turn out to have no product: kept off the heap.
@@ -95,6 +98,17 @@ bool sole_product(const FunctionGraph& fgraph, const Var& base, DType dtype) {
   return true;
 }
 
+/// Whether `base` is a dot22scalar of matrices of `dtype` with a constant
+/// alpha that nothing but the sum reads: `alpha * x @ y` for the gemm.
+std::optional<double> sole_scaled_product(const FunctionGraph& fgraph, const Var& base,
+                                          DType dtype) {
+  const Apply* node = base->owner();
+  if (!node || !ops_detail::op_as<Dot22Scalar>(node->op()) || fgraph.num_clients(*base) != 1 ||
+      base->tensor_type()->dtype() != dtype)
+    return std::nullopt;
+  return one_element_constant(node->input(2));
+}
+
 /// The terms of the sum `scale * v`: v itself, or, when only the sum reads
 /// it (within `depth` levels), the terms of an add or sub of the output's
 /// type, or of a gemm (`beta * z + alpha * x @ y`, constant alpha and beta)
@@ -110,6 +124,12 @@ void collect_terms(const FunctionGraph& fgraph, const Var& v, double scale, int 
   if (sole && sole_product(fgraph, t.base, out.dtype())) {
     t.x = b.owner()->input(0);
     t.y = b.owner()->input(1);
+    t.fresh = true;
+  } else if (const auto factor = sole ? sole_scaled_product(fgraph, t.base, out.dtype())
+                                      : std::nullopt) {
+    // uncanonicalize made `c * x @ y` one dot22scalar; the gemm takes its scale.
+    terms.push_back({t.scale * *factor, {}, b.owner()->input(0), b.owner()->input(1), true});
+    return;
   } else if (depth > 0 && sole && can_hold(*b.tensor_type(), out) &&
              b.tensor_type()->dtype() == out.dtype()) {
     if (elemwise_of(b, ScalarOp::Add)) {
@@ -173,8 +193,7 @@ RewriteResult GemmFromDot::transform(FunctionGraph& fgraph, Apply& node,
   }
   // Products read out of gemms only: the sum is already a gemm chain (plus
   // terms that broadcast), and rebuilding it would change nothing.
-  if (std::none_of(products.begin(), products.end(),
-                   [](const Term& t) { return t.base != nullptr; }))
+  if (std::none_of(products.begin(), products.end(), [](const Term& t) { return t.fresh; }))
     return RewriteResult::fail("no dot product is left to take in");
   static const auto gemm = std::make_shared<Gemm>(false);
   Var sum = acc.base;
@@ -213,7 +232,8 @@ void GemmFormation::add_requirements(FunctionGraph& fgraph) const {
 
 PassReport GemmFormation::apply(FunctionGraph& fgraph, RewriteContext& ctx) const {
   for (const Apply* node : fgraph.nodes())
-    if (ops_detail::op_as<Dot>(node->op())) return walk_->apply(fgraph, ctx);
+    if (ops_detail::op_as<Dot>(node->op()) || ops_detail::op_as<Dot22Scalar>(node->op()))
+      return walk_->apply(fgraph, ctx);
   PassReport report;
   report.stop = StopReason::Completed;
   return report;

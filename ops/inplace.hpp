@@ -15,7 +15,8 @@ namespace rw {
 /// an add or sub of float matrices — read through nested adds and subs of
 /// the same type used only there (up to 4 levels), negations and
 /// one-element constant factors — are split into dot products of matrices
-/// used only by the sum, and the rest. The first other term of the result's
+/// used only by the sum (a dot22scalar with a constant alpha, which
+/// uncanonicalize makes of `c * dot(x, y)`, counts as one), and the rest. The first other term of the result's
 /// type is the accumulator z (failing that, one of the products), and each
 /// product is added on: `z + a*dot(x, y) + b*dot(u, v) - w` ->
 /// `gemm(gemm(z, a, x, y, 1), b, u, v, 1) + (-1.0 * w)`, where w is a term
@@ -31,7 +32,8 @@ class GemmFromDot final : public NodeRewriter {
 
 /// The pass registered as `gemm_from_dot`: one walk over the graph applying
 /// GemmFromDot (in2out), skipped — nothing tried, the graph unchanged — when
-/// no node of the graph is a dot, without which GemmFromDot cannot apply. A
+/// no node of the graph is a dot or a dot22scalar, without which GemmFromDot
+/// cannot apply. A
 /// scan of the nodes costs a fraction of the walk, which the graphs without
 /// matrix products (most elementwise ones) no longer pay.
 class GemmFormation final : public GraphRewriter {

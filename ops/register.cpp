@@ -1,6 +1,7 @@
 // register_standard_ops: one call per Op family, nothing hidden in static initialisers.
 #include "ops/register.hpp"
 
+#include "ops/creation/creation.hpp"
 #include "ops/elemwise/elemwise.hpp"
 #include "ops/indexing/register.hpp"
 #include "ops/linalg/linalg.hpp"
@@ -17,6 +18,7 @@ void register_standard_ops(OpRegistry& registry) {
   register_indexing(registry);
   register_linalg(registry);
   register_nnet(registry);
+  register_creation(registry);
 }
 
 }  // namespace rw

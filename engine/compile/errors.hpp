@@ -1,4 +1,4 @@
-// The error a compiled function throws when a node fails while it runs.
+// The errors a compiled function throws when a node fails while it runs.
 #pragma once
 
 #include "engine/graph/errors.hpp"
@@ -13,6 +13,17 @@ namespace rw {
 class ExecutionError : public Error {
  public:
   using Error::Error;
+};
+
+/// NanGuard (FunctionOptions::nan_guard) found a value it guards against: a
+/// NaN, an infinity or a value above its bound, in the output of a node (the
+/// first such node of the call) or in an argument. The message names the
+/// node, its Op, the output, what was found and how many elements, and each
+/// input's dtype, shape and statistics. A call that throws this changes no
+/// shared variable.
+class NanGuardError : public ExecutionError {
+ public:
+  using ExecutionError::ExecutionError;
 };
 
 }  // namespace rw

@@ -3,6 +3,9 @@
 // with deep copies, and links; and the FunctionBase handle.
 #include "engine/compile/function.hpp"
 
+#include <algorithm>
+#include <cstdlib>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -245,14 +248,45 @@ std::shared_ptr<const Program> make_program(std::vector<In> inputs, std::vector<
   return p;
 }
 
+/// `options` with what RW_FLAGS turns on (docs/debugging.md): a
+/// comma-separated list of `nan_guard` (a default NanGuard, unless the
+/// options give one) and `profile`, for a program that cannot be rebuilt.
+/// An unknown flag is an error, naming it and the known ones.
+FunctionOptions with_environment_flags(FunctionOptions options) {
+  const char* env = std::getenv("RW_FLAGS");
+  if (!env) return options;
+  const std::string_view flags = env;
+  for (std::size_t at = 0; at <= flags.size();) {
+    const std::size_t comma = std::min(flags.find(',', at), flags.size());
+    std::string_view flag = flags.substr(at, comma - at);
+    while (!flag.empty() && flag.front() == ' ') flag.remove_prefix(1);
+    while (!flag.empty() && flag.back() == ' ') flag.remove_suffix(1);
+    at = comma + 1;
+    if (flag.empty()) continue;
+    if (flag == "nan_guard") {
+      if (!options.nan_guard) options.nan_guard = NanGuard{};
+    } else if (flag == "profile") {
+      options.profile = true;
+    } else {
+      throw Error(fmt::format("RW_FLAGS: unknown flag `{}` (the flags are `nan_guard` and "
+                              "`profile`, separated by commas)",
+                              flag));
+    }
+  }
+  return options;
+}
+
 }  // namespace
 
 FunctionBase::FunctionBase() = default;
 
 FunctionBase::FunctionBase(std::vector<In> inputs, std::vector<Var> outputs,
-                           FunctionOptions options)
-    : core_(std::make_unique<detail::FunctionCore>(
-          make_program(std::move(inputs), std::move(outputs), options), options.profile)) {}
+                           FunctionOptions options) {
+  options = with_environment_flags(std::move(options));
+  core_ = std::make_unique<detail::FunctionCore>(
+      make_program(std::move(inputs), std::move(outputs), options), options.profile,
+      options.nan_guard);
+}
 
 FunctionBase::FunctionBase(const FunctionBase& other)
     : core_(other.core_ ? std::make_unique<detail::FunctionCore>(*other.core_) : nullptr) {}

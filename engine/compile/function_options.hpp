@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -69,6 +70,23 @@ enum class UnusedInput : std::uint8_t {
 
 /// How `compile_function` builds a function. An aggregate, so that calls read
 /// `compile_function({x}, {y}, {.updates = {{w, w_new}}, .name = "step"})`.
+/// What NanGuard checks (PyTensor's NanGuardMode): after each node of a
+/// call, every element of its float outputs (integer and bool outputs hold
+/// no NaN; they are not read), and, unless told not to, the arguments before
+/// the first node. The first value found throws NanGuardError.
+struct NanGuard {
+  /// A NaN is an error.
+  bool nan = true;
+  /// +inf or -inf is an error.
+  bool inf = true;
+  /// A finite value whose magnitude is above `big_bound` is an error.
+  bool big = true;
+  /// PyTensor's bound for "big".
+  double big_bound = 1e10;
+  /// The arguments (explicit and shared) are checked too.
+  bool check_inputs = true;
+};
+
 struct FunctionOptions {
   /// (shared variable, new value) pairs: after each successful call, each
   /// shared variable is assigned its new value, computed in the same run
@@ -100,6 +118,10 @@ struct FunctionOptions {
   /// Collect a FunctionProfile: time per node and peak intermediate memory.
   bool profile = false;
   UnusedInput on_unused_input = UnusedInput::Raise;
+  /// Check every intermediate value for NaN, infinities and big values
+  /// (NanGuard; docs/debugging.md). Off when empty; checking reads every
+  /// float element each node writes.
+  std::optional<NanGuard> nan_guard;
 };
 
 }  // namespace rw

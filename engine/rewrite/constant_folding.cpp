@@ -10,8 +10,8 @@
 
 namespace rw {
 
-ConstantFolding::ConstantFolding(std::string name)
-    : NodeRewriter(std::move(name), Tracks::any(), /*depth=*/0) {
+ConstantFolding::ConstantFolding(std::string name, Tracks tracks)
+    : NodeRewriter(std::move(name), std::move(tracks), /*depth=*/0) {
   set_filter(NodeFilter().all_inputs_constant());
 }
 

@@ -16,7 +16,8 @@ inline constexpr std::int64_t kMaxFoldedElements = std::int64_t{1} << 24;
 /// `op(c1, c2, …) -> c` for constant inputs: runs `Op::perform` on the input
 /// values and replaces each output by a Constant of the output's type holding
 /// the result. Skips nodes whose Op says no (`Op::do_constant_folding`) and
-/// Ops without perform (the reason says which). Tracks every Op; depth 0.
+/// Ops without perform (the reason says which). Tracks every Op unless
+/// given fewer; depth 0.
 ///
 /// Folding bakes its result into the graph, so it is bounded: a node whose
 /// outputs would hold more than `max_elements()` elements in all
@@ -26,7 +27,7 @@ inline constexpr std::int64_t kMaxFoldedElements = std::int64_t{1} << 24;
 /// failure reason says which.
 class ConstantFolding final : public NodeRewriter {
  public:
-  explicit ConstantFolding(std::string name = "constant_folding");
+  explicit ConstantFolding(std::string name = "constant_folding", Tracks tracks = Tracks::any());
   /// Sets the bound on the elements a fold may make.
   ConstantFolding& with_max_elements(std::int64_t elements);
   std::int64_t max_elements() const { return max_elements_; }

@@ -2,6 +2,7 @@
 #include "engine/rewrite/pattern_rewriter.hpp"
 
 #include <algorithm>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -89,16 +90,16 @@ NodeFilter filter_of(const Pattern& p, std::span<const Term> constant_vars) {
   };
   std::vector<Item> stack{{&p.term(), {}}};
   // Where each variable was met first (in the matcher's order), for the
-  // occurrences after it, which must be the same value.
-  std::vector<std::pair<Term, std::vector<std::uint32_t>>> first;
+  // occurrences after it, which must be the same value; by variable id, as
+  // a rule may have 10^5 variables.
+  std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> first;
   while (!stack.empty()) {
     Item item = std::move(stack.back());
     stack.pop_back();
     const Term& t = *item.term;
     if (t.is_var() && !item.path.empty()) {
-      auto seen = std::find_if(first.begin(), first.end(), [&](const auto& e) { return e.first.same(t); });
-      if (seen == first.end()) {
-        first.emplace_back(t, item.path);
+      const auto [seen, fresh] = first.try_emplace(t.var_id(), item.path);
+      if (fresh) {
         if (std::any_of(constant_vars.begin(), constant_vars.end(),
                         [&](const Term& c) { return c.same(t); }))
           f.constant(item.path);

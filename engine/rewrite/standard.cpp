@@ -32,8 +32,15 @@ std::shared_ptr<SequenceDB> make_standard_db() {
   specialize->add(folding, both);
   db->add(specialize, both, at(position::kSpecialize));
 
-  db->add(std::make_shared<EquilibriumDB>("uncanonicalize"), {"fast_run"},
-          at(position::kUncanonicalize));
+  // Folding of dimshuffles here: a rule of the group drops the axes of a
+  // broadcast scalar (dot22scalar's alpha), which for a constant would
+  // otherwise stay unfolded until the next pipeline. Dimshuffles only: the
+  // group's rules read a few Ops, and folding every node would make each
+  // graph's pass over it visit every node.
+  auto uncanonicalize = std::make_shared<EquilibriumDB>("uncanonicalize");
+  uncanonicalize->add(std::make_shared<ConstantFolding>("constant_folding", Tracks{"dimshuffle"}),
+                      {"fast_run"});
+  db->add(uncanonicalize, {"fast_run"}, at(position::kUncanonicalize));
   db->add(merge("merge2"), {"fast_run", "merge"}, at(position::kMerge2));
   db->add(merge("merge3"), {"fast_run", "merge"}, at(position::kMerge3));
   return db;

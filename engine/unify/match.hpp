@@ -10,6 +10,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "engine/graph/variable.hpp"
@@ -205,6 +206,9 @@ class Pattern {
   std::vector<Guard> guards_;
   std::vector<Constraint> constraints_;
   std::vector<Term> vars_;
+  /// vars_'s slots by variable id, for patterns with many variables (built
+  /// by compile past kScanSlots; slot_of scans fewer).
+  std::shared_ptr<const std::unordered_map<std::uint64_t, std::uint32_t>> slot_index_;
   std::string root_name_;
   std::shared_ptr<const std::vector<Node>> nodes_;
   bool has_choices_ = false;  // some node is commutative or associative

@@ -54,6 +54,11 @@ Var broadcast_like(const Var& v, const Var& like) {
   return out;
 }
 
+Var for_input(const Var& g, const Var& x) {
+  if (!is_float(var_dtype(x))) return float_zeros_like(x);
+  return var_dtype(g) == var_dtype(x) ? g : cast(g, var_dtype(x));
+}
+
 Var float_zeros_like(const Var& x) {
   const DType d = var_dtype(x);
   return zeros_like(x, is_float(d) ? d : DType::Float64);

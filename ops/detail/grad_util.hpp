@@ -28,6 +28,9 @@ Var sum_to(const Var& g, const Var& x);
 /// `v` broadcast to the shape of `like` (nothing is built when the static
 /// shapes already agree), cast to `like`'s dtype.
 Var broadcast_like(const Var& v, const Var& like);
+/// `g` in x's dtype when x is a float; zeros (float_zeros_like) for a
+/// discrete x, which has no gradient.
+Var for_input(const Var& g, const Var& x);
 /// Zeros of x's shape in a float dtype: x's own when it is a float, else float64.
 Var float_zeros_like(const Var& x);
 /// The dtype of a tensor variable.

@@ -39,11 +39,26 @@ std::optional<double> one_element(const Var& v) {
   return c->scalar_value();
 }
 
+/// The kinds of the Ops a chain is made of, compared first: most operands
+/// are something else, and a kind is a number the node holds.
+struct ChainKinds {
+  std::uint32_t add, sub, neg, mul, true_div;
+  bool contains(std::uint32_t k) const {
+    return k == add || k == sub || k == neg || k == mul || k == true_div;
+  }
+};
+const ChainKinds& chain_kinds() {
+  static const ChainKinds kinds{OpKind::of("add").index(), OpKind::of("sub").index(),
+                                OpKind::of("neg").index(), OpKind::of("mul").index(),
+                                OpKind::of("true_div").index()};
+  return kinds;
+}
+
 /// The scalar operation of `v`'s owner when it is a plain (not in-place)
-/// Elemwise.
+/// Elemwise add, sub, neg, mul or true_div: the operations chains read.
 std::optional<ScalarOp> scalar_op_of(const Variable& v) {
   const Apply* owner = v.owner();
-  if (!owner) return std::nullopt;
+  if (!owner || !chain_kinds().contains(owner->kind_index())) return std::nullopt;
   const auto* e = ops_detail::op_as<Elemwise>(owner->op());
   if (!e || e->inplace_input()) return std::nullopt;
   return e->scalar_op();

@@ -10,13 +10,9 @@ namespace {
 
 using ops_detail::disconnected_grad_var;
 using ops_detail::float_zeros_like;
+using ops_detail::for_input;
 using ops_detail::sum_to;
 using ops_detail::var_dtype;
-
-Var for_input(const Var& g, const Var& x) {
-  if (!is_float(var_dtype(x))) return float_zeros_like(x);
-  return var_dtype(g) == var_dtype(x) ? g : cast(g, var_dtype(x));
-}
 
 Var point_or_zeros(const Var& v, const Var& x) { return v ? v : zeros_like(x); }
 

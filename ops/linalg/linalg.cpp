@@ -1,4 +1,4 @@
-// Dot, MatMul, Outer, Gemm, Gemv, Ger and their registration.
+// Dot, MatMul, Outer, Gemm, Gemv, Ger, Dot22Scalar and their registration.
 #include "ops/linalg/linalg.hpp"
 
 #include <fmt/format.h>
@@ -350,6 +350,34 @@ std::vector<ShapeVars> Ger::infer_shape(const Apply&, std::span<const ShapeVars>
   return {in[0]};
 }
 
+ApplyRef Dot22Scalar::make_node(std::span<const Var> inputs) const {
+  ops_detail::check_arity(*this, inputs, 3, 3);
+  check_blas_inputs(*this, inputs, {{0, 2}, {1, 2}}, {{2, "alpha"}});
+  const StaticShape& xs = inputs[0]->tensor_type()->shape();
+  const StaticShape& ys = inputs[1]->tensor_type()->shape();
+  check_inner(*this, inputs.subspan(0, 2), xs[1], ys[0]);
+  return ops_detail::make_apply(*this, inputs, inputs[0]->tensor_type()->dtype(), {xs[0], ys[1]});
+}
+
+void Dot22Scalar::perform(const Apply&, std::span<const Tensor> inputs,
+                          std::span<Tensor> outputs) const {
+  const double alpha = inputs[2].item<double>();
+  const Tensor& x = inputs[0];
+  const Tensor& y = inputs[1];
+  const std::vector<std::int64_t> shape = {x.shape()[0], y.shape()[1]};
+  Tensor& slot = outputs[0];
+  const bool fits = slot.valid() && slot.dtype() == x.dtype() && slot.is_contiguous() &&
+                    std::equal(slot.shape().begin(), slot.shape().end(), shape.begin(), shape.end());
+  // beta 0: gemm never reads what the output held.
+  Tensor out = fits ? slot : Tensor::empty(x.dtype(), shape);
+  ops_detail::run_kernel(*this, [&] { gemm(out, alpha, x, y, 0.0); });
+  outputs[0] = std::move(out);
+}
+
+std::vector<ShapeVars> Dot22Scalar::infer_shape(const Apply&, std::span<const ShapeVars> in) const {
+  return {{in[0][0], in[1][1]}};
+}
+
 // ---------------------------------------------------------------------------
 
 void register_linalg(OpRegistry& r) {
@@ -396,6 +424,15 @@ void register_linalg(OpRegistry& r) {
          .max_inputs = 5,
          .factory = [](const Props&) -> OpPtr {
            static const OpPtr op = std::make_shared<Gemv>();
+           return op;
+         }});
+  r.add({.name = "dot22scalar",
+         .doc = "dot22scalar(x, y, alpha) = alpha * x @ y for float matrices (BLAS gemm, beta 0)",
+         .params = {},
+         .min_inputs = 3,
+         .max_inputs = 3,
+         .factory = [](const Props&) -> OpPtr {
+           static const OpPtr op = std::make_shared<Dot22Scalar>();
            return op;
          }});
   r.add({.name = "ger",

@@ -1,4 +1,4 @@
-// Linear algebra Ops: dot, matmul (batched), outer and gemm.
+// Linear algebra Ops: dot, matmul (batched), outer, gemm, gemv, ger and dot22scalar.
 #pragma once
 
 #include "engine/graph/op.hpp"
@@ -107,7 +107,23 @@ class Ger final : public Op {
   std::vector<Var> R_op(const Apply& node, std::span<const Var> eval_points) const override;
 };
 
-/// Registers dot, matmul, outer, gemm (`inplace`), gemv and ger.
+/// `dot22scalar(x, y, alpha)` = alpha · x @ y for matrices x (m, k), y (k, n)
+/// of one float dtype and a 0-d alpha (PyTensor's Dot22Scalar): the scale
+/// goes into the BLAS call instead of a pass over the product.
+class Dot22Scalar final : public Op {
+ public:
+  std::string_view name() const override { return "dot22scalar"; }
+  ApplyRef make_node(std::span<const Var> inputs) const override;
+  void perform(const Apply& node, std::span<const Tensor> inputs,
+               std::span<Tensor> outputs) const override;
+  std::vector<ShapeVars> infer_shape(const Apply& node,
+                                     std::span<const ShapeVars> input_shapes) const override;
+  /// Reverse and forward mode (ops/linalg/linalg_grad.cpp).
+  std::vector<Var> L_op(const Apply& node, std::span<const Var> output_grads) const override;
+  std::vector<Var> R_op(const Apply& node, std::span<const Var> eval_points) const override;
+};
+
+/// Registers dot, matmul, outer, gemm (`inplace`), gemv, ger and dot22scalar.
 void register_linalg(OpRegistry& registry);
 
 }  // namespace rw

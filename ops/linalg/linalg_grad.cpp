@@ -8,15 +8,10 @@ namespace rw {
 namespace {
 
 using ops_detail::float_zeros_like;
+using ops_detail::for_input;
 using ops_detail::sum_to;
 using ops_detail::var_dtype;
 using ops_detail::var_rank;
-
-/// `g` cast to x's dtype when x is a float; zeros for a discrete x.
-Var for_input(const Var& g, const Var& x) {
-  if (!is_float(var_dtype(x))) return float_zeros_like(x);
-  return var_dtype(g) == var_dtype(x) ? g : cast(g, var_dtype(x));
-}
 
 /// The last two axes swapped.
 Var swap_last(const Var& x) {
@@ -148,6 +143,24 @@ std::vector<Var> Gemv::L_op(const Apply& node, std::span<const Var> output_grads
 
 std::vector<Var> Gemv::R_op(const Apply& node, std::span<const Var> ev) const {
   return scaled_dot_r_op(node, ev);
+}
+
+std::vector<Var> Dot22Scalar::L_op(const Apply& node, std::span<const Var> output_grads) const {
+  // out = alpha * x @ y
+  const Var &x = node.input(0), &y = node.input(1), &alpha = node.input(2);
+  const Var& g = output_grads[0];
+  return {for_input(alpha * dot(g, transpose(y)), x), for_input(alpha * dot(transpose(x), g), y),
+          for_input(sum(g * dot(x, y)), alpha)};
+}
+
+std::vector<Var> Dot22Scalar::R_op(const Apply& node, std::span<const Var> ev) const {
+  const Var &x = node.input(0), &y = node.input(1), &alpha = node.input(2);
+  const Var xy_dot = sum_terms({if_given(ev[0], [&](const Var& v) { return dot(v, y); }),
+                                if_given(ev[1], [&](const Var& v) { return dot(x, v); })});
+  Var r = sum_terms({if_given(xy_dot, [&](const Var& v) { return alpha * v; }),
+                     if_given(ev[2], [&](const Var& v) { return v * dot(x, y); })});
+  if (r && var_dtype(r) != var_dtype(node.output(0))) r = cast(r, var_dtype(node.output(0)));
+  return {r};
 }
 
 std::vector<Var> Ger::L_op(const Apply& node, std::span<const Var> output_grads) const {

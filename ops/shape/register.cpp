@@ -3,6 +3,7 @@
 
 #include "ops/shape/alloc.hpp"
 #include "ops/shape/dimshuffle.hpp"
+#include "ops/shape/gather_shape.hpp"
 #include "ops/shape/join.hpp"
 #include "ops/shape/reshape.hpp"
 #include "ops/shape/shape_ops.hpp"
@@ -15,6 +16,10 @@ const std::vector<std::int64_t>& ints(const Props& p, std::size_t i) {
   return std::get<std::vector<std::int64_t>>(p[i].value);
 }
 std::int64_t int_of(const Props& p, std::size_t i) { return std::get<std::int64_t>(p[i].value); }
+std::optional<std::int64_t> optional_int(const Props& p, std::size_t i) {
+  if (const auto* v = std::get_if<std::int64_t>(&p[i].value)) return *v;
+  return std::nullopt;
+}
 
 }  // namespace
 
@@ -117,6 +122,26 @@ void register_shape(OpRegistry& r) {
          .min_inputs = 1,
          .max_inputs = -1,
          .factory = [](const Props& p) -> OpPtr { return std::make_shared<Stack>(int_of(p, 0)); }});
+  r.add({.name = "repeat",
+         .doc = "each slice along `axis` repeated (a 0-d count, or one count per slice)",
+         .params = {{"axis", ParamKind::Int, PropValue{std::monostate{}}, true,
+                     "the axis (none: x flattened)"}},
+         .min_inputs = 2,
+         .max_inputs = 2,
+         .factory = [](const Props& p) -> OpPtr { return std::make_shared<Repeat>(optional_int(p, 0)); }});
+  r.add({.name = "tile",
+         .doc = "x repeated reps[a] times along each axis a as a whole",
+         .params = {{"reps", ParamKind::Ints, std::nullopt, false, "the count per axis"}},
+         .min_inputs = 1,
+         .max_inputs = 1,
+         .factory = [](const Props& p) -> OpPtr { return std::make_shared<Tile>(ints(p, 0)); }});
+  r.add({.name = "roll",
+         .doc = "x shifted by the second input along `axis`, wrapping around",
+         .params = {{"axis", ParamKind::Int, PropValue{std::monostate{}}, true,
+                     "the axis (none: x flattened, then reshaped back)"}},
+         .min_inputs = 2,
+         .max_inputs = 2,
+         .factory = [](const Props& p) -> OpPtr { return std::make_shared<Roll>(optional_int(p, 0)); }});
 }
 
 }  // namespace rw

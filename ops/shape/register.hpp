@@ -6,8 +6,8 @@
 namespace rw {
 
 /// Registers dimshuffle, shape, shape_i, make_vector, specify_shape, reshape,
-/// flatten, alloc, zeros_like, ones_like, join (alias concatenate), split
-/// and stack.
+/// flatten, alloc, zeros_like, ones_like, join (alias concatenate), split,
+/// stack, repeat, tile and roll.
 void register_shape(OpRegistry& registry);
 
 }  // namespace rw

@@ -4,6 +4,7 @@
 #include "ops/detail/grad_util.hpp"
 #include "ops/shape/alloc.hpp"
 #include "ops/shape/dimshuffle.hpp"
+#include "ops/shape/gather_shape.hpp"
 #include "ops/shape/join.hpp"
 #include "ops/shape/reshape.hpp"
 #include "ops/shape/shape_ops.hpp"
@@ -13,15 +14,10 @@ namespace {
 
 using ops_detail::disconnected_grad_var;
 using ops_detail::float_zeros_like;
+using ops_detail::for_input;
 using ops_detail::sum_to;
 using ops_detail::var_dtype;
 using ops_detail::var_rank;
-
-/// `g` in x's dtype, or zeros when x is discrete.
-Var for_input(const Var& g, const Var& x) {
-  if (!is_float(var_dtype(x))) return float_zeros_like(x);
-  return var_dtype(g) == var_dtype(x) ? g : cast(g, var_dtype(x));
-}
 
 /// The eval point, or zeros like `x` when it is not given.
 Var point_or_zeros(const Var& v, const Var& x) { return v ? v : zeros_like(x); }
@@ -172,6 +168,58 @@ std::vector<Var> Stack::R_op(const Apply& node, std::span<const Var> ev) const {
   for (std::size_t k = 0; k < node.num_inputs(); ++k)
     pts.push_back(point_or_zeros(ev[k], node.input(k)));
   return {make_node(pts)->output(0)};
+}
+
+std::vector<Var> Repeat::L_op(const Apply& node, std::span<const Var> output_grads) const {
+  const Var& x = node.input(0);
+  if (!is_float(var_dtype(x))) return {float_zeros_like(x), disconnected_grad_var()};
+  // Slice i of the result came from slice index[i] of x: scatter-add back.
+  const Var xe = axis_ ? x : flatten(x);
+  const std::int64_t a = axis_ ? norm_axis(*axis_, var_rank(x)) : 0;
+  const Var index = repeat(arange(shape_i(xe, a)), node.input(1), 0);
+  Var g = advanced_inc_subtensor(zeros_like(xe), index, for_input(output_grads[0], x), a);
+  if (!axis_) g = reshape(g, shape(x));
+  return {g, disconnected_grad_var()};
+}
+
+std::vector<Var> Repeat::R_op(const Apply& node, std::span<const Var> ev) const {
+  if (!ev[0]) return {Var()};
+  return {repeat(ev[0], node.input(1), axis_)};
+}
+
+std::vector<Var> Tile::L_op(const Apply& node, std::span<const Var> output_grads) const {
+  const Var& x = node.input(0);
+  if (!is_float(var_dtype(x))) return {float_zeros_like(x)};
+  // Result axis a is (reps[a], n[a]) in row-major order: split each, sum the reps.
+  const std::size_t rank = var_rank(x), d = std::max(rank, reps_.size());
+  std::vector<Operand> split_shape;
+  std::vector<std::int64_t> rep_axes;
+  for (std::size_t a = 0; a < d; ++a) {
+    const std::int64_t r = a + reps_.size() >= d ? reps_[a + reps_.size() - d] : 1;
+    rep_axes.push_back(static_cast<std::int64_t>(2 * a));
+    split_shape.emplace_back(r);
+    if (a + rank >= d) split_shape.emplace_back(shape_i(x, static_cast<std::int64_t>(a + rank - d)));
+    else split_shape.emplace_back(1);
+  }
+  Var g = sum(reshape(output_grads[0], split_shape), Axes(std::span<const std::int64_t>(rep_axes)));
+  if (d > rank) g = reshape(g, shape(x));
+  return {for_input(g, x)};
+}
+
+std::vector<Var> Tile::R_op(const Apply&, std::span<const Var> ev) const {
+  if (!ev[0]) return {Var()};
+  return {tile(ev[0], reps_)};
+}
+
+std::vector<Var> Roll::L_op(const Apply& node, std::span<const Var> output_grads) const {
+  const Var& x = node.input(0);
+  if (!is_float(var_dtype(x))) return {float_zeros_like(x), disconnected_grad_var()};
+  return {for_input(roll(output_grads[0], -node.input(1), axis_), x), disconnected_grad_var()};
+}
+
+std::vector<Var> Roll::R_op(const Apply& node, std::span<const Var> ev) const {
+  if (!ev[0]) return {Var()};
+  return {roll(ev[0], node.input(1), axis_)};
 }
 
 }  // namespace rw

@@ -218,6 +218,11 @@ std::map<std::string, Gen> generators() {
     b.in(f64, {3}).in(f64, {}).in(f64, {3, 4}).in(f64, {4}).in(f64, {});
     return b.c;
   };
+  g["dot22scalar"] = [] {
+    Builder b;
+    b.in(f64, {3, 4}).in(f64, {4, 2}).in(f64, {});
+    return b.c;
+  };
   g["ger"] = [] {
     Builder b;
     b.in(f64, {3, 2}).in(f64, {}).in(f64, {3}).in(f64, {2});
@@ -243,6 +248,53 @@ std::map<std::string, Gen> generators() {
   g["grad_scale"] = [] {
     Builder b;
     b.param("multiplier", 0.5).in(f32, {1, 3});
+    return b.c;
+  };
+  for (const char* r : {"eye", "tri"})
+    g[r] = [] {
+      Builder b;
+      b.ints({3}, true).ints({5}, true).ints({-1}, true);
+      return b.c;
+    };
+  g["arange"] = [] {
+    Builder b;
+    b.in(f64, {}, 0, 1).in(f64, {}, 5, 6).in(f32, {}, 0.5, 1);
+    return b.c;
+  };
+  g["linspace"] = [] {
+    Builder b;
+    b.param("endpoint", false).in(f64, {}).in(i32, {}).ints({7}, true);
+    return b.c;
+  };
+  for (const char* r : {"tril", "triu"})
+    g[r] = [] {
+      Builder b;
+      b.param("k", std::int64_t{1}).in(f64, {2, 3, 4});
+      return b.c;
+    };
+  g["alloc_diag"] = [] {
+    Builder b;
+    b.param("offset", std::int64_t{-2}).in(f64, {3});
+    return b.c;
+  };
+  g["extract_diag"] = [] {
+    Builder b;
+    b.param("offset", std::int64_t{1}).in(f64, {3, 5});
+    return b.c;
+  };
+  g["repeat"] = [] {
+    Builder b;
+    b.param("axis", std::int64_t{-1}).in(f64, {2, 3}).ints({2, 0, 3});
+    return b.c;
+  };
+  g["tile"] = [] {
+    Builder b;
+    b.param("reps", std::vector<std::int64_t>{2, 1, 3}).in(f64, {2, 3});
+    return b.c;
+  };
+  g["roll"] = [] {
+    Builder b;
+    b.param("axis", std::monostate{}).in(f64, {2, 3}).ints({-4}, true);
     return b.c;
   };
   return g;

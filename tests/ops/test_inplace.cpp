@@ -19,6 +19,7 @@
 #include "runtime/kernels/indexing.hpp"
 #include "runtime/kernels/linalg.hpp"
 #include "runtime/rng.hpp"
+#include "rw/function.hpp"
 
 namespace {
 
@@ -340,6 +341,59 @@ TEST_CASE("a sum of several products becomes a chain of gemms", "[ops][inplace]"
     const RewriteResult why =
         GemmFromDot().transform(fg, *fg.outputs()[0]->owner(), RewriteContext{});
     CHECK(why.reason() == "the addend does not have the product's type");
+  }
+}
+
+TEST_CASE("a scaled product is one dot22scalar, and gemm_from_dot still takes it with an addend",
+          "[ops][inplace]") {
+  const Var a = matrix("a"), b = matrix("b"), z = matrix("z");
+  const Var s = scalar("s");
+  Rng rng(12);
+  const Tensor av = rng.uniform({5, 3}, -1.0, 1.0), bv = rng.uniform({3, 4}, -1.0, 1.0),
+               zv = rng.uniform({5, 4}, -1.0, 1.0);
+  const Tensor sv = Tensor::scalar(-0.75);
+  const std::vector<Var> ins = {a, b, z, s};
+  const std::vector<Tensor> args = {av, bv, zv, sv};
+  const auto compiled_ops = [&](const Var& out) {
+    Function<std::vector<Tensor>> f = rw::function(std::vector<In>(ins.begin(), ins.end()), {out},
+                                                   {.on_unused_input = UnusedInput::Ignore});
+    std::vector<std::string> names;
+    for (const Apply* node : f.fgraph().toposort()) names.emplace_back(node->op().name());
+    return std::make_pair(std::move(f), names);
+  };
+  using Names = std::vector<std::string>;
+
+  SECTION("s * dot(a, b): one BLAS call with alpha s") {
+    auto [f, names] = compiled_ops(s * dot(a, b));
+    CHECK(names == Names{"dot22scalar"});
+    check_sum(f.call(args)[0], {product(av, bv, -0.75)});
+  }
+  SECTION("dot(a, b) * 3 (a broadcast constant): alpha 3, folded to 0-d") {
+    auto [f, names] = compiled_ops(dot(a, b) * 3.0);
+    REQUIRE(names == Names{"dot22scalar"});
+    const Apply& d = *f.fgraph().outputs()[0]->owner();
+    CHECK(d.input(2)->tensor_type()->ndim() == 0);
+    CHECK(d.input(2)->as_constant()->value().item<double>() == 3.0);
+    check_sum(f.call(args)[0], {product(av, bv, 3.0)});
+  }
+  SECTION("z + 2 * dot(a, b): still one gemm, alpha 2") {
+    auto [f, names] = compiled_ops(z + 2.0 * dot(a, b));
+    REQUIRE(names == Names{"gemm"});
+    const Apply& g = *f.fgraph().outputs()[0]->owner();
+    CHECK(g.input(1)->as_constant()->value().item<double>() == 2.0);
+    check_sum(f.call(args)[0], {values(zv, 5), product(av, bv, 2.0)});
+  }
+  SECTION("z + s * dot(a, b), s not constant: the scaled product, then the add") {
+    auto [f, names] = compiled_ops(z + s * dot(a, b));
+    CHECK(std::count(names.begin(), names.end(), "dot22scalar") == 1);
+    CHECK(std::count(names.begin(), names.end(), "dot") == 0);
+    check_sum(f.call(args)[0], {values(zv, 5), product(av, bv, -0.75)});
+  }
+  SECTION("a product read twice stays one dot") {
+    const Var ab = dot(a, b);
+    auto [f, names] = compiled_ops(ab * s + ab);
+    CHECK(std::count(names.begin(), names.end(), "dot") == 1);
+    CHECK(std::count(names.begin(), names.end(), "dot22scalar") == 0);
   }
 }
 

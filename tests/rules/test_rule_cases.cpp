@@ -208,6 +208,17 @@ const std::vector<RuleCase>& cases() {
       {"gemv_from_add_scaled", V M "output y + 2.5 * dot(m, x)", "gemv(y, 2.5, m, x, 1.0)", -2, 2},
       {"ger_from_add_right", V M "output m + outer(x, y)", "ger(m, 1.0, x, y)", -2, 2},
       {"ger_from_add_scaled", V M "output m + 0.5 * outer(x, y)", "ger(m, 0.5, x, y)", -2, 2},
+      // blas (rules/blas.rules, in uncanonicalize): a scaled matrix product
+      // is one dot22scalar (with no addend for gemm_from_dot to take)
+      {"dot22scalar_right", M S "input n f64[?,?]\noutput dot(m, n) * s", "dot22scalar(m, n, s)",
+       -2, 2},
+      {"dot22scalar_left", M S "input n f64[?,?]\noutput s * dot(m, n)", "dot22scalar(m, n, s)",
+       -2, 2},
+      {"dot22scalar_right_bcast", M "input n f64[?,?]\ninput c f64[1,1]\noutput dot(m, n) * c",
+       "dot22scalar(m, n, dimshuffle{order=()}(c))", -2, 2},
+      {"dot22scalar_left_bcast",
+       M "input n f64[?,?]\noutput dimshuffle{order=(x,x)}(2.5) * dot(m, n)",
+       "dot22scalar(m, n, 2.5)", -2, 2},
   };
   return all;
 }

@@ -298,6 +298,15 @@ void bench_mlp3() {
                        gemm_s, fn_s / gemm_s, paired.ratio, fnd_s, fn0_s, f.schedule().size(),
                        prof.last_peak_bytes, io_bytes + prof.last_peak_bytes,
                        1.2 * (static_cast<double>(io_bytes) + two_largest)));
+
+    // NanGuard's price: the same fused function, every float output read
+    // after each node (docs/debugging.md), against the unguarded one.
+    rw::FunctionOptions guarded_options = fused_options();
+    guarded_options.nan_guard = rw::NanGuard{};
+    rw::Function guarded = rw::function(ins, outs, guarded_options);
+    const Paired guard = paired_medians([&] { r = f.call(args); }, [&] { r = guarded.call(args); });
+    report(with_grad ? "mlp3_forward_grad_nan_guard" : "mlp3_forward_nan_guard", rows, guard.b_s,
+           fmt::format(" plain_s={:.6g} overhead={:.3f}", guard.a_s, 1.0 / guard.ratio));
   }
 }
 

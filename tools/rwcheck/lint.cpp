@@ -2,7 +2,11 @@
 // the graph and can match their own output.
 #include "tools/rwcheck/lint.hpp"
 
+#include <algorithm>
+#include <array>
+#include <functional>
 #include <unordered_map>
+#include <variant>
 #include <vector>
 
 #include <fmt/format.h>
@@ -64,39 +68,124 @@ dsl::Diagnostic note_at(const dsl::CheckedRule& r, std::string message) {
   return dsl::make_note(r.file, r.name_span, std::move(message));
 }
 
-// The Op at the root of a side, or null for a variable or a literal. A side
-// can be an instance of another only when their roots are the same Op or the
-// other's root is not an Op, which is what lets lint compare each rule with a
-// few others instead of all.
-const void* root_key(const dsl::Pattern& p) {
-  const dsl::PatternNode& n = p.root();
-  return n.kind == dsl::PatternNode::Kind::Apply ? static_cast<const void*>(n.op_info) : nullptr;
+// What lint compares each rule with: the earlier rules whose left side may
+// be more general, found by a discrimination tree of the left sides instead
+// of every earlier rule of the same root (10^4 rules sharing `mul` took 8 s).
+//
+// A left side is stored as the symbols of its nodes in pre-order: an Op and
+// its arity, a literal's value (ints and floats alike: 1 and 1.0 share one),
+// and kAny for a variable, whose subterm is not read. A query walks the tree
+// with a side's own pre-order, following at each step the edge of its symbol
+// and the kAny edge, which skips the whole subterm there; a variable of the
+// query (frozen: it matches only a variable) follows kAny alone. Symbols are
+// hashes: a collision only adds candidates, which is_instance turns away.
+constexpr std::uint64_t kAny = 0;
+
+std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
+  return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
 }
 
-// The rules, by index, whose left side's root is `key` or not an Op.
-class RootIndex {
- public:
-  void add(const void* key, std::size_t rule) { by_key_[key].push_back(rule); }
-  // Calls `f(i)` for each rule of key `key` or null, in increasing order,
-  // until it returns true.
-  template <class F> void for_each(const void* key, F&& f) const {
-    static const std::vector<std::size_t> kNone;
-    const std::vector<std::size_t>& a = find(key);
-    const std::vector<std::size_t>& b = key ? find(nullptr) : kNone;
-    std::size_t i = 0, k = 0;
-    while (i < a.size() || k < b.size()) {
-      const bool take_a = k == b.size() || (i < a.size() && a[i] < b[k]);
-      if (f(take_a ? a[i++] : b[k++])) return;
+std::uint64_t symbol(const dsl::PatternNode& n) {
+  switch (n.kind) {
+    case dsl::PatternNode::Kind::Var:
+      return kAny;
+    case dsl::PatternNode::Kind::Literal: {
+      const double v = std::visit([](auto x) { return static_cast<double>(x); }, n.literal);
+      return mix(1, std::hash<double>()(v)) | 1;
     }
+    case dsl::PatternNode::Kind::Apply:
+      return mix(mix(2, std::hash<const void*>()(n.op_info)), n.inputs.size()) | 1;
+  }
+  return kAny;
+}
+
+class PatternIndex {
+ public:
+  /// Adds rule `rule` under its left side `p`.
+  void add(const dsl::Pattern& p, std::size_t rule) {
+    flatten(p);
+    std::uint32_t at = 0;
+    for (const Step& step : steps_) {
+      auto [it, fresh] = nodes_[at].next.try_emplace(step.symbol, 0);
+      if (fresh) {
+        it->second = static_cast<std::uint32_t>(nodes_.size());
+        nodes_.emplace_back();  // invalidates `it` after this line only
+      }
+      at = nodes_[at].next.at(step.symbol);
+    }
+    nodes_[at].rules.push_back(rule);
+  }
+
+  /// Calls `f(i)` for each rule whose left side may be more general than
+  /// `p`, in increasing order, until it returns true.
+  template <class F> void for_each(const dsl::Pattern& p, F&& f) {
+    flatten(p);
+    found_.clear();
+    walk(0, 0);
+    std::sort(found_.begin(), found_.end());
+    found_.erase(std::unique(found_.begin(), found_.end()), found_.end());
+    for (std::size_t i : found_)
+      if (f(i)) return;
   }
 
  private:
-  const std::vector<std::size_t>& find(const void* key) const {
-    static const std::vector<std::size_t> kNone;
-    const auto it = by_key_.find(key);
-    return it == by_key_.end() ? kNone : it->second;
+  struct Step {
+    std::uint64_t symbol;
+    std::uint32_t end;  // the step after this node's subterm
+  };
+  struct TrieNode {
+    std::unordered_map<std::uint64_t, std::uint32_t> next;
+    std::vector<std::size_t> rules;
+  };
+
+  /// `p` in pre-order into steps_ (a variable's subterm is itself alone).
+  void flatten(const dsl::Pattern& p) {
+    steps_.clear();
+    struct Item {
+      std::uint32_t node;
+      bool done;
+      std::uint32_t step;
+    };
+    std::vector<Item> stack{{p.root_index(), false, 0}};
+    while (!stack.empty()) {
+      Item item = stack.back();
+      stack.pop_back();
+      if (item.done) {
+        steps_[item.step].end = static_cast<std::uint32_t>(steps_.size());
+        continue;
+      }
+      const dsl::PatternNode& n = p.nodes[item.node];
+      const auto step = static_cast<std::uint32_t>(steps_.size());
+      steps_.push_back({symbol(n), 0});
+      stack.push_back({item.node, true, step});
+      if (n.kind == dsl::PatternNode::Kind::Apply)
+        for (auto it = n.inputs.rbegin(); it != n.inputs.rend(); ++it) stack.push_back({*it, false, 0});
+    }
   }
-  std::unordered_map<const void*, std::vector<std::size_t>> by_key_;
+
+  /// Collects the rules reachable from trie node `at` with the query's steps
+  /// from `k` on (an explicit stack: patterns may be deep).
+  void walk(std::uint32_t at, std::uint32_t k) {
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> todo{{at, k}};
+    while (!todo.empty()) {
+      const auto [t, i] = todo.back();
+      todo.pop_back();
+      const TrieNode& node = nodes_[t];
+      if (i == steps_.size()) {
+        found_.insert(found_.end(), node.rules.begin(), node.rules.end());
+        continue;
+      }
+      if (const auto any = node.next.find(kAny); any != node.next.end())
+        todo.push_back({any->second, steps_[i].end});
+      if (steps_[i].symbol != kAny)
+        if (const auto same = node.next.find(steps_[i].symbol); same != node.next.end())
+          todo.push_back({same->second, i + 1});
+    }
+  }
+
+  std::vector<TrieNode> nodes_ = std::vector<TrieNode>(1);  // the root first
+  std::vector<Step> steps_;
+  std::vector<std::size_t> found_;
 };
 
 }  // namespace
@@ -113,12 +202,12 @@ std::vector<dsl::Diagnostic> lint_rules(const RuleSet& rules) {
   }
 
   std::vector<dsl::Diagnostic> out;
-  RootIndex by_lhs;  // the rules before j (then up to j), by the root of their left side
+  PatternIndex by_lhs;  // the rules before j (then up to j), by their left sides
   for (std::size_t j = 0; j < all.size(); ++j) {
     const LintRule& later = all[j];
     const dsl::CheckedRule& b = *later.rule;
     // Shadowed by an earlier rule of the group that is tried first.
-    by_lhs.for_each(root_key(b.lhs), [&](std::size_t i) {
+    by_lhs.for_each(b.lhs, [&](std::size_t i) {
       const LintRule& earlier = all[i];
       const dsl::CheckedRule& a = *earlier.rule;
       if (earlier.group != later.group || a.guard || a.priority < b.priority) return false;
@@ -133,10 +222,10 @@ std::vector<dsl::Diagnostic> lint_rules(const RuleSet& rules) {
       out.push_back(std::move(d));
       return true;
     });
-    by_lhs.add(root_key(b.lhs), j);
+    by_lhs.add(b.lhs, j);
     // Undone by an earlier rule (or by itself): its left side must take this
     // rule's right side.
-    by_lhs.for_each(root_key(b.rhs), [&](std::size_t i) {
+    by_lhs.for_each(b.rhs, [&](std::size_t i) {
       const LintRule& other = all[i];
       const dsl::CheckedRule& a = *other.rule;
       if (!is_instance(later.frozen_rhs, other.terms.lhs) ||

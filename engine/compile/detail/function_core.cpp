@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/compile/detail/nan_guard.hpp"
 #include "engine/compile/errors.hpp"
 #include "engine/compile/shared.hpp"
 #include "engine/graph/errors.hpp"
@@ -25,8 +26,12 @@ bool sole_owner(const Tensor& t) { return t.storage().use_count() == 1; }
 
 }  // namespace
 
-FunctionCore::FunctionCore(std::shared_ptr<const Program> program, bool profile)
-    : program_(std::move(program)), slots_(program_->n_slots), cells_(program_->cells.size()) {
+FunctionCore::FunctionCore(std::shared_ptr<const Program> program, bool profile,
+                           std::optional<NanGuard> nan_guard)
+    : program_(std::move(program)),
+      slots_(program_->n_slots),
+      cells_(program_->cells.size()),
+      guard_(nan_guard) {
   for (const auto& [slot, value] : program_->constants) slots_[slot] = value;
   load_fixed_cells();
   if (profile) init_profile();
@@ -39,7 +44,7 @@ void FunctionCore::load_fixed_cells() {
 }
 
 FunctionCore::FunctionCore(const FunctionCore& other)
-    : FunctionCore(other.program_, other.profile_ != nullptr) {}
+    : FunctionCore(other.program_, other.profile_ != nullptr, other.guard_) {}
 
 void FunctionCore::init_profile() {
   profile_ = std::make_unique<FunctionProfile>();
@@ -99,8 +104,15 @@ template <class Args> void FunctionCore::call_impl(const Args& args, Tensor* out
     slots[n_inputs + j] = p.shared_vars[j]->value_;
 
   try {
-    if (profile_) run<true>();
-    else run<false>();
+    if (guard_) {
+      if (guard_->check_inputs) guard_inputs(n_inputs + p.shared_vars.size());
+      if (profile_) run<true, true>();
+      else run<false, true>();
+    } else if (profile_) {
+      run<true, false>();
+    } else {
+      run<false, false>();
+    }
   } catch (...) {
     abandon();
     throw;
@@ -124,7 +136,7 @@ template <class Args> void FunctionCore::call_impl(const Args& args, Tensor* out
   }
 }
 
-template <bool kProfile> void FunctionCore::run() {
+template <bool kProfile, bool kGuard> void FunctionCore::run() {
   const Program& p = *program_;
   Tensor* slots = slots_.data();
   Tensor* cells = cells_.data();
@@ -198,6 +210,8 @@ template <bool kProfile> void FunctionCore::run() {
       peak_bytes = std::max(peak_bytes, held_bytes);
       peak_buffers = std::max(peak_buffers, held_buffers);
     }
+    // Before the inputs are released: the message summarizes them.
+    if constexpr (kGuard) guard_outputs(k, in, out);
 
     for (std::uint32_t c = 0; c < step.n_cells; ++c) {
       if (src[c].handed_on || src[c].fixed) continue;
@@ -281,6 +295,35 @@ void FunctionCore::bad_output(std::size_t k, std::uint32_t j) const {
   throw ExecutionError(fmt::format(
       "{} in {} returned output {} of dtype {} and shape {}, which does not fit its type {}",
       node_label(p, k), p.label, j, dtype_name(t.dtype()), shape_to_string(t.shape()), type));
+}
+
+void FunctionCore::guard_inputs(std::size_t n_args) const {
+  const Program& p = *program_;
+  for (std::size_t i = 0; i < n_args; ++i) {
+    const Tensor& t = slots_[i];
+    const GuardFinding f = guard_scan(t, *guard_);
+    if (!f.any()) continue;
+    const Var& v = i < p.inputs.size() ? p.inputs[i].variable : p.shared[i - p.inputs.size()];
+    throw NanGuardError(fmt::format("NanGuard: {} {} of {} holds {}: {}",
+                                    i < p.inputs.size() ? "argument" : "shared variable", i,
+                                    p.label, f.describe(*guard_, t.size()),
+                                    describe(*v) + " " + guard_summary(t)));
+  }
+}
+
+void FunctionCore::guard_outputs(std::size_t k, const Tensor* in, const Tensor* out) const {
+  const Program& p = *program_;
+  const Step& step = p.steps[k];
+  for (std::uint32_t j = 0; j < step.n_out; ++j) {
+    const GuardFinding f = guard_scan(out[j], *guard_);
+    if (!f.any()) continue;
+    std::string inputs;
+    for (std::uint32_t c = 0; c < step.n_cells; ++c)
+      inputs += fmt::format("\n  input {} ({}): {}", c, describe(*step.node->input(c)),
+                            in[c].valid() ? guard_summary(in[c]) : std::string("(not held)"));
+    throw NanGuardError(fmt::format("NanGuard: {} of {}: output {} holds {}{}", node_label(p, k),
+                                    p.label, j, f.describe(*guard_, out[j].size()), inputs));
+  }
 }
 
 void FunctionCore::abandon() noexcept {

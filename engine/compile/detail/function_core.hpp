@@ -3,10 +3,12 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
 #include "engine/compile/detail/program.hpp"
+#include "engine/compile/function_options.hpp"
 #include "engine/compile/profile.hpp"
 #include "runtime/tensor.hpp"
 
@@ -17,7 +19,8 @@ namespace rw::detail {
 /// but what the Ops allocate.
 class FunctionCore {
  public:
-  FunctionCore(std::shared_ptr<const Program> program, bool profile);
+  FunctionCore(std::shared_ptr<const Program> program, bool profile,
+               std::optional<NanGuard> nan_guard = std::nullopt);
   /// Same program, storage and profile of its own.
   FunctionCore(const FunctionCore& other);
 
@@ -29,7 +32,9 @@ class FunctionCore {
 
  private:
   template <class Args> void call_impl(const Args& args, Tensor* out);
-  template <bool kProfile> void run();
+  template <bool kProfile, bool kGuard> void run();
+  void guard_inputs(std::size_t n_args) const;
+  void guard_outputs(std::size_t k, const Tensor* in, const Tensor* out) const;
   Tensor convert_input(std::size_t i, const Tensor& value) const;
   [[noreturn]] void throw_arg_count(std::size_t got) const;
   [[noreturn]] void fail_node(std::size_t k) const;
@@ -42,6 +47,7 @@ class FunctionCore {
   std::vector<Tensor> slots_;
   std::vector<Tensor> cells_;
   std::unique_ptr<FunctionProfile> profile_;
+  std::optional<NanGuard> guard_;
   std::vector<const void*> prior_;  // profiling: the buffer each output slot held before perform
   // Set for the whole of a call, by whichever thread makes it: a second call
   // at the same time, nested or from another thread, is refused before it

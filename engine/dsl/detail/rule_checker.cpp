@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -49,7 +50,9 @@ class RuleBuilder {
         f_(file.ast),
         src_(file.source),
         rule_(rule),
-        out_(out) {}
+        out_(out) {
+    for (std::uint32_t i = 0; i < rule_.vars.size(); ++i) index(i);
+  }
 
   std::optional<std::uint32_t> pattern(ExprId id, Side side, Pattern& p) {
     const ast::Expr& e = f_[id];
@@ -93,11 +96,26 @@ class RuleBuilder {
     return fmt::format("{}:{}", at.line, at.column);
   }
 
-  std::optional<VarId> find(std::string_view name) const { return rule_.find_var(name); }
+  // CheckedRule::find_var's answer, by a search tree of the names instead of
+  // a scan: every use of a variable asks, and a rule with 10^5 variables took
+  // 38 s to check by scans.
+  std::optional<VarId> find(std::string_view name) const {
+    const auto it = by_name_.find(name);
+    if (it == by_name_.end()) return std::nullopt;
+    return VarId{it->second};
+  }
 
   VarId add_var(RuleVariable v) {
     rule_.vars.push_back(std::move(v));
-    return VarId{static_cast<std::uint32_t>(rule_.vars.size() - 1)};
+    const auto i = static_cast<std::uint32_t>(rule_.vars.size() - 1);
+    index(i);
+    return VarId{i};
+  }
+
+  /// Records variable `i` under its name, unless anonymous or a variable of
+  /// that name came first (find_var answers the first).
+  void index(std::uint32_t i) {
+    if (!rule_.vars[i].anonymous) by_name_.emplace(rule_.vars[i].name, i);
   }
 
   // A reference to a bound variable on the right side or in a guard.
@@ -543,6 +561,7 @@ class RuleBuilder {
   const SourcePtr& src_;
   CheckedRule& rule_;
   std::vector<Diagnostic>& out_;
+  std::map<std::string, std::uint32_t, std::less<>> by_name_;
 };
 
 // The keyword or name a statement starts with, for "belongs in" errors.

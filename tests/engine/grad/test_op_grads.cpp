@@ -198,6 +198,9 @@ std::map<std::string, Entry> table() {
   t["gemv"] = {{{[](Inputs in) { return rw::gemv(in[0], in[1], in[2], in[3], in[4]); },
                  {uni({2}), Tensor::scalar(0.7), uni({2, 3}), uni({3}), Tensor::scalar(-1.3)}}},
                {}};
+  t["dot22scalar"] = {{{[](Inputs in) { return rw::dot22scalar(in[0], in[1], in[2]); },
+                        {uni({2, 3}), uni({3, 4}), Tensor::scalar(0.7)}}},
+                      {}};
   t["ger"] = {{{[](Inputs in) { return rw::ger(in[0], in[1], in[2], in[3]); },
                 {uni({2, 3}), Tensor::scalar(0.7), uni({2}), uni({3})}}},
               {}};
@@ -212,6 +215,45 @@ std::map<std::string, Entry> table() {
   for (const char* n : {"zero_grad", "disconnected_grad", "grad_clip", "grad_scale"})
     t[n].not_differentiable =
         "its gradient differs from its derivative by design (tests/engine/grad/test_rop.cpp)";
+  for (const char* n : {"eye", "tri"})
+    t[n].not_differentiable = "its inputs are sizes and an offset (integers)";
+  // Bounds away from a change of length: arange(0.25, 4.5, 0.6) has 8 values.
+  t["arange"] = {{{[](Inputs in) { return rw::arange(in[0], 4.5, in[1]); },
+                   {Tensor::scalar(0.25), Tensor::scalar(0.6)}},
+                  {[](Inputs in) { return rw::arange(in[0], 0, -1.5) * 2; }, {Tensor::scalar(5.2)}}},
+                 {}};
+  t["linspace"] = {{{[](Inputs in) { return rw::linspace(in[0], in[1], 5); },
+                     {Tensor::scalar(0.3), Tensor::scalar(-1.2)}},
+                    {[](Inputs in) { return rw::linspace(in[0], in[1], 4, false); },
+                     {Tensor::scalar(0.3), Tensor::scalar(2.0)}},
+                    {[](Inputs in) { return rw::linspace(in[0], in[1], 1); },
+                     {Tensor::scalar(0.3), Tensor::scalar(2.0)}}},
+                   {}};
+  t["tril"] = {{{[](Inputs in) { return rw::tril(in[0], 1); }, {uni({3, 4})}},
+                {[](Inputs in) { return rw::tril(in[0], -1); }, {uni({2, 3, 3})}}},
+               {}};
+  t["triu"] = {{{[](Inputs in) { return rw::triu(in[0]); }, {uni({3, 4})}},
+                {[](Inputs in) { return rw::triu(in[0], 2); }, {uni({2, 3, 3})}}},
+               {}};
+  t["alloc_diag"] = {{{[](Inputs in) { return rw::alloc_diag(in[0], 1); }, {uni({3})}},
+                      {[](Inputs in) { return rw::alloc_diag(in[0], -2); }, {uni({2})}}},
+                     {}};
+  t["extract_diag"] = {{{[](Inputs in) { return rw::extract_diag(in[0], 1); }, {uni({3, 5})}},
+                        {[](Inputs in) { return rw::extract_diag(in[0], -1); }, {uni({4, 2})}},
+                        {[](Inputs in) { return rw::extract_diag(in[0]); }, {uni({2, 5})}},
+                        {[](Inputs in) { return rw::extract_diag(in[0], 2); }, {uni({5, 3})}}},
+                       {}};
+  t["repeat"] = {{{[](Inputs in) { return rw::repeat(in[0], 2, 1); }, {uni({2, 3})}},
+                  {[](Inputs in) { return rw::repeat(in[0], ints({1, 0, 3})); }, {uni({3, 1})}},
+                  {[](Inputs in) { return rw::repeat(in[0], ints({2, 1}), 0); }, {uni({2, 2})}}},
+                 {}};
+  t["tile"] = {{{[](Inputs in) { return rw::tile(in[0], {2, 3}); }, {uni({2, 3})}},
+                {[](Inputs in) { return rw::tile(in[0], {2, 1, 2}); }, {uni({3})}},
+                {[](Inputs in) { return rw::tile(in[0], {2}); }, {uni({2, 2})}}},
+               {}};
+  t["roll"] = {{{[](Inputs in) { return rw::roll(in[0], 1, 1); }, {uni({2, 3})}},
+                {[](Inputs in) { return rw::roll(in[0], -4); }, {uni({2, 3})}}},
+               {}};
   return t;
 }
 

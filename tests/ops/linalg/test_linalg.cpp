@@ -1,5 +1,6 @@
 // Linear algebra and nnet Ops through rw::function against loops: dot of
 // every rank pair, batched matmul, outer, gemm (and its in-place form), gemv, ger,
+// dot22scalar,
 // softmax and log_softmax.
 #include <cmath>
 
@@ -91,6 +92,35 @@ TEST_CASE("gemv computes alpha a @ x + beta y; beta 0 never reads y", "[ops]") {
   CHECK_THROWS_WITH(rw::gemv(rw::vector("v", i32), 1, rw::matrix("p", i32), rw::vector("q", i32), 0),
                     "`gemv`: input 0 (`v`) is i32[?], expected float32 or float64");
   CHECK_THROWS_AS(rw::gemv(rw::vector("v", f64, 2), 1, rw::matrix("p", f64, 3, 4), x, 0), TypeError);
+}
+
+TEST_CASE("dot22scalar computes alpha x @ y, and refuses what is not two matrices and a scalar",
+          "[ops]") {
+  auto x = rw::matrix("x"), y = rw::matrix("y");
+  auto alpha = rw::scalar("alpha");
+  rw::Function f = rw::function({x, y, alpha}, rw::dot22scalar(x, y, alpha));
+  const Tensor vx = lcg_tensor({3, 4}, 7), vy = lcg_tensor({4, 2}, 8);
+  const Tensor got = f(vx, vy, Tensor::scalar(-2.5));
+  CHECK(got.shape() == Shape{3, 2});
+  CHECK(allclose(got, make_tensor({3, 2}, [&](const Idx& i) { return -2.5 * dot_ref(vx, vy, i[0], i[1]); }),
+                 1e-14, 1e-15));
+  // Empty inner extent: a zero product, scaled.
+  const Tensor zero = f(Tensor::empty(DType::Float64, {2, 0}), Tensor::empty(DType::Float64, {0, 3}),
+                        Tensor::scalar(4.0));
+  CHECK(zero.shape() == Shape{2, 3});
+  for (std::int64_t k = 0; k < zero.size(); ++k) CHECK(zero.data<double>()[k] == 0.0);
+  // float32 throughout.
+  auto xf = rw::matrix("xf", f32), yf = rw::matrix("yf", f32);
+  CHECK(rw::dot22scalar(xf, yf, 0.5)->tensor_type()->dtype() == f32);
+
+  CHECK_THROWS_WITH(rw::dot22scalar(rw::matrix("p", i32), rw::matrix("q", i32), 1),
+                    "`dot22scalar`: input 0 (`p`) is i32[?,?], expected float32 or float64");
+  CHECK_THROWS_WITH(rw::dot22scalar(x, rw::vector("v"), 1.0),
+                    "`dot22scalar`: input 1 (`v`) is f64[?], expected a matrix of float64");
+  CHECK_THROWS_WITH(rw::dot22scalar(x, y, rw::vector("s")),
+                    "`dot22scalar`: input 2 (`s`) (alpha) is f64[?], expected a 0-d number");
+  CHECK_THROWS_AS(rw::dot22scalar(rw::matrix("p", f64, 3, 4), rw::matrix("q", f64, 5, 2), 1.0),
+                  TypeError);
 }
 
 TEST_CASE("ger computes a + alpha outer(x, y)", "[ops]") {

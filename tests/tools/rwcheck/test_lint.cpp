@@ -1,4 +1,8 @@
 // rwcheck lint: shadowed rules, undo pairs, growth, unknown ops.
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include <catch2/catch.hpp>
 
 #include "tools/rwcheck/lint.hpp"
@@ -69,4 +73,48 @@ TEST_CASE("shadowing respects guards, priorities and groups", "[rwcheck]") {
             .size() == 1);
   // A rule that keeps a term the same size and does not match it again is fine.
   CHECK(findings("ruleset a tags(canonicalize)\nrule d: dot(a, b) => sum(a * b)\n").empty());
+}
+
+TEST_CASE("lint finds the more general rule among many that share a root", "[rwcheck]") {
+  // Lint looks up the rules that may be more general by a discrimination
+  // tree of their left sides: these check that it still finds them, at any
+  // depth, through variables, and not where a literal or an Op differs.
+  auto findings = [](const std::string& rules) {
+    auto db = rw::make_standard_db();
+    rw::check::RuleSet set;
+    set.db = db;
+    set.loads.push_back(rw::dsl::load_rules_text_into(
+        *db, "t.rules", "ruleset a tags(canonicalize)\n" + rules, rw::test::pt_registry(), {}));
+    set.sources.push_back("t.rules");
+    std::vector<std::string> messages;
+    for (const auto& d : rw::check::lint_rules(set)) messages.push_back(d.message);
+    return messages;
+  };
+  std::string many;
+  for (int i = 0; i < 300; ++i)
+    many += "rule r" + std::to_string(i) + ": exp(x * " + std::to_string(i) + ".5) => exp(x)\n";
+  CHECK(findings(many).empty());
+  // The same literal two levels down, 250 rules later: shadowed by r7 alone.
+  const auto late = findings(many + "rule late: exp(y * 7.5) => exp(y)\n");
+  REQUIRE(late.size() == 1);
+  CHECK(late[0].starts_with("rule `late` is shadowed by `r7`"));
+  // A variable where the others have a product: more general than all of
+  // them, and so shadows none that come before it but every one after.
+  const auto general = findings("rule g: exp(z) => exp(z)\n" + many);
+  CHECK(std::count_if(general.begin(), general.end(), [](const std::string& m) {
+          return m.find("is shadowed by `g`") != std::string::npos;
+        }) == 300);
+  // A variable below the root in the earlier rule: shadows a deeper product.
+  const auto deep = findings("rule g: exp(x * y) => exp(x)\nrule h: exp(exp(a) * 2.5) => exp(a)\n");
+  REQUIRE(deep.size() == 1);
+  CHECK(deep[0].starts_with("rule `h` is shadowed by `g`"));
+  // Another Op or literal at the same place: no finding.
+  CHECK(findings("rule g: exp(x * 2.5) => exp(x)\nrule h: exp(x + 2.5) => exp(x)\n"
+                 "rule k: exp(x * 3.5) => exp(x)\n")
+            .empty());
+  // Two rules that undo each other, found through the right sides.
+  const auto undo = findings("rule f: exp(x * 2.5) => exp(2.5 * x)\n"
+                             "rule b: exp(2.5 * x) => exp(x * 2.5)\n");
+  REQUIRE(undo.size() == 1);
+  CHECK(undo[0].starts_with("rules `f` and `b` undo each other"));
 }
