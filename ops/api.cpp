@@ -15,7 +15,9 @@
 #include "ops/indexing/subtensor.hpp"
 #include "ops/linalg/linalg.hpp"
 #include "ops/nnet/softmax.hpp"
+#include "ops/reduce/cumulative.hpp"
 #include "ops/reduce/reduce.hpp"
+#include "ops/sort/sort.hpp"
 #include "ops/shape/alloc.hpp"
 #include "ops/shape/dimshuffle.hpp"
 #include "ops/shape/gather_shape.hpp"
@@ -485,6 +487,50 @@ Var moveaxis(const Var& x, std::int64_t source, std::int64_t destination) {
     if (static_cast<std::int64_t>(k) != src) order.push_back(static_cast<std::int64_t>(k));
   order.insert(order.begin() + dst, src);
   return dimshuffle(x, std::move(order));
+}
+
+// ---------------------------------------------------------------------------
+// Scans, sorting and counting
+
+Var cumsum(const Var& x, std::optional<std::int64_t> axis) {
+  return (*std::make_shared<CumOp>(false, axis))({x});
+}
+
+Var cumprod(const Var& x, std::optional<std::int64_t> axis) {
+  return (*std::make_shared<CumOp>(true, axis))({x});
+}
+
+Var diff(const Var& x, std::int64_t n, std::int64_t axis) {
+  return (*std::make_shared<Diff>(n, axis))({x});
+}
+
+Var sort(const Var& x, std::optional<std::int64_t> axis) {
+  return (*std::make_shared<Sort>(false, axis))({x});
+}
+
+Var argsort(const Var& x, std::optional<std::int64_t> axis) {
+  return (*std::make_shared<Sort>(true, axis))({x});
+}
+
+Var searchsorted(const Var& a, const Operand& v, std::string_view side) {
+  if (side != "left" && side != "right")
+    throw TypeError(fmt::format("`searchsorted`: side `{}` is not `left` or `right`", side));
+  const Var in[] = {a, v.resolve(dtype_of_var(a))};
+  return (*std::make_shared<SearchSorted>(side == "right"))(in);
+}
+
+Var bincount(const Var& x, const Var& weights, std::int64_t minlength) {
+  const OpPtr op = std::make_shared<BinCount>(minlength);
+  if (!weights) return (*op)({x});
+  const Var in[] = {x, weights};
+  return (*op)(in);
+}
+
+Var unique(const Var& x) { return (*std::make_shared<Unique>(false))({x}); }
+
+std::pair<Var, Var> unique_counts(const Var& x) {
+  const auto outs = std::make_shared<Unique>(true)->make_node(std::span(&x, 1))->outputs();
+  return {outs[0], outs[1]};
 }
 
 // ---------------------------------------------------------------------------

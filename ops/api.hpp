@@ -389,6 +389,28 @@ Var advanced_inc_subtensor(const Var& x, const Var& indices, const Operand& y,
                            std::int64_t axis = 0);
 
 // ---------------------------------------------------------------------------
+// Scans, sorting and counting.
+
+/// Running sums or products along `axis` (none: over x flattened).
+Var cumsum(const Var& x, std::optional<std::int64_t> axis = std::nullopt);
+Var cumprod(const Var& x, std::optional<std::int64_t> axis = std::nullopt);
+/// The n-th discrete difference along `axis` (NumPy's diff).
+Var diff(const Var& x, std::int64_t n = 1, std::int64_t axis = -1);
+/// x sorted along `axis` (none: flattened), stable with NaNs last, and the
+/// int64 positions that sort it.
+Var sort(const Var& x, std::optional<std::int64_t> axis = -1);
+Var argsort(const Var& x, std::optional<std::int64_t> axis = -1);
+/// Where each element of v goes in the ascending vector a: before equal
+/// values (`side` "left") or after them ("right").
+Var searchsorted(const Var& a, const Operand& v, std::string_view side = "left");
+/// The occurrences of each value of the non-negative integer vector x, or
+/// the sums of `weights` (when given) at them, over at least `minlength` bins.
+Var bincount(const Var& x, const Var& weights = Var(), std::int64_t minlength = 0);
+/// The sorted distinct values of x flattened; with their int64 counts.
+Var unique(const Var& x);
+std::pair<Var, Var> unique_counts(const Var& x);
+
+// ---------------------------------------------------------------------------
 // Linear algebra and neural networks.
 
 /// NumPy's dot for vectors and matrices.
@@ -417,10 +439,15 @@ Var log_softmax(const Var& x, std::int64_t axis = -1);
 using api::all;
 using api::alloc;
 using api::any;
+using api::argsort;
+using api::bincount;
 using api::argmax;
 using api::argmin;
 using api::cast;
 using api::concatenate;
+using api::cumprod;
+using api::cumsum;
+using api::diff;
 using api::dot;
 using api::fill;
 using api::gemm;
@@ -434,10 +461,13 @@ using api::mean;
 using api::min;
 using api::outer;
 using api::prod;
+using api::searchsorted;
+using api::sort;
 using api::softmax;
 using api::split;
 using api::stack;
 using api::sum;
 using api::take;
+using api::unique;
 
 }  // namespace rw

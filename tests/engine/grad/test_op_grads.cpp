@@ -254,6 +254,27 @@ std::map<std::string, Entry> table() {
   t["roll"] = {{{[](Inputs in) { return rw::roll(in[0], 1, 1); }, {uni({2, 3})}},
                 {[](Inputs in) { return rw::roll(in[0], -4); }, {uni({2, 3})}}},
                {}};
+  t["cumsum"] = {{{[](Inputs in) { return rw::cumsum(in[0], 1); }, {uni({2, 3})}},
+                  {[](Inputs in) { return rw::cumsum(in[0]); }, {uni({2, 3})}},
+                  {[](Inputs in) { return rw::cumsum(in[0], -2); }, {uni({3, 2})}}},
+                 {}};
+  // Away from zero: cumprod's gradient divides by x.
+  t["cumprod"] = {{{[](Inputs in) { return rw::cumprod(in[0], 0); }, {uni({3, 2}, 0.5, 1.5)}},
+                   {[](Inputs in) { return rw::cumprod(in[0]); }, {uni({2, 2}, -1.5, -0.5)}}},
+                  {}};
+  t["diff"] = {{{[](Inputs in) { return rw::diff(in[0]); }, {uni({2, 4})}},
+                {[](Inputs in) { return rw::diff(in[0], 2, 0); }, {uni({4, 2})}},
+                {[](Inputs in) { return rw::diff(in[0], 3) + 1; }, {uni({2})}}},
+               {}};
+  // Distinct values, so that the order is stable under the finite differences.
+  t["sort"] = {{{[](Inputs in) { return rw::sort(in[0]); }, {Tensor::from({{0.3, -0.8, 0.1}, {0.9, 0.5, -0.2}})}},
+                {[](Inputs in) { return rw::sort(in[0], 0); }, {Tensor::from({{0.3, -0.8}, {0.9, 0.5}, {-0.1, 0.7}})}},
+                {[](Inputs in) { return rw::sort(in[0], std::nullopt); }, {Tensor::from({{0.3, -0.8}, {0.9, 0.5}})}}},
+               {}};
+  t["argsort"].not_differentiable = "integer result";
+  t["searchsorted"].not_differentiable = "integer result";
+  t["unique"].not_differentiable = "its result length depends on the values of x (PyTensor's Unique has no gradient either)";
+  t["bincount"] = {{{[](Inputs in) { return rw::bincount(ints({0, 2, 2, 5}), in[0], 7); }, {uni({4})}}}, {}};
   return t;
 }
 
