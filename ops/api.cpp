@@ -183,6 +183,21 @@ Var sigmoid(const Var& x) { return unary(ScalarOp::Sigmoid, x); }
 Var softplus(const Var& x) { return unary(ScalarOp::Softplus, x); }
 Var erf(const Var& x) { return unary(ScalarOp::Erf, x); }
 Var erfc(const Var& x) { return unary(ScalarOp::Erfc, x); }
+Var erfinv(const Var& x) { return unary(ScalarOp::Erfinv, x); }
+Var erfcx(const Var& x) { return unary(ScalarOp::Erfcx, x); }
+Var gammaln(const Var& x) { return unary(ScalarOp::Gammaln, x); }
+Var digamma(const Var& x) { return unary(ScalarOp::Digamma, x); }
+Var psi(const Var& x) { return digamma(x); }
+Var trigamma(const Var& x) { return unary(ScalarOp::Trigamma, x); }
+Var betaln(const Operand& a, const Operand& b) { return binary(ScalarOp::Betaln, a, b); }
+Var log1mexp(const Var& x) { return unary(ScalarOp::Log1mexp, x); }
+Var logit(const Var& x) { return unary(ScalarOp::Logit, x); }
+Var expit(const Var& x) { return sigmoid(x); }
+Var xlogy(const Operand& x, const Operand& y) { return binary(ScalarOp::Xlogy, x, y); }
+Var xlog1py(const Operand& x, const Operand& y) { return binary(ScalarOp::Xlog1py, x, y); }
+Var softsign(const Var& x) { return unary(ScalarOp::Softsign, x); }
+Var gelu(const Var& x) { return unary(ScalarOp::Gelu, x); }
+Var relu(const Var& x) { return unary(ScalarOp::Relu, x); }
 Var floor(const Var& x) { return unary(ScalarOp::Floor, x); }
 Var ceil(const Var& x) { return unary(ScalarOp::Ceil, x); }
 Var round(const Var& x) { return unary(ScalarOp::Round, x); }

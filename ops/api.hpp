@@ -147,6 +147,28 @@ Var sigmoid(const Var& x);
 Var softplus(const Var& x);
 Var erf(const Var& x);
 Var erfc(const Var& x);
+/// erf⁻¹(x), and e^(x²) erfc(x) without its overflow.
+Var erfinv(const Var& x);
+Var erfcx(const Var& x);
+/// log |Γ(x)|, its derivative ψ(x) (digamma, alias psi) and ψ's derivative.
+Var gammaln(const Var& x);
+Var digamma(const Var& x);
+Var psi(const Var& x);
+Var trigamma(const Var& x);
+/// log |B(a, b)| = gammaln(a) + gammaln(b) - gammaln(a + b).
+Var betaln(const Operand& a, const Operand& b);
+/// log(1 - e^x) for x <= 0, accurate near 0 and for large -x.
+Var log1mexp(const Var& x);
+/// log(x / (1 - x)), the inverse of sigmoid; and sigmoid under SciPy's name.
+Var logit(const Var& x);
+Var expit(const Var& x);
+/// x log(y) and x log(1 + y), 0 where x == 0.
+Var xlogy(const Operand& x, const Operand& y);
+Var xlog1py(const Operand& x, const Operand& y);
+/// x / (1 + |x|); x Φ(x) (exact GELU); max(x, 0) keeping NaN.
+Var softsign(const Var& x);
+Var gelu(const Var& x);
+Var relu(const Var& x);
 Var floor(const Var& x);
 Var ceil(const Var& x);
 /// Rounds half to even.

@@ -275,6 +275,22 @@ std::map<std::string, Entry> table() {
   t["searchsorted"].not_differentiable = "integer result";
   t["unique"].not_differentiable = "its result length depends on the values of x (PyTensor's Unique has no gradient either)";
   t["bincount"] = {{{[](Inputs in) { return rw::bincount(ints({0, 2, 2, 5}), in[0], 7); }, {uni({4})}}}, {}};
+  t["erfinv"] = unary("erfinv", -0.9, 0.9);
+  t["erfcx"] = unary("erfcx", -1, 2);
+  t["gammaln"] = unary("gammaln", 0.5, 3);
+  t["digamma"] = unary("digamma", 0.5, 3);
+  t["trigamma"].not_differentiable =
+      "its derivative, polygamma(2, x), is not in the scalar set: L_op returns a null gradient "
+      "that says so (tests/ops/elemwise/test_special.cpp)";
+  t["betaln"] = binary("betaln", 0.5, 3, 0.5, 3);
+  t["log1mexp"] = unary("log1mexp", -3, -0.1);
+  t["logit"] = unary("logit", 0.1, 0.9);
+  t["xlogy"] = binary("xlogy", -1, 1, 0.5, 2);
+  t["xlog1py"] = binary("xlog1py", -1, 1, -0.5, 1);
+  t["softsign"] = unary("softsign", -1, 1);
+  t["gelu"] = unary("gelu", -2, 2);
+  t["relu"] = unary("relu", 0.2, 1);
+  t["relu"].cases.push_back({[](Inputs in) { return rw::relu(in[0]) + in[0]; }, {uni({4}, -1, -0.2)}});
   return t;
 }
 
