@@ -449,6 +449,17 @@ Var gemv(const Var& y, const Operand& alpha, const Var& a, const Var& x, const O
 Var dot22scalar(const Var& x, const Var& y, const Operand& alpha);
 /// a + alpha * outer(x, y) for a float matrix a and vectors x, y (BLAS ger).
 Var ger(const Var& a, const Operand& alpha, const Var& x, const Var& y);
+/// The inverse (alias inv) and determinant of a square float matrix; x with
+/// a @ x = b.
+Var matrix_inverse(const Var& a);
+Var inv(const Var& a);
+Var det(const Var& a);
+Var solve(const Var& a, const Var& b);
+/// The sum of diagonal k of a matrix (extract_diag, then sum).
+Var trace(const Var& x, std::int64_t k = 0);
+/// The Kronecker product of two matrices: (m, n) and (p, q) give (m p, n q),
+/// block (i, j) being a[i, j] * b (a product of dimshuffles, reshaped).
+Var kron(const Var& a, const Var& b);
 /// Softmax and log-softmax along `axis`.
 Var softmax(const Var& x, std::int64_t axis = -1);
 Var log_softmax(const Var& x, std::int64_t axis = -1);
@@ -470,6 +481,7 @@ using api::concatenate;
 using api::cumprod;
 using api::cumsum;
 using api::diff;
+using api::det;
 using api::dot;
 using api::fill;
 using api::gemm;
@@ -477,6 +489,7 @@ using api::gemv;
 using api::dot22scalar;
 using api::ger;
 using api::log_softmax;
+using api::matrix_inverse;
 using api::matmul;
 using api::max;
 using api::mean;
@@ -486,6 +499,7 @@ using api::prod;
 using api::searchsorted;
 using api::sort;
 using api::softmax;
+using api::solve;
 using api::split;
 using api::stack;
 using api::sum;

@@ -329,6 +329,17 @@ std::map<std::string, Gen> generators() {
     b.param("return_counts", true).ints({3, 1, 3, 3, -2, 1});
     return b.c;
   };
+  for (const char* r : {"matrix_inverse", "det"})
+    g[r] = [] {
+      Builder b;
+      b.in(f64, {3, 3});
+      return b.c;
+    };
+  g["solve"] = [] {
+    Builder b;
+    b.in(f64, {3, 3}).in(f64, {3, 2});
+    return b.c;
+  };
   return g;
 }
 

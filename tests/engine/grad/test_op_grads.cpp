@@ -291,6 +291,19 @@ std::map<std::string, Entry> table() {
   t["gelu"] = unary("gelu", -2, 2);
   t["relu"] = unary("relu", 0.2, 1);
   t["relu"].cases.push_back({[](Inputs in) { return rw::relu(in[0]) + in[0]; }, {uni({4}, -1, -0.2)}});
+  // Well-conditioned matrices: the identity plus a small perturbation.
+  auto well = [](std::int64_t n) {
+    Tensor m = uni({n, n}, -0.3, 0.3);
+    for (std::int64_t i = 0; i < n; ++i) m.data<double>()[i * n + i] += 1.5;
+    return m;
+  };
+  t["matrix_inverse"] = {{{[](Inputs in) { return rw::matrix_inverse(in[0]); }, {well(3)}}}, {}};
+  t["det"] = {{{[](Inputs in) { return rw::det(in[0]); }, {well(3)}},
+               {[](Inputs in) { return rw::det(in[0]) * 2; }, {well(1)}}},
+              {}};
+  t["solve"] = {{{[](Inputs in) { return rw::solve(in[0], in[1]); }, {well(3), uni({3, 2})}},
+                 {[](Inputs in) { return rw::solve(in[0], in[1]); }, {well(2), uni({2})}}},
+                {}};
   return t;
 }
 
