@@ -15,7 +15,9 @@
 #include "ops/indexing/subtensor.hpp"
 #include "ops/linalg/linalg.hpp"
 #include "ops/nnet/softmax.hpp"
+#include "ops/reduce/cumulative.hpp"
 #include "ops/reduce/reduce.hpp"
+#include "ops/sort/sort.hpp"
 #include "ops/shape/alloc.hpp"
 #include "ops/shape/dimshuffle.hpp"
 #include "ops/shape/gather_shape.hpp"
@@ -181,6 +183,21 @@ Var sigmoid(const Var& x) { return unary(ScalarOp::Sigmoid, x); }
 Var softplus(const Var& x) { return unary(ScalarOp::Softplus, x); }
 Var erf(const Var& x) { return unary(ScalarOp::Erf, x); }
 Var erfc(const Var& x) { return unary(ScalarOp::Erfc, x); }
+Var erfinv(const Var& x) { return unary(ScalarOp::Erfinv, x); }
+Var erfcx(const Var& x) { return unary(ScalarOp::Erfcx, x); }
+Var gammaln(const Var& x) { return unary(ScalarOp::Gammaln, x); }
+Var digamma(const Var& x) { return unary(ScalarOp::Digamma, x); }
+Var psi(const Var& x) { return digamma(x); }
+Var trigamma(const Var& x) { return unary(ScalarOp::Trigamma, x); }
+Var betaln(const Operand& a, const Operand& b) { return binary(ScalarOp::Betaln, a, b); }
+Var log1mexp(const Var& x) { return unary(ScalarOp::Log1mexp, x); }
+Var logit(const Var& x) { return unary(ScalarOp::Logit, x); }
+Var expit(const Var& x) { return sigmoid(x); }
+Var xlogy(const Operand& x, const Operand& y) { return binary(ScalarOp::Xlogy, x, y); }
+Var xlog1py(const Operand& x, const Operand& y) { return binary(ScalarOp::Xlog1py, x, y); }
+Var softsign(const Var& x) { return unary(ScalarOp::Softsign, x); }
+Var gelu(const Var& x) { return unary(ScalarOp::Gelu, x); }
+Var relu(const Var& x) { return unary(ScalarOp::Relu, x); }
 Var floor(const Var& x) { return unary(ScalarOp::Floor, x); }
 Var ceil(const Var& x) { return unary(ScalarOp::Ceil, x); }
 Var round(const Var& x) { return unary(ScalarOp::Round, x); }
@@ -488,6 +505,50 @@ Var moveaxis(const Var& x, std::int64_t source, std::int64_t destination) {
 }
 
 // ---------------------------------------------------------------------------
+// Scans, sorting and counting
+
+Var cumsum(const Var& x, std::optional<std::int64_t> axis) {
+  return (*std::make_shared<CumOp>(false, axis))({x});
+}
+
+Var cumprod(const Var& x, std::optional<std::int64_t> axis) {
+  return (*std::make_shared<CumOp>(true, axis))({x});
+}
+
+Var diff(const Var& x, std::int64_t n, std::int64_t axis) {
+  return (*std::make_shared<Diff>(n, axis))({x});
+}
+
+Var sort(const Var& x, std::optional<std::int64_t> axis) {
+  return (*std::make_shared<Sort>(false, axis))({x});
+}
+
+Var argsort(const Var& x, std::optional<std::int64_t> axis) {
+  return (*std::make_shared<Sort>(true, axis))({x});
+}
+
+Var searchsorted(const Var& a, const Operand& v, std::string_view side) {
+  if (side != "left" && side != "right")
+    throw TypeError(fmt::format("`searchsorted`: side `{}` is not `left` or `right`", side));
+  const Var in[] = {a, v.resolve(dtype_of_var(a))};
+  return (*std::make_shared<SearchSorted>(side == "right"))(in);
+}
+
+Var bincount(const Var& x, const Var& weights, std::int64_t minlength) {
+  const OpPtr op = std::make_shared<BinCount>(minlength);
+  if (!weights) return (*op)({x});
+  const Var in[] = {x, weights};
+  return (*op)(in);
+}
+
+Var unique(const Var& x) { return (*std::make_shared<Unique>(false))({x}); }
+
+std::pair<Var, Var> unique_counts(const Var& x) {
+  const auto outs = std::make_shared<Unique>(true)->make_node(std::span(&x, 1))->outputs();
+  return {outs[0], outs[1]};
+}
+
+// ---------------------------------------------------------------------------
 // Creation
 
 Var eye(const Operand& n, const Operand& m, const Operand& k, DType dtype) {
@@ -674,6 +735,35 @@ Var dot22scalar(const Var& x, const Var& y, const Operand& alpha) {
 Var ger(const Var& a, const Operand& alpha, const Var& x, const Var& y) {
   static const OpPtr op = std::make_shared<Ger>();
   return (*op)({a, alpha.resolve(dtype_of_var(a)), x, y});
+}
+
+Var matrix_inverse(const Var& a) {
+  static const OpPtr op = std::make_shared<MatrixInverse>();
+  return (*op)({a});
+}
+
+Var inv(const Var& a) { return matrix_inverse(a); }
+
+Var det(const Var& a) {
+  static const OpPtr op = std::make_shared<Det>();
+  return (*op)({a});
+}
+
+Var solve(const Var& a, const Var& b) {
+  static const OpPtr op = std::make_shared<Solve>();
+  const Var in[] = {a, b};
+  return (*op)(in);
+}
+
+Var trace(const Var& x, std::int64_t k) { return sum(extract_diag(x, k)); }
+
+Var kron(const Var& a, const Var& b) {
+  if (rank_of(a) != 2 || rank_of(b) != 2)
+    throw TypeError(fmt::format("`kron`: {} and {} must be matrices", a->type()->to_string(),
+                                b->type()->to_string()));
+  // (m, 1, n, 1) * (1, p, 1, q) is (m, p, n, q): element (i, k, j, l) = a[i, j] b[k, l].
+  const Var blocks = dimshuffle(a, {0, kNewAxis, 1, kNewAxis}) * dimshuffle(b, {kNewAxis, 0, kNewAxis, 1});
+  return reshape(blocks, {shape_i(a, 0) * shape_i(b, 0), shape_i(a, 1) * shape_i(b, 1)});
 }
 
 Var softmax(const Var& x, std::int64_t axis) {

@@ -147,6 +147,28 @@ Var sigmoid(const Var& x);
 Var softplus(const Var& x);
 Var erf(const Var& x);
 Var erfc(const Var& x);
+/// erf⁻¹(x), and e^(x²) erfc(x) without its overflow.
+Var erfinv(const Var& x);
+Var erfcx(const Var& x);
+/// log |Γ(x)|, its derivative ψ(x) (digamma, alias psi) and ψ's derivative.
+Var gammaln(const Var& x);
+Var digamma(const Var& x);
+Var psi(const Var& x);
+Var trigamma(const Var& x);
+/// log |B(a, b)| = gammaln(a) + gammaln(b) - gammaln(a + b).
+Var betaln(const Operand& a, const Operand& b);
+/// log(1 - e^x) for x <= 0, accurate near 0 and for large -x.
+Var log1mexp(const Var& x);
+/// log(x / (1 - x)), the inverse of sigmoid; and sigmoid under SciPy's name.
+Var logit(const Var& x);
+Var expit(const Var& x);
+/// x log(y) and x log(1 + y), 0 where x == 0.
+Var xlogy(const Operand& x, const Operand& y);
+Var xlog1py(const Operand& x, const Operand& y);
+/// x / (1 + |x|); x Φ(x) (exact GELU); max(x, 0) keeping NaN.
+Var softsign(const Var& x);
+Var gelu(const Var& x);
+Var relu(const Var& x);
 Var floor(const Var& x);
 Var ceil(const Var& x);
 /// Rounds half to even.
@@ -389,6 +411,28 @@ Var advanced_inc_subtensor(const Var& x, const Var& indices, const Operand& y,
                            std::int64_t axis = 0);
 
 // ---------------------------------------------------------------------------
+// Scans, sorting and counting.
+
+/// Running sums or products along `axis` (none: over x flattened).
+Var cumsum(const Var& x, std::optional<std::int64_t> axis = std::nullopt);
+Var cumprod(const Var& x, std::optional<std::int64_t> axis = std::nullopt);
+/// The n-th discrete difference along `axis` (NumPy's diff).
+Var diff(const Var& x, std::int64_t n = 1, std::int64_t axis = -1);
+/// x sorted along `axis` (none: flattened), stable with NaNs last, and the
+/// int64 positions that sort it.
+Var sort(const Var& x, std::optional<std::int64_t> axis = -1);
+Var argsort(const Var& x, std::optional<std::int64_t> axis = -1);
+/// Where each element of v goes in the ascending vector a: before equal
+/// values (`side` "left") or after them ("right").
+Var searchsorted(const Var& a, const Operand& v, std::string_view side = "left");
+/// The occurrences of each value of the non-negative integer vector x, or
+/// the sums of `weights` (when given) at them, over at least `minlength` bins.
+Var bincount(const Var& x, const Var& weights = Var(), std::int64_t minlength = 0);
+/// The sorted distinct values of x flattened; with their int64 counts.
+Var unique(const Var& x);
+std::pair<Var, Var> unique_counts(const Var& x);
+
+// ---------------------------------------------------------------------------
 // Linear algebra and neural networks.
 
 /// NumPy's dot for vectors and matrices.
@@ -405,6 +449,17 @@ Var gemv(const Var& y, const Operand& alpha, const Var& a, const Var& x, const O
 Var dot22scalar(const Var& x, const Var& y, const Operand& alpha);
 /// a + alpha * outer(x, y) for a float matrix a and vectors x, y (BLAS ger).
 Var ger(const Var& a, const Operand& alpha, const Var& x, const Var& y);
+/// The inverse (alias inv) and determinant of a square float matrix; x with
+/// a @ x = b.
+Var matrix_inverse(const Var& a);
+Var inv(const Var& a);
+Var det(const Var& a);
+Var solve(const Var& a, const Var& b);
+/// The sum of diagonal k of a matrix (extract_diag, then sum).
+Var trace(const Var& x, std::int64_t k = 0);
+/// The Kronecker product of two matrices: (m, n) and (p, q) give (m p, n q),
+/// block (i, j) being a[i, j] * b (a product of dimshuffles, reshaped).
+Var kron(const Var& a, const Var& b);
 /// Softmax and log-softmax along `axis`.
 Var softmax(const Var& x, std::int64_t axis = -1);
 Var log_softmax(const Var& x, std::int64_t axis = -1);
@@ -417,10 +472,16 @@ Var log_softmax(const Var& x, std::int64_t axis = -1);
 using api::all;
 using api::alloc;
 using api::any;
+using api::argsort;
+using api::bincount;
 using api::argmax;
 using api::argmin;
 using api::cast;
 using api::concatenate;
+using api::cumprod;
+using api::cumsum;
+using api::diff;
+using api::det;
 using api::dot;
 using api::fill;
 using api::gemm;
@@ -428,16 +489,21 @@ using api::gemv;
 using api::dot22scalar;
 using api::ger;
 using api::log_softmax;
+using api::matrix_inverse;
 using api::matmul;
 using api::max;
 using api::mean;
 using api::min;
 using api::outer;
 using api::prod;
+using api::searchsorted;
+using api::sort;
 using api::softmax;
+using api::solve;
 using api::split;
 using api::stack;
 using api::sum;
 using api::take;
+using api::unique;
 
 }  // namespace rw

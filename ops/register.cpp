@@ -6,7 +6,9 @@
 #include "ops/indexing/register.hpp"
 #include "ops/linalg/linalg.hpp"
 #include "ops/nnet/softmax.hpp"
+#include "ops/reduce/cumulative.hpp"
 #include "ops/reduce/reduce.hpp"
+#include "ops/sort/sort.hpp"
 #include "ops/shape/register.hpp"
 
 namespace rw {
@@ -19,6 +21,8 @@ void register_standard_ops(OpRegistry& registry) {
   register_linalg(registry);
   register_nnet(registry);
   register_creation(registry);
+  register_cumulative(registry);
+  register_sort(registry);
 }
 
 }  // namespace rw

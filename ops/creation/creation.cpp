@@ -34,7 +34,7 @@ const TensorType& number_scalar_input(const Op& op, std::span<const Var> inputs,
 
 /// The static extent a size input gives: its value when it is a constant
 /// (refused when negative), else unknown.
-std::int64_t static_size(const Op& op, std::span<const Var> inputs, std::size_t i) {
+std::int64_t size_input_extent(const Op& op, std::span<const Var> inputs, std::size_t i) {
   const auto c = ops_detail::constant_int(inputs[i]);
   if (!c) return kUnknownDim;
   if (*c < 0)
@@ -69,7 +69,7 @@ ApplyRef make_size_matrix(const Op& op, std::span<const Var> inputs, DType dtype
   ops_detail::int_scalar_input(op, inputs, 1, "columns");
   ops_detail::int_scalar_input(op, inputs, 2, "the diagonal");
   return ops_detail::make_apply(op, inputs, dtype,
-                                {static_size(op, inputs, 0), static_size(op, inputs, 1)});
+                                {size_input_extent(op, inputs, 0), size_input_extent(op, inputs, 1)});
 }
 
 /// A matrix of `dtype` that is 1 where `keep(i, j)` and 0 elsewhere.
@@ -270,7 +270,7 @@ ApplyRef Linspace::make_node(std::span<const Var> inputs) const {
     throw TypeError(fmt::format("`{}`: dtype {} is not float32 or float64", to_string(),
                                 dtype_name(*dtype_)));
   return ops_detail::make_apply(*this, inputs, linspace_dtype(dtype_, inputs),
-                                {static_size(*this, inputs, 2)});
+                                {size_input_extent(*this, inputs, 2)});
 }
 
 void Linspace::perform(const Apply& node, std::span<const Tensor> inputs,

@@ -58,6 +58,25 @@ const TensorType& int_scalar_input(const Op& op, std::span<const Var> inputs, st
   return t;
 }
 
+std::int64_t checked_axis(const Op& op, std::span<const Var> inputs, std::int64_t axis,
+                          std::size_t rank) {
+  const auto r = static_cast<std::int64_t>(rank);
+  const std::int64_t a = axis < 0 ? axis + r : axis;
+  if (a < 0 || a >= r)
+    throw TypeError(fmt::format("`{}`: axis {} is out of range for {} of rank {}", op.to_string(),
+                                axis, input_label(0, inputs[0]), rank));
+  return a;
+}
+
+std::int64_t static_size(const StaticShape& shape) {
+  std::int64_t n = 1;
+  for (std::int64_t d : shape) {
+    if (d == kUnknownDim) return kUnknownDim;
+    n *= d;
+  }
+  return n;
+}
+
 ApplyRef make_apply(const Op& op, std::span<const Var> inputs, DType dtype, StaticShape shape) {
   const TypePtr out = TensorType::make(dtype, std::move(shape));
   return Apply::create(op.ptr(), inputs, std::span(&out, 1));

@@ -30,6 +30,13 @@ const TensorType& tensor_input(const Op& op, std::span<const Var> inputs, std::s
 const TensorType& int_scalar_input(const Op& op, std::span<const Var> inputs, std::size_t i,
                                    std::string_view role);
 
+/// `axis` of input 0 (of rank `rank`) counted from the front, or TypeError
+/// "`op`: axis 3 is out of range for input 0 (`x`) of rank 2".
+std::int64_t checked_axis(const Op& op, std::span<const Var> inputs, std::int64_t axis,
+                          std::size_t rank);
+/// The number of elements of a static shape, or kUnknownDim.
+std::int64_t static_size(const StaticShape& shape);
+
 /// A node with one output of this dtype and static shape.
 ApplyRef make_apply(const Op& op, std::span<const Var> inputs, DType dtype, StaticShape shape);
 

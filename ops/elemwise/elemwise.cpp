@@ -397,6 +397,19 @@ std::string_view scalar_doc(ScalarOp op) {
     case ScalarOp::ArcTan: return "inverse tangent";
     case ScalarOp::Erf: return "error function";
     case ScalarOp::Erfc: return "complementary error function, 1 - erf(x)";
+    case ScalarOp::Erfinv: return "inverse error function";
+    case ScalarOp::Erfcx: return "scaled complementary error function, e ** (x * x) * erfc(x)";
+    case ScalarOp::Gammaln: return "log |gamma(x)|";
+    case ScalarOp::Digamma: return "digamma (psi), the derivative of gammaln";
+    case ScalarOp::Trigamma: return "trigamma, the derivative of digamma";
+    case ScalarOp::Betaln: return "log |beta(x, y)| = gammaln(x) + gammaln(y) - gammaln(x + y)";
+    case ScalarOp::Log1mexp: return "log(1 - e ** x), accurate for all x <= 0";
+    case ScalarOp::Logit: return "log(x / (1 - x)), the inverse of sigmoid";
+    case ScalarOp::Xlogy: return "x * log(y), 0 where x == 0";
+    case ScalarOp::Xlog1py: return "x * log(1 + y), 0 where x == 0";
+    case ScalarOp::Softsign: return "x / (1 + |x|)";
+    case ScalarOp::Gelu: return "x * Phi(x), Phi the standard normal CDF (exact, via erfc)";
+    case ScalarOp::Relu: return "max(x, 0), NaN kept";
     case ScalarOp::Floor: return "largest integer not above x";
     case ScalarOp::Ceil: return "smallest integer not below x";
     case ScalarOp::Round: return "nearest integer, halves to even";
@@ -462,6 +475,7 @@ void register_elemwise(OpRegistry& registry) {
   }
   registry.add_alias("where", "switch");
   registry.add_alias("div", "true_div");
+  registry.add_alias("psi", "digamma");
   registry.add({.name = "fill",
                 .doc = "the second input broadcast to the shape of both, with its dtype",
                 .params = {inplace_param()},

@@ -88,6 +88,31 @@ std::vector<Var> partials(ScalarOp op, std::span<const Var> x, const Var& z) {
     case ScalarOp::ArcTan: p[0] = reciprocal(1 + sqr(x[0])); break;
     case ScalarOp::Erf: p[0] = exp(neg(sqr(x[0]))) * (2 / std::sqrt(std::numbers::pi)); break;
     case ScalarOp::Erfc: p[0] = exp(neg(sqr(x[0]))) * (-2 / std::sqrt(std::numbers::pi)); break;
+    case ScalarOp::Erfinv: p[0] = exp(sqr(z)) * (std::sqrt(std::numbers::pi) / 2); break;
+    case ScalarOp::Erfcx: p[0] = 2 * x[0] * z - 2 / std::sqrt(std::numbers::pi); break;
+    case ScalarOp::Gammaln: p[0] = digamma(x[0]); break;
+    case ScalarOp::Digamma: p[0] = trigamma(x[0]); break;
+    case ScalarOp::Trigamma: break;  // polygamma(2) is not in the scalar set (L_op says so)
+    case ScalarOp::Betaln:
+      p[0] = digamma(x[0]) - digamma(x[0] + x[1]);
+      p[1] = digamma(x[1]) - digamma(x[0] + x[1]);
+      break;
+    case ScalarOp::Log1mexp: p[0] = neg(reciprocal(expm1(neg(x[0])))); break;
+    case ScalarOp::Logit: p[0] = reciprocal(x[0] * (1 - x[0])); break;
+    case ScalarOp::Xlogy:
+      p[0] = log(x[1]);
+      p[1] = x[0] / x[1];
+      break;
+    case ScalarOp::Xlog1py:
+      p[0] = log1p(x[1]);
+      p[1] = x[0] / (x[1] + 1);
+      break;
+    case ScalarOp::Softsign: p[0] = reciprocal(sqr(1 + abs(x[0]))); break;
+    case ScalarOp::Gelu:
+      p[0] = 0.5 * erfc(x[0] * -0.7071067811865476) +
+             x[0] * exp(-0.5 * sqr(x[0])) * (1 / std::sqrt(2 * std::numbers::pi));
+      break;
+    case ScalarOp::Relu: p[0] = indicator(gt(x[0], 0), d); break;
     case ScalarOp::Floor:
     case ScalarOp::Ceil:
     case ScalarOp::Round:
@@ -124,6 +149,8 @@ std::vector<Var> Elemwise::L_op(const Apply& node, std::span<const Var> output_g
     for (const Var& x : node.inputs()) out.push_back(float_zeros_like(x));
     return out;
   }
+  if (op_ == ScalarOp::Trigamma)
+    return {ops_detail::null_grad_var(*this, 0, "its derivative, polygamma(2, x), is not in the scalar set")};
   const std::vector<Var> p = partials(op_, node.inputs(), z);
   const Var& gz = output_grads[0];
   for (std::size_t i = 0; i < node.num_inputs(); ++i) {

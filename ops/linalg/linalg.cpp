@@ -1,4 +1,5 @@
-// Dot, MatMul, Outer, Gemm, Gemv, Ger, Dot22Scalar and their registration.
+// Dot, MatMul, Outer, Gemm, Gemv, Ger, Dot22Scalar, MatrixInverse, Det, Solve
+// and their registration.
 #include "ops/linalg/linalg.hpp"
 
 #include <fmt/format.h>
@@ -379,6 +380,75 @@ std::vector<ShapeVars> Dot22Scalar::infer_shape(const Apply&, std::span<const Sh
 }
 
 // ---------------------------------------------------------------------------
+// matrix_inverse, det, solve
+
+namespace {
+
+/// Input i as a square float matrix, or TypeError naming it.
+const TensorType& square_float_input(const Op& op, std::span<const Var> inputs, std::size_t i) {
+  const TensorType& t = ops_detail::tensor_input(op, inputs, i);
+  const bool square = t.ndim() == 2 && extents_agree(t.shape()[0], t.shape()[1]);
+  if (!square || !is_float(t.dtype()))
+    throw TypeError(fmt::format("`{}`: {} is {}, expected a square matrix of float32 or float64",
+                                op.to_string(), input_label(i, inputs[i]), t.to_string()));
+  return t;
+}
+
+}  // namespace
+
+ApplyRef MatrixInverse::make_node(std::span<const Var> inputs) const {
+  ops_detail::check_arity(*this, inputs, 1, 1);
+  const TensorType& a = square_float_input(*this, inputs, 0);
+  const std::int64_t n = merge_extent(a.shape()[0], a.shape()[1]);
+  return ops_detail::make_apply(*this, inputs, a.dtype(), {n, n});
+}
+
+void MatrixInverse::perform(const Apply&, std::span<const Tensor> inputs,
+                            std::span<Tensor> outputs) const {
+  outputs[0] = ops_detail::run_kernel(*this, [&] { return matrix_inverse(inputs[0]); });
+}
+
+std::vector<ShapeVars> MatrixInverse::infer_shape(const Apply&,
+                                                  std::span<const ShapeVars> in) const {
+  return {in[0]};
+}
+
+ApplyRef Det::make_node(std::span<const Var> inputs) const {
+  ops_detail::check_arity(*this, inputs, 1, 1);
+  const TensorType& a = square_float_input(*this, inputs, 0);
+  return ops_detail::make_apply(*this, inputs, a.dtype(), {});
+}
+
+void Det::perform(const Apply&, std::span<const Tensor> inputs, std::span<Tensor> outputs) const {
+  outputs[0] = ops_detail::run_kernel(*this, [&] { return det(inputs[0]); });
+}
+
+std::vector<ShapeVars> Det::infer_shape(const Apply&, std::span<const ShapeVars>) const {
+  return {ShapeVars{}};
+}
+
+ApplyRef Solve::make_node(std::span<const Var> inputs) const {
+  ops_detail::check_arity(*this, inputs, 2, 2);
+  const TensorType& a = square_float_input(*this, inputs, 0);
+  const TensorType& b = ops_detail::tensor_input(*this, inputs, 1);
+  if ((b.ndim() != 1 && b.ndim() != 2) || b.dtype() != a.dtype())
+    throw TypeError(fmt::format("`{}`: {} is {}, expected a vector or matrix of {}", to_string(),
+                                input_label(1, inputs[1]), b.to_string(), dtype_name(a.dtype())));
+  check_inner(*this, inputs, a.shape()[1], b.shape()[0]);
+  StaticShape out = b.shape();
+  out[0] = merge_extent(merge_extent(a.shape()[0], a.shape()[1]), b.shape()[0]);
+  return ops_detail::make_apply(*this, inputs, a.dtype(), std::move(out));
+}
+
+void Solve::perform(const Apply&, std::span<const Tensor> inputs, std::span<Tensor> outputs) const {
+  outputs[0] = ops_detail::run_kernel(*this, [&] { return solve(inputs[0], inputs[1]); });
+}
+
+std::vector<ShapeVars> Solve::infer_shape(const Apply&, std::span<const ShapeVars> in) const {
+  return {in[1]};
+}
+
+// ---------------------------------------------------------------------------
 
 void register_linalg(OpRegistry& r) {
   r.add({.name = "dot",
@@ -442,6 +512,27 @@ void register_linalg(OpRegistry& r) {
          .max_inputs = 4,
          .factory = [](const Props&) -> OpPtr {
            static const OpPtr op = std::make_shared<Ger>();
+           return op;
+         }});
+  for (const char* name : {"matrix_inverse", "det"})
+    r.add({.name = name,
+           .doc = name[0] == 'd' ? "the determinant of a square float matrix"
+                                 : "the inverse of a square float matrix",
+           .params = {},
+           .min_inputs = 1,
+           .max_inputs = 1,
+           .factory = [det = name[0] == 'd'](const Props&) -> OpPtr {
+             static const OpPtr inv = std::make_shared<MatrixInverse>();
+             static const OpPtr d = std::make_shared<Det>();
+             return det ? d : inv;
+           }});
+  r.add({.name = "solve",
+         .doc = "solve(a, b): x with a @ x = b for a square float matrix a",
+         .params = {},
+         .min_inputs = 2,
+         .max_inputs = 2,
+         .factory = [](const Props&) -> OpPtr {
+           static const OpPtr op = std::make_shared<Solve>();
            return op;
          }});
 }

@@ -1,4 +1,5 @@
-// Linear algebra Ops: dot, matmul (batched), outer, gemm, gemv, ger and dot22scalar.
+// Linear algebra Ops: dot, matmul (batched), outer, gemm, gemv, ger, dot22scalar,
+// matrix_inverse, det and solve.
 #pragma once
 
 #include "engine/graph/op.hpp"
@@ -123,7 +124,53 @@ class Dot22Scalar final : public Op {
   std::vector<Var> R_op(const Apply& node, std::span<const Var> eval_points) const override;
 };
 
-/// Registers dot, matmul, outer, gemm (`inplace`), gemv, ger and dot22scalar.
+/// The inverse of a square float matrix (PyTensor's MatrixInverse); a
+/// singular matrix is a ValueError at run time.
+class MatrixInverse final : public Op {
+ public:
+  std::string_view name() const override { return "matrix_inverse"; }
+  ApplyRef make_node(std::span<const Var> inputs) const override;
+  void perform(const Apply& node, std::span<const Tensor> inputs,
+               std::span<Tensor> outputs) const override;
+  std::vector<ShapeVars> infer_shape(const Apply& node,
+                                     std::span<const ShapeVars> input_shapes) const override;
+  /// Reverse and forward mode (ops/linalg/linalg_grad.cpp).
+  std::vector<Var> L_op(const Apply& node, std::span<const Var> output_grads) const override;
+  std::vector<Var> R_op(const Apply& node, std::span<const Var> eval_points) const override;
+};
+
+/// The determinant of a square float matrix, 0-d of its dtype (PyTensor's Det).
+class Det final : public Op {
+ public:
+  std::string_view name() const override { return "det"; }
+  ApplyRef make_node(std::span<const Var> inputs) const override;
+  void perform(const Apply& node, std::span<const Tensor> inputs,
+               std::span<Tensor> outputs) const override;
+  std::vector<ShapeVars> infer_shape(const Apply& node,
+                                     std::span<const ShapeVars> input_shapes) const override;
+  /// Reverse and forward mode (ops/linalg/linalg_grad.cpp).
+  std::vector<Var> L_op(const Apply& node, std::span<const Var> output_grads) const override;
+  std::vector<Var> R_op(const Apply& node, std::span<const Var> eval_points) const override;
+};
+
+/// `solve(a, b)`: x with a @ x = b for a square float matrix a (n, n) and b
+/// (n) or (n, k) of a's dtype (PyTensor's Solve, general a); a singular a is
+/// a ValueError at run time.
+class Solve final : public Op {
+ public:
+  std::string_view name() const override { return "solve"; }
+  ApplyRef make_node(std::span<const Var> inputs) const override;
+  void perform(const Apply& node, std::span<const Tensor> inputs,
+               std::span<Tensor> outputs) const override;
+  std::vector<ShapeVars> infer_shape(const Apply& node,
+                                     std::span<const ShapeVars> input_shapes) const override;
+  /// Reverse and forward mode (ops/linalg/linalg_grad.cpp).
+  std::vector<Var> L_op(const Apply& node, std::span<const Var> output_grads) const override;
+  std::vector<Var> R_op(const Apply& node, std::span<const Var> eval_points) const override;
+};
+
+/// Registers dot, matmul, outer, gemm (`inplace`), gemv, ger, dot22scalar,
+/// matrix_inverse, det and solve.
 void register_linalg(OpRegistry& registry);
 
 }  // namespace rw

@@ -181,4 +181,46 @@ std::vector<Var> Ger::R_op(const Apply& node, std::span<const Var> ev) const {
   return {r};
 }
 
+std::vector<Var> MatrixInverse::L_op(const Apply& node, std::span<const Var> output_grads) const {
+  // d(A⁻¹) = -A⁻¹ dA A⁻¹, so the gradient is -X^T G X^T with X = A⁻¹.
+  const Var xt = transpose(node.output(0));
+  return {neg(dot(dot(xt, output_grads[0]), xt))};
+}
+
+std::vector<Var> MatrixInverse::R_op(const Apply& node, std::span<const Var> ev) const {
+  if (!ev[0]) return {Var()};
+  const Var x = node.output(0);
+  return {neg(dot(dot(x, ev[0]), x))};
+}
+
+std::vector<Var> Det::L_op(const Apply& node, std::span<const Var> output_grads) const {
+  // d det(A) = det(A) tr(A⁻¹ dA): the gradient is g det(A) A^-T.
+  return {output_grads[0] * node.output(0) * transpose(matrix_inverse(node.input(0)))};
+}
+
+std::vector<Var> Det::R_op(const Apply& node, std::span<const Var> ev) const {
+  if (!ev[0]) return {Var()};
+  return {node.output(0) * sum(transpose(matrix_inverse(node.input(0))) * ev[0])};
+}
+
+std::vector<Var> Solve::L_op(const Apply& node, std::span<const Var> output_grads) const {
+  // x = A⁻¹ b: g_b = A^-T g, g_A = -g_b x^T.
+  const Var& a = node.input(0);
+  const Var x = node.output(0);
+  const Var gb = solve(transpose(a), output_grads[0]);
+  const Var ga = var_rank(x) == 1 ? neg(outer(gb, x)) : neg(dot(gb, transpose(x)));
+  return {ga, gb};
+}
+
+std::vector<Var> Solve::R_op(const Apply& node, std::span<const Var> ev) const {
+  if (!ev[0] && !ev[1]) return {Var()};
+  const Var& a = node.input(0);
+  Var rhs = ev[1] ? ev[1] : Var();
+  if (ev[0]) {
+    const Var da_x = dot(ev[0], node.output(0));
+    rhs = rhs ? rhs - da_x : neg(da_x);
+  }
+  return {solve(a, rhs)};
+}
+
 }  // namespace rw

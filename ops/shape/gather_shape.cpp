@@ -22,27 +22,6 @@ PropValue axis_prop(std::optional<std::int64_t> axis) {
   return *axis;
 }
 
-/// `axis` counted from the front, or TypeError naming the op and input 0.
-std::int64_t normalized_axis(const Op& op, std::span<const Var> inputs, std::int64_t axis,
-                             std::size_t rank) {
-  const auto r = static_cast<std::int64_t>(rank);
-  const std::int64_t a = axis < 0 ? axis + r : axis;
-  if (a < 0 || a >= r)
-    throw TypeError(fmt::format("`{}`: axis {} is out of range for {} of rank {}", op.to_string(),
-                                axis, input_label(0, inputs[0]), rank));
-  return a;
-}
-
-/// The static extent of x flattened.
-std::int64_t flat_extent(const StaticShape& s) {
-  std::int64_t n = 1;
-  for (std::int64_t d : s) {
-    if (d == kUnknownDim) return kUnknownDim;
-    n *= d;
-  }
-  return n;
-}
-
 /// x's slices at `index` along `axis`, as a new tensor.
 Tensor gather(const Op& op, const Tensor& x, const std::vector<std::int64_t>& index,
               std::int64_t axis) {
@@ -78,8 +57,8 @@ ApplyRef Repeat::make_node(std::span<const Var> inputs) const {
   if (!is_integer(r.dtype()) || r.ndim() > 1)
     throw TypeError(fmt::format("`{}`: {} (repeats) is {}, expected a 0-d or 1-d integer",
                                 to_string(), input_label(1, inputs[1]), r.to_string()));
-  StaticShape out = axis_ ? x.shape() : StaticShape{flat_extent(x.shape())};
-  const std::int64_t a = normalized_axis(*this, inputs, axis_.value_or(0), out.size());
+  StaticShape out = axis_ ? x.shape() : StaticShape{ops_detail::static_size(x.shape())};
+  const std::int64_t a = ops_detail::checked_axis(*this, inputs, axis_.value_or(0), out.size());
   const std::int64_t n = out[static_cast<std::size_t>(a)];
   std::int64_t extent = kUnknownDim;
   if (r.ndim() == 0) {
@@ -211,7 +190,7 @@ ApplyRef Roll::make_node(std::span<const Var> inputs) const {
   ops_detail::check_arity(*this, inputs, 2, 2);
   const TensorType& x = ops_detail::tensor_input(*this, inputs, 0);
   ops_detail::int_scalar_input(*this, inputs, 1, "shift");
-  if (axis_) normalized_axis(*this, inputs, *axis_, x.ndim());
+  if (axis_) ops_detail::checked_axis(*this, inputs, *axis_, x.ndim());
   return ops_detail::make_apply(*this, inputs, x.dtype(), x.shape());
 }
 

@@ -10,6 +10,7 @@
 
 #include "runtime/detail/convert.hpp"
 #include "runtime/detail/fast_math.hpp"
+#include "runtime/detail/special_math.hpp"
 #include "runtime/scalar_op.hpp"
 
 namespace rw::detail::scalar {
@@ -174,6 +175,73 @@ template <> struct Fn<ScalarOp::Erf> : FloatOp {
 };
 template <> struct Fn<ScalarOp::Erfc> : FloatOp {
   template <class T> static T apply(T a) { return std::erfc(a); }
+};
+// Special functions without a std:: form go through double (special_math.hpp).
+template <> struct Fn<ScalarOp::Erfinv> : FloatOp {
+  template <class T> static T apply(T a) { return static_cast<T>(special::erfinv(a)); }
+};
+template <> struct Fn<ScalarOp::Erfcx> : FloatOp {
+  template <class T> static T apply(T a) { return static_cast<T>(special::erfcx(a)); }
+};
+template <> struct Fn<ScalarOp::Gammaln> : FloatOp {
+  template <class T> static T apply(T a) { return std::lgamma(a); }
+};
+template <> struct Fn<ScalarOp::Digamma> : FloatOp {
+  template <class T> static T apply(T a) { return static_cast<T>(special::digamma(a)); }
+};
+template <> struct Fn<ScalarOp::Trigamma> : FloatOp {
+  template <class T> static T apply(T a) { return static_cast<T>(special::trigamma(a)); }
+};
+template <> struct Fn<ScalarOp::Betaln> {
+  static constexpr int arity = 2;
+  template <class T> static constexpr bool ok = kIsFloat<T>;
+  template <class T> static T apply(T a, T b) {
+    return std::lgamma(a) + std::lgamma(b) - std::lgamma(a + b);
+  }
+};
+// log1p(-e^x) where e^x is small, log(-expm1(x)) where it is near 1
+// (Mächler's switch at -log 2).
+template <> struct Fn<ScalarOp::Log1mexp> : FloatOp {
+  template <class T> static T apply(T a) {
+    return a < T(-0.6931471805599453) ? std::log1p(-std::exp(a)) : std::log(-std::expm1(a));
+  }
+};
+template <> struct Fn<ScalarOp::Logit> : FloatOp {
+  template <class T> static T apply(T a) { return std::log(a) - std::log1p(-a); }
+};
+// x * log(y) and x * log1p(y) with 0 where x is 0 (unless y is NaN), as SciPy.
+template <> struct Fn<ScalarOp::Xlogy> {
+  static constexpr int arity = 2;
+  template <class T> static constexpr bool ok = kIsFloat<T>;
+  template <class T> static T apply(T a, T b) {
+    return a == T(0) && !std::isnan(b) ? T(0) : a * std::log(b);
+  }
+};
+template <> struct Fn<ScalarOp::Xlog1py> {
+  static constexpr int arity = 2;
+  template <class T> static constexpr bool ok = kIsFloat<T>;
+  template <class T> static T apply(T a, T b) {
+    return a == T(0) && !std::isnan(b) ? T(0) : a * std::log1p(b);
+  }
+};
+template <> struct Fn<ScalarOp::Softsign> : FloatOp {
+  template <class T> static T apply(T a) { return a / (T(1) + std::fabs(a)); }
+};
+// x Φ(x) = x erfc(-x / √2) / 2: erfc keeps the digits for negative x.
+template <> struct Fn<ScalarOp::Gelu> : FloatOp {
+  template <class T> static T apply(T a) {
+    return T(0.5) * a * std::erfc(-a * T(0.7071067811865476));
+  }
+};
+// max(x, 0): NaN stays NaN (as NumPy's maximum), a bool is its own relu.
+template <> struct Fn<ScalarOp::Relu> {
+  static constexpr int arity = 1;
+  template <class T> static constexpr bool ok = true;
+  template <class T> static T apply(T a) {
+    if constexpr (kIsBool<T>) return a;
+    else if constexpr (kIsFloat<T>) return a > T(0) || std::isnan(a) ? a : T(0);
+    else return a > T(0) ? a : T(0);
+  }
 };
 template <> struct Fn<ScalarOp::Floor> : FloatOp {
   template <class T> static T apply(T a) { return std::floor(a); }

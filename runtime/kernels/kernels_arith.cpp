@@ -25,6 +25,7 @@ KernelFn find_kernel(ScalarOp op, DType t) {
     case ScalarOp::Pow: return kernel_for<ScalarOp::Pow>(t);
     case ScalarOp::Neg: return kernel_for<ScalarOp::Neg>(t);
     case ScalarOp::Abs: return kernel_for<ScalarOp::Abs>(t);
+    case ScalarOp::Relu: return kernel_for<ScalarOp::Relu>(t);
     case ScalarOp::Sign: return kernel_for<ScalarOp::Sign>(t);
     case ScalarOp::Sqr: return kernel_for<ScalarOp::Sqr>(t);
     case ScalarOp::Maximum: return kernel_for<ScalarOp::Maximum>(t);

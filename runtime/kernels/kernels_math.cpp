@@ -30,6 +30,18 @@ KernelFn find_math_kernel(ScalarOp op, DType t) {
     case ScalarOp::ArcTan: return kernel_for<ScalarOp::ArcTan>(t);
     case ScalarOp::Erf: return kernel_for<ScalarOp::Erf>(t);
     case ScalarOp::Erfc: return kernel_for<ScalarOp::Erfc>(t);
+    case ScalarOp::Erfinv: return kernel_for<ScalarOp::Erfinv>(t);
+    case ScalarOp::Erfcx: return kernel_for<ScalarOp::Erfcx>(t);
+    case ScalarOp::Gammaln: return kernel_for<ScalarOp::Gammaln>(t);
+    case ScalarOp::Digamma: return kernel_for<ScalarOp::Digamma>(t);
+    case ScalarOp::Trigamma: return kernel_for<ScalarOp::Trigamma>(t);
+    case ScalarOp::Betaln: return kernel_for<ScalarOp::Betaln>(t);
+    case ScalarOp::Log1mexp: return kernel_for<ScalarOp::Log1mexp>(t);
+    case ScalarOp::Logit: return kernel_for<ScalarOp::Logit>(t);
+    case ScalarOp::Xlogy: return kernel_for<ScalarOp::Xlogy>(t);
+    case ScalarOp::Xlog1py: return kernel_for<ScalarOp::Xlog1py>(t);
+    case ScalarOp::Softsign: return kernel_for<ScalarOp::Softsign>(t);
+    case ScalarOp::Gelu: return kernel_for<ScalarOp::Gelu>(t);
     case ScalarOp::Floor: return kernel_for<ScalarOp::Floor>(t);
     case ScalarOp::Ceil: return kernel_for<ScalarOp::Ceil>(t);
     case ScalarOp::Round: return kernel_for<ScalarOp::Round>(t);

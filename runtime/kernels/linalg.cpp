@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <Eigen/Core>
+#include <Eigen/LU>
 #include <fmt/format.h>
 
 #include "runtime/detail/scalar_math.hpp"
@@ -372,6 +373,67 @@ Tensor outer(const Tensor& x, const Tensor& y) {
                                             shape_to_string(x.shape()),
                                             shape_to_string(y.shape())));
   return elemwise(ScalarOp::Mul, x.expand_dims(1), y.expand_dims(0));
+}
+
+namespace {
+
+/// The checks the LU kernels share: a valid, square float matrix.
+void check_square(const char* op, const Tensor& a) {
+  check_valid(op, {&a});
+  if (a.ndim() != 2 || a.shape()[0] != a.shape()[1] || !is_float(a.dtype()))
+    throw std::invalid_argument(fmt::format("`{}`: expected a square float matrix, got {} of shape {}",
+                                            op, dtype_name(a.dtype()), shape_to_string(a.shape())));
+}
+
+/// f.template operator()<float or double>() by the (float) dtype.
+template <class F> decltype(auto) visit_float(DType d, F&& f) {
+  if (d == DType::Float32) return f.template operator()<float>();
+  return f.template operator()<double>();
+}
+
+template <class T> RowMat<T> eigen_copy(const Tensor& t) {
+  const Tensor c = t.contiguous();
+  const std::int64_t cols = t.ndim() == 2 ? t.shape()[1] : 1;
+  return Eigen::Map<const RowMat<T>>(c.data<T>(), t.shape()[0], cols);
+}
+
+template <class T> Tensor from_eigen(const RowMat<T>& m, std::span<const std::int64_t> shape) {
+  Tensor out = Tensor::empty(dtype_of<T>(), shape);
+  Eigen::Map<RowMat<T>>(out.data<T>(), m.rows(), m.cols()) = m;
+  return out;
+}
+
+}  // namespace
+
+Tensor matrix_inverse(const Tensor& a) {
+  check_square("matrix_inverse", a);
+  return visit_float(a.dtype(), [&]<class T>() {
+    const Eigen::FullPivLU<RowMat<T>> lu(eigen_copy<T>(a));
+    if (!lu.isInvertible()) throw std::invalid_argument("`matrix_inverse`: the matrix is singular");
+    return from_eigen<T>(lu.inverse(), a.shape());
+  });
+}
+
+Tensor det(const Tensor& a) {
+  check_square("det", a);
+  return visit_float(a.dtype(), [&]<class T>() {
+    const T d = a.shape()[0] == 0 ? T(1) : Eigen::PartialPivLU<RowMat<T>>(eigen_copy<T>(a)).determinant();
+    return Tensor::scalar(d);
+  });
+}
+
+Tensor solve(const Tensor& a, const Tensor& b) {
+  check_square("solve", a);
+  check_valid("solve", {&b});
+  if ((b.ndim() != 1 && b.ndim() != 2) || b.shape()[0] != a.shape()[0] || b.dtype() != a.dtype())
+    throw std::invalid_argument(fmt::format("`solve`: b of dtype {} and shape {} does not fit a of shape {}",
+                                            dtype_name(b.dtype()), shape_to_string(b.shape()),
+                                            shape_to_string(a.shape())));
+  return visit_float(a.dtype(), [&]<class T>() {
+    const Eigen::FullPivLU<RowMat<T>> lu(eigen_copy<T>(a));
+    if (!lu.isInvertible()) throw std::invalid_argument("`solve`: the matrix is singular");
+    return from_eigen<T>(lu.solve(eigen_copy<T>(b)), b.shape());
+  });
 }
 
 }  // namespace rw

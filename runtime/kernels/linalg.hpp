@@ -1,5 +1,5 @@
 // Linear algebra: matmul with NumPy semantics, in-place gemm and gemv, dot,
-// outer. Float32/float64 run on Eigen; integers and bool on a plain loop.
+// outer; inverse, determinant and solve (LU). Float32/float64 run on Eigen; integers and bool on a plain loop.
 #pragma once
 
 #include "runtime/tensor.hpp"
@@ -34,6 +34,19 @@ void gemv(Tensor& y, double alpha, const Tensor& a, const Tensor& x, double beta
 /// BLAS ger, in place: a ← a + alpha · x yᵀ, for 2-d a (m, n), 1-d x (m) and
 /// y (n) of one dtype. As gemm for overlap and errors.
 void ger(Tensor& a, double alpha, const Tensor& x, const Tensor& y);
+
+/// The inverse of a square float32/float64 matrix (LU with full pivoting).
+/// Throws std::invalid_argument for a matrix that is not square, not float,
+/// or singular.
+Tensor matrix_inverse(const Tensor& a);
+/// The determinant of a square float matrix, as a 0-d tensor of its dtype
+/// (1 for a 0 × 0 matrix). Throws std::invalid_argument as matrix_inverse,
+/// except that a singular matrix has determinant 0.
+Tensor det(const Tensor& a);
+/// x with a @ x = b, for a square float matrix a (n, n) and b (n) or (n, k)
+/// of a's dtype. Throws std::invalid_argument for mismatched shapes or a
+/// singular a.
+Tensor solve(const Tensor& a, const Tensor& b);
 
 /// The outer product of two 1-d tensors: (m,) and (n,) give (m, n), of dtype
 /// promote(x, y).

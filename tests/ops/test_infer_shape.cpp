@@ -297,6 +297,49 @@ std::map<std::string, Gen> generators() {
     b.param("axis", std::monostate{}).in(f64, {2, 3}).ints({-4}, true);
     return b.c;
   };
+  for (const char* r : {"cumsum", "cumprod"})
+    g[r] = [] {
+      Builder b;
+      b.param("axis", std::monostate{}).in(f64, {2, 3});
+      return b.c;
+    };
+  g["diff"] = [] {
+    Builder b;
+    b.param("n", std::int64_t{2}).param("axis", std::int64_t{0}).in(f64, {5, 3});
+    return b.c;
+  };
+  for (const char* r : {"sort", "argsort"})
+    g[r] = [] {
+      Builder b;
+      b.param("axis", std::int64_t{1}).in(f64, {2, 4, 3});
+      return b.c;
+    };
+  g["searchsorted"] = [] {
+    Builder b;
+    b.param("side", std::string("right")).ints({1, 3, 3, 7}).in(f64, {2, 3}, -1, 8);
+    return b.c;
+  };
+  g["bincount"] = [] {
+    Builder b;
+    b.param("minlength", std::int64_t{2}).ints({4, 0, 4, 1}).in(f32, {4});
+    return b.c;
+  };
+  g["unique"] = [] {
+    Builder b;
+    b.param("return_counts", true).ints({3, 1, 3, 3, -2, 1});
+    return b.c;
+  };
+  for (const char* r : {"matrix_inverse", "det"})
+    g[r] = [] {
+      Builder b;
+      b.in(f64, {3, 3});
+      return b.c;
+    };
+  g["solve"] = [] {
+    Builder b;
+    b.in(f64, {3, 3}).in(f64, {3, 2});
+    return b.c;
+  };
   return g;
 }
 

@@ -254,6 +254,56 @@ std::map<std::string, Entry> table() {
   t["roll"] = {{{[](Inputs in) { return rw::roll(in[0], 1, 1); }, {uni({2, 3})}},
                 {[](Inputs in) { return rw::roll(in[0], -4); }, {uni({2, 3})}}},
                {}};
+  t["cumsum"] = {{{[](Inputs in) { return rw::cumsum(in[0], 1); }, {uni({2, 3})}},
+                  {[](Inputs in) { return rw::cumsum(in[0]); }, {uni({2, 3})}},
+                  {[](Inputs in) { return rw::cumsum(in[0], -2); }, {uni({3, 2})}}},
+                 {}};
+  // Away from zero: cumprod's gradient divides by x.
+  t["cumprod"] = {{{[](Inputs in) { return rw::cumprod(in[0], 0); }, {uni({3, 2}, 0.5, 1.5)}},
+                   {[](Inputs in) { return rw::cumprod(in[0]); }, {uni({2, 2}, -1.5, -0.5)}}},
+                  {}};
+  t["diff"] = {{{[](Inputs in) { return rw::diff(in[0]); }, {uni({2, 4})}},
+                {[](Inputs in) { return rw::diff(in[0], 2, 0); }, {uni({4, 2})}},
+                {[](Inputs in) { return rw::diff(in[0], 3) + 1; }, {uni({2})}}},
+               {}};
+  // Distinct values, so that the order is stable under the finite differences.
+  t["sort"] = {{{[](Inputs in) { return rw::sort(in[0]); }, {Tensor::from({{0.3, -0.8, 0.1}, {0.9, 0.5, -0.2}})}},
+                {[](Inputs in) { return rw::sort(in[0], 0); }, {Tensor::from({{0.3, -0.8}, {0.9, 0.5}, {-0.1, 0.7}})}},
+                {[](Inputs in) { return rw::sort(in[0], std::nullopt); }, {Tensor::from({{0.3, -0.8}, {0.9, 0.5}})}}},
+               {}};
+  t["argsort"].not_differentiable = "integer result";
+  t["searchsorted"].not_differentiable = "integer result";
+  t["unique"].not_differentiable = "its result length depends on the values of x (PyTensor's Unique has no gradient either)";
+  t["bincount"] = {{{[](Inputs in) { return rw::bincount(ints({0, 2, 2, 5}), in[0], 7); }, {uni({4})}}}, {}};
+  t["erfinv"] = unary("erfinv", -0.9, 0.9);
+  t["erfcx"] = unary("erfcx", -1, 2);
+  t["gammaln"] = unary("gammaln", 0.5, 3);
+  t["digamma"] = unary("digamma", 0.5, 3);
+  t["trigamma"].not_differentiable =
+      "its derivative, polygamma(2, x), is not in the scalar set: L_op returns a null gradient "
+      "that says so (tests/ops/elemwise/test_special.cpp)";
+  t["betaln"] = binary("betaln", 0.5, 3, 0.5, 3);
+  t["log1mexp"] = unary("log1mexp", -3, -0.1);
+  t["logit"] = unary("logit", 0.1, 0.9);
+  t["xlogy"] = binary("xlogy", -1, 1, 0.5, 2);
+  t["xlog1py"] = binary("xlog1py", -1, 1, -0.5, 1);
+  t["softsign"] = unary("softsign", -1, 1);
+  t["gelu"] = unary("gelu", -2, 2);
+  t["relu"] = unary("relu", 0.2, 1);
+  t["relu"].cases.push_back({[](Inputs in) { return rw::relu(in[0]) + in[0]; }, {uni({4}, -1, -0.2)}});
+  // Well-conditioned matrices: the identity plus a small perturbation.
+  auto well = [](std::int64_t n) {
+    Tensor m = uni({n, n}, -0.3, 0.3);
+    for (std::int64_t i = 0; i < n; ++i) m.data<double>()[i * n + i] += 1.5;
+    return m;
+  };
+  t["matrix_inverse"] = {{{[](Inputs in) { return rw::matrix_inverse(in[0]); }, {well(3)}}}, {}};
+  t["det"] = {{{[](Inputs in) { return rw::det(in[0]); }, {well(3)}},
+               {[](Inputs in) { return rw::det(in[0]) * 2; }, {well(1)}}},
+              {}};
+  t["solve"] = {{{[](Inputs in) { return rw::solve(in[0], in[1]); }, {well(3), uni({3, 2})}},
+                 {[](Inputs in) { return rw::solve(in[0], in[1]); }, {well(2), uni({2})}}},
+                {}};
   return t;
 }
 

@@ -178,3 +178,48 @@ TEST_CASE("softmax and log_softmax along an axis", "[ops]") {
   });
   CHECK(allclose(lsm, want_log, 1e-14, 1e-14));
 }
+
+TEST_CASE("matrix_inverse, det and solve agree with hand-computed values", "[ops]") {
+  auto a = rw::matrix("a"), b = rw::matrix("b");
+  auto v = rw::vector("v");
+  rw::Function f = rw::function({a, b, v}, {rw::inv(a), rw::det(a), rw::solve(a, b), rw::solve(a, v),
+                                            rw::trace(a), rw::trace(a, 1)});
+  // A 3 x 3 matrix with determinant 6 and inverse adj(a) / 6.
+  const Tensor va = Tensor::from({{2.0, 0.0, 1.0}, {1.0, 3.0, 2.0}, {1.0, 1.0, 2.0}});
+  const Tensor vb = Tensor::from({{1.0, 0.0}, {0.0, 1.0}, {2.0, -1.0}});
+  const Tensor vv = Tensor::from({3.0, 6.0, 4.0});
+  const auto out = f(va, vb, vv);
+  const Tensor inv_ref = Tensor::from({{4.0, 1.0, -3.0}, {0.0, 3.0, -3.0}, {-2.0, -2.0, 6.0}});
+  CHECK(allclose(out[0], make_tensor({3, 3}, [&](const Idx& i) { return inv_ref.at(i) / 6; }), 1e-14, 1e-15));
+  CHECK(out[1].item<double>() == Approx(6.0).epsilon(1e-14));
+  CHECK(allclose(out[2], make_tensor({3, 2}, [&](const Idx& i) { return dot_ref(out[0], vb, i[0], i[1]); }),
+                 1e-13, 1e-14));
+  CHECK(allclose(out[3], Tensor::from({1.0, 1.0, 1.0}), 1e-14, 1e-15));
+  CHECK(out[4].item<double>() == 7.0);
+  CHECK(out[5].item<double>() == 2.0);
+  // Singular: a ValueError through the function; its determinant is 0.
+  const Tensor sing = Tensor::from({{1.0, 2.0, 3.0}, {2.0, 4.0, 6.0}, {0.0, 1.0, 1.0}});
+  CHECK_THROWS_AS(f(sing, vb, vv), ExecutionError);
+  rw::Function d = rw::function({a}, rw::det(a));
+  CHECK(d(sing).item<double>() == Approx(0.0).margin(1e-14));
+  CHECK(d(Tensor::empty(f64, {0, 0})).item<double>() == 1.0);
+  CHECK_THROWS_WITH(rw::det(rw::matrix("p", f64, 2, 3)),
+                    "`det`: input 0 (`p`) is f64[2,3], expected a square matrix of float32 or float64");
+  CHECK_THROWS_WITH(rw::inv(rw::matrix("q", i32)),
+                    "`matrix_inverse`: input 0 (`q`) is i32[?,?], expected a square matrix of float32 or float64");
+  CHECK_THROWS_WITH(rw::solve(a, rw::vector("w", f32)),
+                    "`solve`: input 1 (`w`) is f32[?], expected a vector or matrix of float64");
+  CHECK_THROWS_AS(rw::solve(rw::matrix("s", f64, 3, 3), rw::vector("u", f64, 2)), TypeError);
+  CHECK(rw::solve(rw::matrix("s", f32, 3, kUnknownDim), rw::matrix("c", f32, kUnknownDim, 4))
+            ->tensor_type()->to_string() == "f32[3,4]");
+}
+
+TEST_CASE("kron builds the block matrix of products", "[ops]") {
+  auto a = rw::matrix("a"), b = rw::matrix("b");
+  rw::Function f = rw::function({a, b}, rw::kron(a, b));
+  const Tensor va = lcg_tensor({2, 3}, 5), vb = lcg_tensor({4, 2}, 6);
+  require_same(f(va, vb), make_tensor({8, 6}, [&](const Idx& i) {
+                 return va.at({i[0] / 4, i[1] / 2}) * vb.at({i[0] % 4, i[1] % 2});
+               }));
+  CHECK_THROWS_AS(rw::kron(rw::vector("v"), b), TypeError);
+}

@@ -1,0 +1,172 @@
+// Sorting and counting: each line along the axis is sorted through an index
+// permutation with std::stable_sort and a NaN-last order.
+#include "runtime/kernels/sort.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "runtime/kernels/elemwise.hpp"
+#include "runtime/shape.hpp"
+
+namespace rw {
+
+namespace {
+
+/// a < b with NaNs after every number (NumPy's sort order).
+template <class T> bool less_nan_last(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (std::isnan(a)) return false;
+    if (std::isnan(b)) return true;
+  }
+  return a < b;
+}
+
+/// Equal, with NaN equal to NaN.
+template <class T> bool same_value(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>)
+    if (std::isnan(a) && std::isnan(b)) return true;
+  return a == b;
+}
+
+/// x with `axis` moved last, contiguous, and the permutation that undoes it.
+struct AxisLast {
+  Tensor t;
+  std::vector<std::int64_t> inverse;
+  std::int64_t n = 0;      // the extent of the axis
+  std::int64_t lines = 0;  // the number of lines along it
+};
+
+AxisLast axis_last(const Tensor& x, std::int64_t axis, const char* name) {
+  if (x.ndim() == 0) throw std::invalid_argument(fmt::format("`{}` of a 0-d tensor", name));
+  const std::int64_t a = normalize_axis(axis, x.ndim());
+  std::vector<std::int64_t> perm;
+  for (std::int64_t d = 0; d < x.ndim(); ++d)
+    if (d != a) perm.push_back(d);
+  perm.push_back(a);
+  std::vector<std::int64_t> inverse(perm.size());
+  for (std::size_t k = 0; k < perm.size(); ++k) inverse[static_cast<std::size_t>(perm[k])] = static_cast<std::int64_t>(k);
+  AxisLast out{x.transpose(perm).contiguous(), std::move(inverse), x.shape()[static_cast<std::size_t>(a)], 0};
+  out.lines = out.n == 0 ? 0 : x.size() / out.n;
+  return out;
+}
+
+/// Sorted values (when `values`) or positions of every line along the axis.
+Tensor sorted(const Tensor& x, std::int64_t axis, bool values, const char* name) {
+  AxisLast al = axis_last(x, axis, name);
+  Tensor out = Tensor::empty(values ? x.dtype() : DType::Int64, al.t.shape());
+  visit_dtype(x.dtype(), [&]<class T>() {
+    const T* src = al.t.data<T>();
+    std::vector<std::int64_t> idx(static_cast<std::size_t>(al.n));
+    for (std::int64_t l = 0; l < al.lines; ++l) {
+      const T* line = src + l * al.n;
+      std::iota(idx.begin(), idx.end(), std::int64_t{0});
+      std::stable_sort(idx.begin(), idx.end(),
+                       [line](std::int64_t i, std::int64_t j) { return less_nan_last(line[i], line[j]); });
+      if (values) {
+        T* dst = out.data<T>() + l * al.n;
+        for (std::int64_t k = 0; k < al.n; ++k) dst[k] = line[idx[static_cast<std::size_t>(k)]];
+      } else {
+        std::copy(idx.begin(), idx.end(), out.data<std::int64_t>() + l * al.n);
+      }
+    }
+  });
+  return out.transpose(al.inverse).contiguous();
+}
+
+}  // namespace
+
+Tensor sort(const Tensor& x, std::int64_t axis) { return sorted(x, axis, true, "sort"); }
+
+Tensor argsort(const Tensor& x, std::int64_t axis) { return sorted(x, axis, false, "argsort"); }
+
+Tensor searchsorted(const Tensor& a, const Tensor& v, bool right) {
+  if (a.ndim() != 1)
+    throw std::invalid_argument(fmt::format("`searchsorted`: the sorted array has {} dimensions, expected 1", a.ndim()));
+  const DType common = promote(a.dtype(), v.dtype());
+  const Tensor sa = a.astype(common);
+  const Tensor sv = v.astype(common);
+  Tensor out = Tensor::empty(DType::Int64, v.shape());
+  visit_dtype(common, [&]<class T>() {
+    const T* begin = sa.data<T>();
+    const T* end = begin + sa.size();
+    const T* values = sv.data<T>();
+    std::int64_t* dst = out.data<std::int64_t>();
+    for (std::int64_t i = 0; i < sv.size(); ++i) {
+      const T* at = right ? std::upper_bound(begin, end, values[i], less_nan_last<T>)
+                          : std::lower_bound(begin, end, values[i], less_nan_last<T>);
+      dst[i] = at - begin;
+    }
+  });
+  return out;
+}
+
+Tensor bincount(const Tensor& x, const Tensor* weights, std::int64_t minlength) {
+  if (x.ndim() != 1 || !is_integer(x.dtype()))
+    throw std::invalid_argument(
+        fmt::format("`bincount`: x is {}[{}-d], expected a vector of integers", dtype_name(x.dtype()), x.ndim()));
+  if (minlength < 0) throw std::invalid_argument("`bincount`: minlength is negative");
+  if (weights && (weights->ndim() != 1 || weights->size() != x.size()))
+    throw std::invalid_argument(fmt::format("`bincount`: {} weights for {} values", weights->size(), x.size()));
+  const Tensor xi = x.astype(DType::Int64);
+  const std::int64_t* p = xi.data<std::int64_t>();
+  std::int64_t bins = minlength;
+  for (std::int64_t i = 0; i < xi.size(); ++i) {
+    if (p[i] < 0)
+      throw std::invalid_argument(fmt::format("`bincount`: value {} at position {} is negative", p[i], i));
+    bins = std::max(bins, p[i] + 1);
+  }
+  check_shape_size(std::span(&bins, 1));
+  if (!weights) {
+    Tensor out = Tensor::zeros({bins}, DType::Int64);
+    for (std::int64_t i = 0; i < xi.size(); ++i) ++out.data<std::int64_t>()[p[i]];
+    return out;
+  }
+  const DType d = is_float(weights->dtype()) ? weights->dtype() : DType::Float64;
+  const Tensor w = weights->astype(DType::Float64);
+  Tensor acc = Tensor::zeros({bins}, DType::Float64);
+  for (std::int64_t i = 0; i < xi.size(); ++i) acc.data<double>()[p[i]] += w.data<double>()[i];
+  return d == DType::Float64 ? acc : acc.astype(d);
+}
+
+std::pair<Tensor, Tensor> unique(const Tensor& x) {
+  const Tensor flat = sort(x.contiguous().reshape(std::vector<std::int64_t>{-1}), 0);
+  std::vector<std::int64_t> starts;
+  visit_dtype(x.dtype(), [&]<class T>() {
+    const T* p = flat.data<T>();
+    for (std::int64_t i = 0; i < flat.size(); ++i)
+      if (i == 0 || !same_value(p[i], p[i - 1])) starts.push_back(i);
+  });
+  const auto m = static_cast<std::int64_t>(starts.size());
+  Tensor values = Tensor::empty(x.dtype(), {m});
+  Tensor counts = Tensor::empty(DType::Int64, {m});
+  visit_dtype(x.dtype(), [&]<class T>() {
+    for (std::int64_t k = 0; k < m; ++k) {
+      const std::int64_t s = starts[static_cast<std::size_t>(k)];
+      const std::int64_t e = k + 1 < m ? starts[static_cast<std::size_t>(k + 1)] : flat.size();
+      values.data<T>()[k] = flat.data<T>()[s];
+      counts.data<std::int64_t>()[k] = e - s;
+    }
+  });
+  return {values, counts};
+}
+
+Tensor diff(const Tensor& x, std::int64_t n, std::int64_t axis) {
+  if (x.ndim() == 0) throw std::invalid_argument("`diff` of a 0-d tensor");
+  if (x.dtype() == DType::Bool) throw std::invalid_argument("`diff` of bools");
+  if (n < 0) throw std::invalid_argument(fmt::format("`diff`: order {} is negative", n));
+  const std::int64_t a = normalize_axis(axis, x.ndim());
+  Tensor cur = x.copy();
+  for (std::int64_t k = 0; k < n; ++k) {
+    const std::int64_t len = cur.shape()[static_cast<std::size_t>(a)];
+    if (len == 0) break;
+    cur = elemwise(ScalarOp::Sub, cur.slice(a, 1, len), cur.slice(a, 0, len - 1));
+  }
+  return cur;
+}
+
+}  // namespace rw
