@@ -56,8 +56,6 @@ namespace {
 
 /// The most variables shape_within looks at: beyond, it answers "not known".
 constexpr std::size_t kShapeWithinBudget = 128;
-/// shape_within's default depth (simplify.hpp).
-constexpr int kShapeWithinDepth = 4;
 
 /// Whether `v`'s shape lies within `outer`'s, given `reach`, the variables
 /// known to (outer and the inputs of its elementwise ancestors).
@@ -79,13 +77,24 @@ bool within_reach(const Variable& v, const TensorType* ot,
 
 }  // namespace
 
-ShapeWithin::ShapeWithin(const Variable& outer, int depth) : outer_(&outer), depth_(depth) {
-  // An elementwise result's shape holds each of its inputs' shapes: the
-  // values `outer` reads elementwise, breadth first, within `depth` levels.
+// An elementwise result's shape holds each of its inputs' shapes: the values
+// `outer` reads elementwise, breadth first, within `depth` levels.
+ShapeWithin::ShapeWithin(const Variable& outer, int depth)
+    : outer_type_(outer.tensor_type()), depth_(depth) {
   reach_.push_back(&outer);
-  for (int level = 0, begin = 0; level < depth; ++level) {
-    const auto end = static_cast<int>(reach_.size());
-    for (int k = begin; k < end && reach_.size() < kShapeWithinBudget; ++k)
+  grow(0, depth);
+}
+
+ShapeWithin::ShapeWithin(std::span<const Var> operands, const TensorType& outer_type, int depth)
+    : outer_type_(&outer_type), depth_(depth) {
+  for (const Var& v : operands) reach_.push_back(v.get());
+  grow(0, depth - 1);
+}
+
+void ShapeWithin::grow(std::size_t begin, int levels) {
+  for (int level = 0; level < levels; ++level) {
+    const std::size_t end = reach_.size();
+    for (std::size_t k = begin; k < end && reach_.size() < kShapeWithinBudget; ++k)
       if (is_elementwise(*reach_[k]))
         for (const Var& in : reach_[k]->owner()->inputs()) reach_.push_back(in.get());
     begin = end;
@@ -94,7 +103,7 @@ ShapeWithin::ShapeWithin(const Variable& outer, int depth) : outer_(&outer), dep
 
 bool ShapeWithin::contains(const Variable& inner) const {
   std::size_t budget = kShapeWithinBudget;
-  return within_reach(inner, outer_->tensor_type(), reach_, depth_, budget);
+  return within_reach(inner, outer_type_, reach_, depth_, budget);
 }
 
 bool shape_within(const Variable& inner, const Variable& outer, int depth) {
@@ -166,20 +175,10 @@ RewriteResult FillSink::transform(FunctionGraph&, Apply& node, const RewriteCont
   // A model outside that reach is outside the result's, and building a node
   // (dear for a long sum) only to learn it is what the check spares.
   {
-    boost::container::small_vector<const Variable*, 16> reach;
-    for (const Var& in : inputs) reach.push_back(in.get());
-    for (std::size_t begin = 0, level = 1; level < kShapeWithinDepth; ++level) {
-      const std::size_t end = reach.size();
-      for (std::size_t k = begin; k < end && reach.size() < kShapeWithinBudget; ++k)
-        if (is_elementwise(*reach[k]))
-          for (const Var& in : reach[k]->owner()->inputs()) reach.push_back(in.get());
-      begin = end;
-    }
-    for (const Var& m : models) {
-      std::size_t budget = kShapeWithinBudget;
-      if (!within_reach(*m, node.output(0)->tensor_type(), {reach.data(), reach.size()}, kShapeWithinDepth, budget))
+    const ShapeWithin below(inputs, *node.output(0)->tensor_type());
+    for (const Var& m : models)
+      if (!below.contains(*m))
         return RewriteResult::fail("a model's shape is not known to lie within the result's");
-    }
   }
   Var result = node.op()(inputs);
   for (const Var& m : models)

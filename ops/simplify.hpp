@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <span>
 #include <vector>
 
 #include "engine/graph/variable.hpp"
@@ -30,6 +31,10 @@ bool shape_within(const Variable& inner, const Variable& outer, int depth = 4);
 class ShapeWithin {
  public:
   explicit ShapeWithin(const Variable& outer, int depth = 4);
+  /// The same for an elementwise result of `operands` and type `outer_type`
+  /// not built yet: what its reach would hold below itself (outer_type must
+  /// hold the result's type: it only bounds the rank and static extents).
+  ShapeWithin(std::span<const Var> operands, const TensorType& outer_type, int depth = 4);
   /// Whether `inner`'s shape is known to lie within outer's.
   bool contains(const Variable& inner) const;
   /// Records that outer's shape now also holds `v`'s (outer was wrapped in
@@ -37,7 +42,11 @@ class ShapeWithin {
   void add(const Variable& v) { reach_.push_back(&v); }
 
  private:
-  const Variable* outer_;
+  /// Adds the inputs of the elementwise values of reach_[begin…], `levels`
+  /// times, within the budget.
+  void grow(std::size_t begin, int levels);
+
+  const TensorType* outer_type_;
   int depth_;
   std::vector<const Variable*> reach_;
 };

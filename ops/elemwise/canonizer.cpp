@@ -18,6 +18,7 @@
 #include "ops/detail/util.hpp"
 #include "ops/elemwise/elemwise.hpp"
 #include "ops/simplify.hpp"
+#include "runtime/hash_mix.hpp"
 
 namespace rw {
 
@@ -103,25 +104,22 @@ struct Chain {
 /// Terms a chain compares pairwise; more are grouped by sorting.
 constexpr std::size_t kScanTerms = 8;
 
-std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
-  return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
-}
-
 /// A key of `v` from its structure only (no addresses): the same graph gives
 /// the same keys on every run.
 std::uint64_t stable_key(const FunctionGraph& fgraph, const Variable& v, int depth) {
-  if (const Constant* c = v.as_constant()) return mix(1, c->signature_hash());
+  if (const Constant* c = v.as_constant()) return hash_mix(1, c->signature_hash());
   const Apply* owner = v.owner();
   if (!owner) {
     const std::span<const Var> inputs = fgraph.inputs();
     std::uint64_t pos = inputs.size();
     for (std::size_t i = 0; i < inputs.size(); ++i)
       if (inputs[i].get() == &v) pos = i;
-    return mix(mix(2, pos), std::hash<std::string>()(v.name()));
+    return hash_mix(hash_mix(2, pos), std::hash<std::string>()(v.name()));
   }
-  std::uint64_t h = mix(mix(3, std::hash<std::string_view>()(owner->op().name())), v.index());
+  std::uint64_t h =
+      hash_mix(hash_mix(3, std::hash<std::string_view>()(owner->op().name())), v.index());
   if (depth > 0)
-    for (const Var& in : owner->inputs()) h = mix(h, stable_key(fgraph, *in, depth - 1));
+    for (const Var& in : owner->inputs()) h = hash_mix(h, stable_key(fgraph, *in, depth - 1));
   return h;
 }
 

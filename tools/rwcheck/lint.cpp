@@ -13,6 +13,7 @@
 
 #include "engine/dsl/rule_compiler.hpp"
 #include "engine/unify/unify.hpp"
+#include "runtime/hash_mix.hpp"
 
 namespace rw::check {
 
@@ -81,20 +82,16 @@ dsl::Diagnostic note_at(const dsl::CheckedRule& r, std::string message) {
 // hashes: a collision only adds candidates, which is_instance turns away.
 constexpr std::uint64_t kAny = 0;
 
-std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
-  return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
-}
-
 std::uint64_t symbol(const dsl::PatternNode& n) {
   switch (n.kind) {
     case dsl::PatternNode::Kind::Var:
       return kAny;
     case dsl::PatternNode::Kind::Literal: {
       const double v = std::visit([](auto x) { return static_cast<double>(x); }, n.literal);
-      return mix(1, std::hash<double>()(v)) | 1;
+      return hash_mix(1, std::hash<double>()(v)) | 1;
     }
     case dsl::PatternNode::Kind::Apply:
-      return mix(mix(2, std::hash<const void*>()(n.op_info)), n.inputs.size()) | 1;
+      return hash_mix(hash_mix(2, std::hash<const void*>()(n.op_info)), n.inputs.size()) | 1;
   }
   return kAny;
 }
@@ -166,20 +163,20 @@ class PatternIndex {
   /// Collects the rules reachable from trie node `at` with the query's steps
   /// from `k` on (an explicit stack: patterns may be deep).
   void walk(std::uint32_t at, std::uint32_t k) {
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> todo{{at, k}};
-    while (!todo.empty()) {
-      const auto [t, i] = todo.back();
-      todo.pop_back();
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> pending{{at, k}};
+    while (!pending.empty()) {
+      const auto [t, i] = pending.back();
+      pending.pop_back();
       const TrieNode& node = nodes_[t];
       if (i == steps_.size()) {
         found_.insert(found_.end(), node.rules.begin(), node.rules.end());
         continue;
       }
       if (const auto any = node.next.find(kAny); any != node.next.end())
-        todo.push_back({any->second, steps_[i].end});
+        pending.push_back({any->second, steps_[i].end});
       if (steps_[i].symbol != kAny)
         if (const auto same = node.next.find(steps_[i].symbol); same != node.next.end())
-          todo.push_back({same->second, i + 1});
+          pending.push_back({same->second, i + 1});
     }
   }
 
