@@ -199,6 +199,24 @@ struct TupleBinding {
   Span span;
 };
 
+/// One value of a `const` statement: a number (a minus sign folded in), or
+/// `true` / `false`.
+struct ConstValue {
+  std::variant<std::int64_t, double, bool> value;
+  Span span;
+};
+
+/// `const NAME TYPE = VALUE` or `const NAME TYPE = [VALUE, …]` (graph files):
+/// a constant tensor of that type, its values in row-major order.
+struct ConstDecl {
+  Name name;
+  TypeSpec type;
+  std::vector<ConstValue> values;
+  /// Where the values were written: the one value, or the whole `[…]`.
+  Span values_span;
+  Span span;
+};
+
 /// One parameter of a `def`: `NAME TYPE`.
 struct DefParam {
   Name name;
@@ -222,7 +240,7 @@ struct BlockEnd {
 
 /// One statement of a file.
 using Statement = std::variant<Import, RulesetDecl, RuleDecl, Declare, InputDecl, Binding,
-                               OutputDecl, TupleBinding, DefDecl, BlockEnd>;
+                               OutputDecl, TupleBinding, DefDecl, BlockEnd, ConstDecl>;
 
 /// The parse tree of one file. Expressions live in `exprs`; a node's
 /// children always have smaller indices than the node.

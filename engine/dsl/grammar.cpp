@@ -140,7 +140,7 @@ std::vector<std::string> defined_names(const char* p, const char* end) {
     return names;
   }
   std::string_view first = word(q);
-  if (first == "input" || first == "def") {
+  if (first == "input" || first == "def" || first == "const") {
     blanks(q);
     return {std::string(word(q))};
   }
@@ -229,7 +229,7 @@ ParsedFile parse(SourcePtr source) {
       }
       error_at(it, token_length(it, end),
                fmt::format("expected a statement (`rule`, `ruleset`, `import`, `declare`, "
-                           "`input`, `output` or `NAME = …`), found {}",
+                           "`input`, `output`, `const` or `NAME = …`), found {}",
                            describe_token(it, end)));
       resume = it;
     } catch (const x3::expectation_failure<const char*>& e) {

@@ -44,11 +44,12 @@ inline bool is_keyword(std::string_view w) {
   static constexpr std::string_view kKeywords[] = {"import", "ruleset", "rule",  "declare",
                                                    "input",  "output",  "where", "and",
                                                    "or",     "not",     "inf",   "nan",
-                                                   "def"};
+                                                   "def",    "const"};
   // Most names are not keywords: rule them out without comparing strings.
   if (w.size() < 2 || w.size() > 7) return false;
   switch (w[0]) {
     case 'a':
+    case 'c':
     case 'd':
     case 'i':
     case 'n':
@@ -527,6 +528,18 @@ x3::rule<class def_params_r, std::vector<ast::DefParam>> const def_params_rest =
     "a parameter `NAME TYPE` or `)`";
 x3::rule<class def_param_r, ast::DefParam> const def_param = "a parameter `NAME TYPE`";
 x3::rule<class block_end_r, ast::BlockEnd> const block_end_stmt = "`}`";
+/// The values of a `const`: one, or a bracketed list.
+struct ConstValues {
+  std::vector<ast::ConstValue> items;
+  Span span;
+};
+x3::rule<class const_r, ast::ConstDecl> const const_stmt = "a constant";
+x3::rule<class const_values_r, ConstValues> const const_values =
+    "a value, or `[` and values";
+x3::rule<class const_list_r, std::vector<ast::ConstValue>> const const_list_rest =
+    "a value or `]`";
+x3::rule<class const_value_r, ast::ConstValue> const const_value =
+    "a number, `true` or `false`";
 statement_type const statement_rule = "a statement";
 
 // ---------------------------------------------------------------------------
@@ -751,6 +764,24 @@ auto const add_name = [](auto& ctx) { _val(ctx).names.push_back(std::move(_attr(
 auto const set_params = [](auto& ctx) { _val(ctx).params = std::move(_attr(ctx)); };
 auto const add_option = [](auto& ctx) { _val(ctx).options.push_back(std::move(_attr(ctx))); };
 auto const end_block = [](auto&) {};
+auto const cv_number = [](auto& ctx) {
+  const SignedNumber& n = _attr(ctx);
+  std::visit([&](auto v) { _val(ctx) = ast::ConstValue{v, n.span}; }, n.value);
+};
+auto const cv_word = [](auto& ctx) {
+  const ast::Name& n = _attr(ctx);
+  if (n.text != "true" && n.text != "false")
+    throw SyntaxError{state(ctx).begin() + n.span.begin,
+                      fmt::format("a constant's values are numbers, `true` or `false`, not `{}`",
+                                  n.text)};
+  _val(ctx) = ast::ConstValue{n.text == "true", n.span};
+};
+auto const cv_one = [](auto& ctx) { _val(ctx).items.push_back(std::move(_attr(ctx))); };
+auto const cv_list = [](auto& ctx) { _val(ctx).items = std::move(_attr(ctx)); };
+auto const set_const_values = [](auto& ctx) {
+  _val(ctx).values = std::move(_attr(ctx).items);
+  _val(ctx).values_span = _attr(ctx).span;
+};
 auto const emit = [](auto& ctx) {
   state(ctx).file().statements.emplace_back(std::move(_attr(ctx)));
 };
@@ -850,20 +881,31 @@ auto const def_params_rest_def =
     tok(")") | ((def_param >> *(tok(",") > def_param)) > tok(")", {}, "`,` or `)`"));
 auto const def_param_def = name[set_name] > type_spec[set_type];
 auto const block_end_stmt_def = spanned[tok("}")[end_block]];
+// `const NAME TYPE = VALUE` or `= [VALUE, …]`: values in row-major order.
+auto const const_stmt_def =
+    spanned[tok("const") > input_name[set_name] > type_spec[set_type] >
+            tok("=", "=>", "`=`") > const_values[set_const_values]];
+auto const const_values_def =
+    spanned[(tok("[") > const_list_rest[cv_list]) | const_value[cv_one]];
+auto const const_list_rest_def =
+    tok("]") | ((const_value >> *(tok(",") > const_value)) > tok("]", {}, "`,` or `]`"));
+auto const const_value_def = signed_number[cv_number] | name[cv_word];
 
 auto const statement_rule_def = import_stmt[emit] | ruleset_stmt[emit] | rule_stmt[emit] |
                                 declare_stmt[emit] | input_stmt[emit] | output_stmt[emit] |
-                                def_stmt[emit] | block_end_stmt[emit] | tuple_binding_stmt[emit] |
-                                binding_stmt[emit];
+                                def_stmt[emit] | block_end_stmt[emit] | const_stmt[emit] |
+                                tuple_binding_stmt[emit] | binding_stmt[emit];
 
-BOOST_SPIRIT_DEFINE(call_args_rest, brace_params_rest, tuple_rest, tags_rest, dims_rest)
+BOOST_SPIRIT_DEFINE(call_args_rest, brace_params_rest, tuple_rest, tags_rest, dims_rest,
+                    const_list_rest)
 BOOST_SPIRIT_DEFINE(expr, or_expr, or_chain, and_expr, and_chain, not_expr, not_prefix, cmp_expr,
                     cmp_op, add_expr, add_op, mul_expr, mul_op, unary_expr, neg_prefix, power_expr,
                     primary, call_syntax, call_args, call_arg, named_arg, brace_params, brace_param,
                     param_value, tuple_items, tuple_item, signed_number, import_stmt, ruleset_stmt,
                     tags_clause, rule_stmt, declare_stmt, property_list, input_stmt, input_name,
                     type_spec, dim, binding_stmt, output_stmt, output_list, tuple_binding_stmt,
-                    def_stmt, def_params_rest, def_param, block_end_stmt, statement_rule)
+                    def_stmt, def_params_rest, def_param, block_end_stmt, const_stmt,
+                    const_values, const_value, statement_rule)
 
 statement_type const& statement() {
   return statement_rule;

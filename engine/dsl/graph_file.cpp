@@ -1,9 +1,12 @@
 // Graph files: evaluating statements into Variables and Apply nodes.
 #include "engine/dsl/graph_file.hpp"
 
+#include <algorithm>
 #include <optional>
+#include <type_traits>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -144,6 +147,12 @@ class GraphBuilder {
   // A variable of the type written, or null (with an error) for an unknown dtype
   // or extents that multiply beyond 2^63 - 1.
   Var typed_variable(const ast::Name& name, const ast::TypeSpec& type) {
+    std::shared_ptr<const TensorType> t = tensor_type(type);
+    return t ? Variable::make(std::move(t), name.text) : nullptr;
+  }
+
+  // The type written, or null (with an error) as typed_variable.
+  std::shared_ptr<const TensorType> tensor_type(const ast::TypeSpec& type) {
     const auto dtype = dtype_word(type.dtype.text);
     if (!dtype) {
       static const std::vector<std::string> kNames = [] {
@@ -161,7 +170,7 @@ class GraphBuilder {
     StaticShape shape;
     for (const ast::Dim& d : type.dims) shape.push_back(d.extent < 0 ? kUnknownDim : d.extent);
     try {
-      return Variable::make(TensorType::make(*dtype, std::move(shape)), name.text);
+      return TensorType::make(*dtype, std::move(shape));
     } catch (const TypeError& e) {  // extents that multiply beyond what can be counted
       error(type.span, e.what());
       return nullptr;
@@ -181,6 +190,68 @@ class GraphBuilder {
       return;
     }
     if (define(s.name, v)) inputs_.push_back(std::move(v));
+  }
+
+  void handle(const ast::ConstDecl& s) { define(s.name, constant(s)); }
+
+  // The tensor a `const` statement writes, or null (with an error): every
+  // extent known, one value per element, each of the dtype's kind and range.
+  Var constant(const ast::ConstDecl& s) {
+    std::shared_ptr<const TensorType> type = tensor_type(s.type);
+    if (!type) return nullptr;
+    const StaticShape& shape = type->shape();
+    if (std::find(shape.begin(), shape.end(), kUnknownDim) != shape.end()) {
+      error(s.type.span, fmt::format("a constant's extents must all be known; `{}` has `?`",
+                                     src_->slice(s.type.span)));
+      return nullptr;
+    }
+    const std::int64_t n = shape_size(shape);
+    if (static_cast<std::uint64_t>(n) != s.values.size()) {
+      error(s.values_span,
+            fmt::format("`{}` is `{}`: it needs {} value{}, but {} {} given", s.name.text,
+                        src_->slice(s.type.span), n, n == 1 ? "" : "s", s.values.size(),
+                        s.values.size() == 1 ? "is" : "are"));
+      return nullptr;
+    }
+    const DType dtype = type->dtype();
+    Tensor value = Tensor::empty(dtype, shape);
+    bool ok = true;
+    visit_dtype(dtype, [&]<class T>() {
+      T* out = value.data<T>();
+      for (const ast::ConstValue& v : s.values) {
+        if (auto x = element<T>(v, dtype)) *out++ = *x;
+        else ok = false;
+      }
+    });
+    if (!ok) return nullptr;
+    return Constant::make(std::move(value), std::move(type),
+                          s.name.text[0] == '%' ? std::string() : s.name.text);
+  }
+
+  // One value of a constant as a T of `dtype`, or nullopt (with an error).
+  template <class T> std::optional<T> element(const ast::ConstValue& v, DType dtype) {
+    const auto refuse = [&](std::string why) -> std::optional<T> {
+      error(v.span, fmt::format("`{}` {}", src_->slice(v.span), why));
+      return std::nullopt;
+    };
+    if (dtype == DType::Bool) {
+      if (const bool* b = std::get_if<bool>(&v.value)) return static_cast<T>(*b);
+      return refuse("is not a bool value: write `true` or `false`");
+    }
+    if (std::holds_alternative<bool>(v.value))
+      return refuse(fmt::format("is a bool, but the constant is `{}`", dtype_short_name(dtype)));
+    if (is_float(dtype)) {
+      if (const double* d = std::get_if<double>(&v.value)) return static_cast<T>(*d);
+      return static_cast<T>(std::get<std::int64_t>(v.value));
+    }
+    const std::int64_t* i = std::get_if<std::int64_t>(&v.value);
+    if (!i) return refuse(fmt::format("is not an integer, but the constant is `{}`",
+                                      dtype_short_name(dtype)));
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      if (!std::in_range<T>(*i))
+        return refuse(fmt::format("does not fit in `{}`", dtype_short_name(dtype)));
+    }
+    return static_cast<T>(*i);
   }
 
   void handle(const ast::DefDecl& s) {

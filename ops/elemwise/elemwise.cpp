@@ -476,6 +476,11 @@ void register_elemwise(OpRegistry& registry) {
   registry.add_alias("where", "switch");
   registry.add_alias("div", "true_div");
   registry.add_alias("psi", "digamma");
+  // `and`, `or` and `not` are words of the languages: these names (PyTensor's)
+  // are how graph and rule files call them.
+  registry.add_alias("and_", "and");
+  registry.add_alias("or_", "or");
+  registry.add_alias("invert", "not");
   registry.add({.name = "fill",
                 .doc = "the second input broadcast to the shape of both, with its dtype",
                 .params = {inplace_param()},

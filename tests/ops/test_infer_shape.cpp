@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "rw/rw.hpp"
+#include "support/graph_compare.hpp"
 
 using namespace rw;
 
@@ -387,5 +388,24 @@ TEST_CASE("infer_shape agrees with perform for every registered Op", "[ops]") {
         if (st[a] != kUnknownDim) CHECK(st[a] == outs[o].shape()[a]);
       CHECK(outs[o].dtype() == node->output_var(o).tensor_type()->dtype());
     }
+  }
+}
+
+TEST_CASE("one node of every registered Op is written as a graph file and read back as itself",
+          "[ops][graph_file]") {
+  const auto gens = generators();
+  for (const OpInfo* info : standard_registry().all()) {
+    INFO("op: " << info->name);
+    const auto it = gens.find(info->name);
+    REQUIRE(it != gens.end());
+    const Case c = it->second();
+    const ApplyRef node = standard_registry().make(info->name, c.params)->make_node(c.inputs);
+    const std::vector<Var> outs = node->outputs();
+    const std::string text = graph_file_text(c.inputs, outs, standard_registry());
+    INFO(text);
+    auto back = dsl::check_graph_text("op.graph", text, standard_registry(), graph_file_options());
+    INFO(dsl::render(back.diagnostics));
+    REQUIRE(back.ok());
+    CHECK(rw::test::graph_difference(c.inputs, outs, back.value->inputs, back.value->outputs) == "");
   }
 }

@@ -609,6 +609,7 @@ void RuleChecker::check_statement(const ParsedFile& f, const ast::Statement& s,
                        : std::holds_alternative<ast::OutputDecl>(s)   ? "`output`"
                        : std::holds_alternative<ast::DefDecl>(s)      ? "`def`"
                        : std::holds_alternative<ast::BlockEnd>(s)     ? "`}`"
+                       : std::holds_alternative<ast::ConstDecl>(s)    ? "`const`"
                        : std::holds_alternative<ast::TupleBinding>(s) ? "a binding `(NAME, …) = …`"
                                                                       : "a binding `NAME = …`";
     error(f.source, head_span(*f.source, s),

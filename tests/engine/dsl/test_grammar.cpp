@@ -343,13 +343,13 @@ TEST_CASE("syntax errors say what was expected and what was found", "[dsl]") {
   CHECK(first_error("rule r priority 1 priority 2: a => b") == "a rule takes one `priority`");
   CHECK(first_error("y = %") == "expected a name or number after `%`");
   CHECK(first_error("where x") ==
-        "expected a statement (`rule`, `ruleset`, `import`, `declare`, `input`, `output` or "
+        "expected a statement (`rule`, `ruleset`, `import`, `declare`, `input`, `output`, `const` or "
         "`NAME = …`), found `where`");
   CHECK(first_error("y == 2") ==
-        "expected a statement (`rule`, `ruleset`, `import`, `declare`, `input`, `output` or "
+        "expected a statement (`rule`, `ruleset`, `import`, `declare`, `input`, `output`, `const` or "
         "`NAME = …`), found `y`");
   CHECK(first_error("y = a < b < c\n") ==
-        "expected a statement (`rule`, `ruleset`, `import`, `declare`, `input`, `output` or "
+        "expected a statement (`rule`, `ruleset`, `import`, `declare`, `input`, `output`, `const` or "
         "`NAME = …`), found `<`");
   CHECK(first_error("y = \x01") == "expected an expression, found character U+0001");
   CHECK(first_error("y = \xc3\xa9") == "expected an expression, found a non-ASCII character");
