@@ -7,22 +7,51 @@
 #include <utility>
 
 #include "engine/graph/errors.hpp"
+#include "engine/rewrite/context.hpp"
 #include "rw/standard_rules.hpp"
 
 namespace rw {
 
 namespace {
 
-/// A hook that runs `pass` and tells `on_stop` (or std::cerr) when it stopped early.
-GraphRewrite hook_for(GraphRewriterPtr pass, RewriteStopHook on_stop) {
-  return [pass = std::move(pass), on_stop = std::move(on_stop)](FunctionGraph& fgraph) {
-    const PassReport report = pass->rewrite(fgraph);
+/// Where a hook's run reports, besides its early stop.
+struct Listeners {
+  std::shared_ptr<TraceListener> trace;
+  std::shared_ptr<RewriteProfile> profile;
+  /// RW_FLAGS=profile_rewrites: the profile's table to std::cerr after the run.
+  bool print_profile = false;
+};
+
+/// A hook that runs `pass` and tells `on_stop` (or std::cerr) when it stopped
+/// early; the run's events and costs go to `listeners`.
+GraphRewrite hook_for(GraphRewriterPtr pass, RewriteStopHook on_stop, Listeners listeners = {}) {
+  return [pass = std::move(pass), on_stop = std::move(on_stop),
+          listeners = std::move(listeners)](FunctionGraph& fgraph) {
+    Trace trace;
+    RewriteContext ctx;
+    if (listeners.trace) {
+      trace.subscribe(listeners.trace);
+      ctx.trace = &trace;
+    }
+    ctx.profile = listeners.profile.get();
+    const PassReport report = pass->rewrite(fgraph, ctx);
+    if (listeners.print_profile) std::cerr << listeners.profile->table();
     if (report.ok()) return;
     const std::string problems = report.problems();
     if (on_stop) on_stop(problems);
     else std::cerr << "warning: rewriting stopped early:\n" << problems;
   };
 }
+
+/// RW_FLAGS=trace_rewrites: each change a pass makes, one line to std::cerr.
+class TracePrinter final : public TraceListener {
+ public:
+  bool wants_attempts() const override { return false; }
+  void on_event(const TraceEvent& e) override {
+    if (e.kind == TraceKind::Tried || e.kind == TraceKind::Failed) return;
+    std::cerr << "rewrite: " << format_event(e) << '\n';
+  }
+};
 
 const GraphRewriterPtr& default_pass() {
   static const GraphRewriterPtr pass = default_mode().rewriter();
@@ -44,13 +73,45 @@ const GraphRewrite& default_rewrite() {
 namespace detail {
 
 FunctionOptions with_mode(FunctionOptions options, const Mode* mode) {
+  if (mode && options.rewrite)
+    throw Error("`rw::function` was given both a mode and `options.rewrite`; give one of them");
+  if (options.rewrite && (options.rewrite_trace || options.rewrite_profile))
+    throw Error("`options.rewrite_trace` and `options.rewrite_profile` are heard by a mode's "
+                "pipeline; a hand-written `options.rewrite` reports as it likes");
+  if (options.rewrite) return options;  // RW_FLAGS' rewriting flags cannot reach into it
+  const EnvironmentFlags flags = environment_flags();
+  Listeners listeners{options.rewrite_trace, options.rewrite_profile, false};
+  if (flags.trace_rewrites) {
+    auto printer = std::make_shared<TracePrinter>();
+    if (!listeners.trace) {
+      listeners.trace = std::move(printer);
+    } else {
+      // Both the options' listener and the printer: a fan-out of two.
+      struct Both final : TraceListener {
+        std::shared_ptr<TraceListener> a, b;
+        void on_event(const TraceEvent& e) override {
+          a->on_event(e);
+          b->on_event(e);
+        }
+        bool wants_attempts() const override { return a->wants_attempts(); }
+      };
+      auto both = std::make_shared<Both>();
+      both->a = std::move(listeners.trace);
+      both->b = std::move(printer);
+      listeners.trace = std::move(both);
+    }
+  }
+  if (flags.profile_rewrites) {
+    if (!listeners.profile) listeners.profile = std::make_shared<RewriteProfile>();
+    listeners.print_profile = true;
+  }
+  const bool plain = !listeners.trace && !listeners.profile;
   if (mode) {
-    if (options.rewrite)
-      throw Error("`rw::function` was given both a mode and `options.rewrite`; give one of them");
-    options.rewrite = rewrite_with(*mode, options.on_rewrite_stop);
-  } else if (!options.rewrite) {
-    options.rewrite = options.on_rewrite_stop ? hook_for(default_pass(), options.on_rewrite_stop)
-                                              : default_rewrite();
+    options.rewrite = hook_for(mode->rewriter(), options.on_rewrite_stop, std::move(listeners));
+  } else if (plain && !options.on_rewrite_stop) {
+    options.rewrite = default_rewrite();
+  } else {
+    options.rewrite = hook_for(default_pass(), options.on_rewrite_stop, std::move(listeners));
   }
   return options;
 }

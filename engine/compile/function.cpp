@@ -248,13 +248,21 @@ std::shared_ptr<const Program> make_program(std::vector<In> inputs, std::vector<
   return p;
 }
 
-/// `options` with what RW_FLAGS turns on (docs/debugging.md): a
-/// comma-separated list of `nan_guard` (a default NanGuard, unless the
-/// options give one) and `profile`, for a program that cannot be rebuilt.
-/// An unknown flag is an error, naming it and the known ones.
+/// `options` with what RW_FLAGS turns on here (nan_guard, profile; the
+/// rewriting flags are rw::function's).
 FunctionOptions with_environment_flags(FunctionOptions options) {
+  const EnvironmentFlags flags = environment_flags();
+  if (flags.nan_guard && !options.nan_guard) options.nan_guard = NanGuard{};
+  if (flags.profile) options.profile = true;
+  return options;
+}
+
+}  // namespace
+
+EnvironmentFlags environment_flags() {
+  EnvironmentFlags out;
   const char* env = std::getenv("RW_FLAGS");
-  if (!env) return options;
+  if (!env) return out;
   const std::string_view flags = env;
   for (std::size_t at = 0; at <= flags.size();) {
     const std::size_t comma = std::min(flags.find(',', at), flags.size());
@@ -264,19 +272,22 @@ FunctionOptions with_environment_flags(FunctionOptions options) {
     at = comma + 1;
     if (flag.empty()) continue;
     if (flag == "nan_guard") {
-      if (!options.nan_guard) options.nan_guard = NanGuard{};
+      out.nan_guard = true;
     } else if (flag == "profile") {
-      options.profile = true;
+      out.profile = true;
+    } else if (flag == "trace_rewrites") {
+      out.trace_rewrites = true;
+    } else if (flag == "profile_rewrites") {
+      out.profile_rewrites = true;
     } else {
-      throw Error(fmt::format("RW_FLAGS: unknown flag `{}` (the flags are `nan_guard` and "
-                              "`profile`, separated by commas)",
+      throw Error(fmt::format("RW_FLAGS: unknown flag `{}` (the flags are `nan_guard`, "
+                              "`profile`, `trace_rewrites` and `profile_rewrites`, separated "
+                              "by commas)",
                               flag));
     }
   }
-  return options;
+  return out;
 }
-
-}  // namespace
 
 FunctionBase::FunctionBase() = default;
 

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -11,6 +12,8 @@
 
 #include "engine/graph/function_graph.hpp"
 #include "engine/graph/variable.hpp"
+#include "engine/rewrite/profile.hpp"
+#include "engine/rewrite/trace.hpp"
 #include "runtime/tensor.hpp"
 
 namespace rw {
@@ -107,6 +110,17 @@ struct FunctionOptions {
   /// the hooks rw::function builds from a mode; a hand-written `rewrite`
   /// reports as it likes.
   std::function<void(const std::string&)> on_rewrite_stop;
+  /// Hears every event of the rewrite pipeline (PyTensor's
+  /// `optimizer_verbose`): each replacement with its rule, refusals, passes
+  /// starting and ending; attempts too when the listener asks for them
+  /// (TraceListener::wants_attempts). Null: no trace. Heard by the hooks
+  /// rw::function builds from a mode; with a hand-written `rewrite` it is an
+  /// error.
+  std::shared_ptr<TraceListener> rewrite_trace;
+  /// Filled with what each pass and rewriter of the pipeline cost and did
+  /// (PyTensor's `profile_optimizer`; RewriteProfile::table()). Null: none.
+  /// Like `rewrite_trace`, for the hooks rw::function builds.
+  std::shared_ptr<RewriteProfile> rewrite_profile;
   /// Names the function in error messages and profiles.
   std::string name;
   /// true: each intermediate buffer is released, or handed to a later node
@@ -123,5 +137,21 @@ struct FunctionOptions {
   /// float element each node writes.
   std::optional<NanGuard> nan_guard;
 };
+
+/// What the environment variable RW_FLAGS asks for (docs/debugging.md), a
+/// comma-separated list of these names: for a program that cannot be
+/// rebuilt. compile_function applies `nan_guard` (a default NanGuard unless
+/// the options give one) and `profile`; rw::function applies the rewriting
+/// ones, `trace_rewrites` (each replacement to std::cerr) and
+/// `profile_rewrites` (the pipeline's profile table to std::cerr).
+struct EnvironmentFlags {
+  bool nan_guard = false;
+  bool profile = false;
+  bool trace_rewrites = false;
+  bool profile_rewrites = false;
+};
+/// RW_FLAGS as it is now; throws rw::Error naming an unknown flag and the
+/// known ones.
+EnvironmentFlags environment_flags();
 
 }  // namespace rw

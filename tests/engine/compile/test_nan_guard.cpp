@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <iostream>
 #include <limits>
+#include <sstream>
 #include <string>
 
 #include <catch2/catch.hpp>
@@ -190,10 +192,99 @@ TEST_CASE("RW_FLAGS turns NanGuard and the profile on without a rebuild", "[nan_
   {
     const FlagsSet flags("nan_gaurd");
     CHECK_THROWS_WITH(rw::function({x}, {rw::exp(x)}, {}, unfused()),
-                      "RW_FLAGS: unknown flag `nan_gaurd` (the flags are `nan_guard` and "
-                      "`profile`, separated by commas)");
+                      "RW_FLAGS: unknown flag `nan_gaurd` (the flags are `nan_guard`, `profile`, "
+                      "`trace_rewrites` and `profile_rewrites`, separated by commas)");
   }
   // Unset: nothing is checked.
   auto plain = rw::function({x}, {rw::log(x)}, {}, unfused());
   CHECK(std::isinf(plain(zero)[0].data<double>()[0]));
+}
+
+namespace {
+/// Captures what is written to std::cerr for its lifetime.
+struct CerrCapture {
+  std::ostringstream text;
+  std::streambuf* old = std::cerr.rdbuf(text.rdbuf());
+  ~CerrCapture() { std::cerr.rdbuf(old); }
+  CerrCapture() = default;
+  CerrCapture(const CerrCapture&) = delete;
+  CerrCapture& operator=(const CerrCapture&) = delete;
+};
+}  // namespace
+
+TEST_CASE("FunctionOptions hear the rewrite pipeline: a trace listener and a profile",
+          "[nan_guard][rewrite_trace]") {
+  // [doc:rewrite_trace]
+  rw::Var x = rw::vector("x");
+  rw::Var y = rw::exp(rw::log(x)) * 1.0;
+  auto recorder = std::make_shared<rw::TraceRecorder>(/*attempts=*/false);
+  auto profile = std::make_shared<rw::RewriteProfile>();
+  rw::FunctionOptions options;
+  options.rewrite_trace = recorder;    // each replacement, with its rule
+  options.rewrite_profile = profile;   // each pass and rewriter: tries, time
+  rw::Function f = rw::function({x}, {y}, options);
+  // recorder->lines() holds `replaced … [exp_log]`; profile->table() the costs
+  // [/doc:rewrite_trace]
+  const std::string code = rw::test::source_snippet(
+      RW_SOURCE_DIR "/tests/engine/compile/test_nan_guard.cpp", "rewrite_trace");
+  const std::vector<std::string> blocks =
+      rw::test::markdown_cpp_blocks(RW_SOURCE_DIR "/docs/debugging.md");
+  INFO("docs/debugging.md must contain this ```cpp block:\n" << code);
+  CHECK(std::find(blocks.begin(), blocks.end(), code) != blocks.end());
+  CHECK(f(Tensor::from({2.0}))[0].data<double>()[0] == 2.0);
+  // The replacements, each with its rule.
+  std::string lines;
+  for (const std::string& l : recorder->lines()) lines += l + "\n";
+  INFO(lines);
+  CHECK(lines.find("[mul_one_right]") != std::string::npos);
+  CHECK(lines.find("[exp_log]") != std::string::npos);
+  CHECK(lines.find("tried") == std::string::npos);  // attempts not asked for
+  // The profile: the standard passes, and the rules that fired in them.
+  REQUIRE(profile->find("canonicalize") != nullptr);
+  CHECK(profile->table().find("mul_one_right") != std::string::npos);
+  // With a mode too.
+  auto again = std::make_shared<rw::TraceRecorder>(false);
+  auto g = rw::function({x}, {y}, {.rewrite_trace = again}, rw::default_mode());
+  CHECK(again->lines().size() == recorder->lines().size());
+  // A hand-written pipeline cannot be listened to.
+  rw::FunctionOptions hand;
+  hand.rewrite = [](rw::FunctionGraph&) {};
+  hand.rewrite_trace = recorder;
+  CHECK_THROWS_WITH(rw::function({x}, {y}, hand),
+                    Catch::Contains("`options.rewrite_trace` and `options.rewrite_profile`"));
+}
+
+TEST_CASE("RW_FLAGS=trace_rewrites,profile_rewrites print the pipeline's work to std::cerr",
+          "[nan_guard][rewrite_trace]") {
+  const Var x = rw::vector("x");
+  const Var y = rw::exp(rw::log(x)) * 1.0;
+  {
+    const FlagsSet flags("trace_rewrites");
+    CerrCapture err;
+    auto f = rw::function({x}, {y});
+    const std::string text = err.text.str();
+    INFO(text);
+    CHECK(text.find("rewrite: replaced") != std::string::npos);
+    CHECK(text.find("[exp_log]") != std::string::npos);
+    CHECK(text.find("tried") == std::string::npos);
+  }
+  {
+    // The options' listener hears the events as well as the printer.
+    const FlagsSet flags("trace_rewrites");
+    CerrCapture err;
+    auto recorder = std::make_shared<rw::TraceRecorder>(false);
+    auto f = rw::function({x}, {y}, {.rewrite_trace = recorder});
+    CHECK_FALSE(recorder->lines().empty());
+    CHECK(err.text.str().find("[exp_log]") != std::string::npos);
+  }
+  {
+    const FlagsSet flags("profile_rewrites");
+    CerrCapture err;
+    auto f = rw::function({x}, {y});
+    CHECK(err.text.str().find("canonicalize") != std::string::npos);
+    CHECK(err.text.str().find("exp_log") != std::string::npos);
+  }
+  CerrCapture err;
+  auto quiet = rw::function({x}, {y});
+  CHECK(err.text.str().empty());
 }
