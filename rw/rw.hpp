@@ -84,6 +84,7 @@
 #include "ops/inplace.hpp"
 #include "ops/register.hpp"
 #include "rules/embedded.hpp"
+#include "rw/bisect.hpp"
 #include "rw/function.hpp"
 #include "rw/graph_files.hpp"
 #include "rw/registry.hpp"
