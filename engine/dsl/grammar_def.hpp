@@ -688,10 +688,16 @@ auto const make_signed = [](auto& ctx) {
   auto& a = _attr(ctx);
   const bool negative = at_c<0>(a);
   const NumberToken& t = at_c<1>(a);
+  // 9223372036854775808 arrives as INT64_MIN (needs_minus): the value under
+  // a minus sign, too large without one (and not to be negated again).
+  if (t.needs_minus && !negative)
+    throw SyntaxError{state(ctx).begin() + t.span.begin,
+                      "integer literal `9223372036854775808` is too large",
+                      t.span.end - t.span.begin};
   if (!negative) {
     _val(ctx).value = t.value;
   } else if (const auto* i = std::get_if<std::int64_t>(&t.value)) {
-    _val(ctx).value = -*i;
+    _val(ctx).value = t.needs_minus ? *i : -*i;
   } else {
     _val(ctx).value = -std::get<double>(t.value);
   }

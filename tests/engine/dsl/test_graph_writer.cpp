@@ -226,6 +226,16 @@ output m, k, b, e
   CHECK(g.outputs[2]->as_constant()->value().at({1}) == 0);
   CHECK(g.outputs[3]->as_constant()->value().size() == 0);
 
+  // The most negative int64, and the literal that is too large without its minus
+  // (found by fuzz_graph: the minus was applied twice, an overflow).
+  const dsl::GraphFile lows = read_back("const lo i64[2] = [-9223372036854775808, 9223372036854775807]\n"
+                                        "output lo\n");
+  CHECK(lows.outputs[0]->as_constant()->value().data<std::int64_t>()[0] ==
+        std::numeric_limits<std::int64_t>::min());
+  CHECK(load_error("const c i64 = 9223372036854775808\noutput c\n") ==
+        "integer literal `9223372036854775808` is too large\n");
+  CHECK(load_error("x = sum{axis=9223372036854775808}(1.0)\noutput x\n") ==
+        "integer literal `9223372036854775808` is too large\n");
   CHECK(load_error("const c f64[?] = [1]\noutput c\n") ==
         "a constant's extents must all be known; `f64[?]` has `?`\n");
   CHECK(load_error("const c f64[2, 3] = [1, 2]\noutput c\n") ==
