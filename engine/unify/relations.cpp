@@ -148,11 +148,10 @@ Goal eq_mod_step(const Term& u, const Term& v, const std::shared_ptr<const Theor
   const Flat& many = swapped ? fa : fb;
   const Term& many_head = swapped ? a.head() : b.head();
   const std::size_t many_arity = swapped ? a.arity() : b.arity();
-  const auto arrs = rw::detail::arrangements(few.operands.size(), many.operands.size(), comm,
-                                             assoc, many.subtrees);
+  rw::detail::Arrangements arrs(few.operands.size(), many.operands.size(), comm, assoc,
+                                many.subtrees);
   std::vector<Goal> alternatives;
-  alternatives.reserve(arrs.size());
-  for (const auto& arr : arrs) {
+  for (rw::detail::Arrangement arr; arrs.next(arr);) {
     std::vector<Goal> goals{eq(a.head(), b.head())};
     for (std::size_t i = 0; i < arr.size(); ++i)
       goals.push_back(eq_mod(few.operands[i], group_term(many, arr[i], many_head, many_arity), th));

@@ -41,7 +41,7 @@ Goal applyo(Term head, Term args, Term t);
 /// u and v are equal modulo the theory: at every level, the arguments of a
 /// commutative Op may be permuted, and nested applications of an associative
 /// Op regrouped (`a + (b + c)` = `(a + b) + c`); graph nodes are read as
-/// terms. Alternatives are tried in the order `detail::arrangements` gives —
+/// terms. Alternatives are tried in the order `detail::Arrangements` gives —
 /// the plain reading first — as a fair disjunction. A side with more
 /// operands than the other has them grouped into new applications (left-nested
 /// when the Op is binary).
