@@ -51,16 +51,22 @@ Term view(const Term& t) {
   return t;
 }
 
-// The items of a proper list, or nullopt when its spine is not complete.
-std::optional<std::vector<Term>> proper_list(const Term& l, const State& s) {
+// The items of a list, and what its spine ends in: `()` for a proper list, a
+// variable for an open one, anything else for no list at all.
+struct Spine {
   std::vector<Term> items;
+  Term end;
+};
+
+Spine spine(const Term& l, const State& s) {
+  Spine out;
   const Term* cur = &s.walk(l);
   while (cur->is_pair()) {
-    items.push_back(cur->car());
+    out.items.push_back(cur->car());
     cur = &s.walk(cur->cdr());
   }
-  if (!cur->is_nil()) return std::nullopt;
-  return items;
+  out.end = *cur;
+  return out;
 }
 
 /// Operands of nested applications of one associative Op, with the ranges
@@ -531,7 +537,10 @@ Goal applyo(Term head, Term args, Term t) {
       return conj(eq(head, x.head()), eq(args, list(x.args())));
     }
     if (x.is_var()) {
-      if (auto items = proper_list(args, s)) return eq(x, compound(s.walk(head), *items));
+      Spine a = spine(args, s);
+      if (a.end.is_nil()) return eq(x, compound(s.walk(head), a.items));
+      // Arguments that are no list, like kanren's applyo(1, 2, x): nothing to build.
+      if (!a.end.is_var()) return fail();
       return eq(x, cons(head, args));
     }
     return eq(cons(head, args), x);  // a pair, or nothing that can be taken apart

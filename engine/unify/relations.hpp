@@ -35,7 +35,8 @@ Goal lany(std::initializer_list<Goal> goals);
 
 /// t is the term head(arg…) where args is the list (arg …): takes a compound
 /// or a graph node apart, or builds one (as a compound when the list of
-/// arguments is proper, else as the list (head . args)).
+/// arguments is proper, as the list (head . args) when it is open, and none
+/// when args is no list at all).
 Goal applyo(Term head, Term args, Term t);
 
 /// u and v are equal modulo the theory: at every level, the arguments of a

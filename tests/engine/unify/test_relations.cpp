@@ -109,6 +109,21 @@ TEST_CASE("the zebra puzzle has exactly one solution", "[unify]") {
   REQUIRE(run(1, hs, zebrao(hs)) == answers);
 }
 
+TEST_CASE("applyo gives kanren's test_applyo answers", "[unify]") {
+  // pythological/kanren's tests/test_term.py, tuples (add, 1, 2) as add(1, 2).
+  Term q = lvar("q");
+  REQUIRE(strings(run_all(q, applyo("add", list({1, 2, 3}), q))) == Strings{"add(1, 2, 3)"});
+  REQUIRE(strings(run_all(q, applyo(q, list({1, 2, 3}), parse_term("add(1, 2, 3)")))) == Strings{"add"});
+  REQUIRE(strings(run_all(q, applyo("add", q, parse_term("add(1, 2, 3)")))) == Strings{"(1 2 3)"});
+  // On lists it acts as conso.
+  REQUIRE(strings(run_all(q, applyo(1, q, list({1, 2, 3})))) == Strings{"(2 3)"});
+  REQUIRE(strings(run_all(q, applyo(q, list({2, 3}), list({1, 2, 3})))) == Strings{"1"});
+  REQUIRE(strings(run_all(q, fresh([q](Term a, Term b) { return applyo(a, b, q); }))) == Strings{"(_0 . _1)"});
+  // Nothing to take apart, and arguments that are no list.
+  REQUIRE(run_all(q, fresh([q](Term b) { return applyo(q, b, 7); })).empty());
+  REQUIRE(run_all(q, applyo(1, 2, q)).empty());
+}
+
 TEST_CASE("lall and lany are conjunction and disjunction", "[unify]") {
   Term q = lvar("q");
   REQUIRE(strings(run_all(q, lany({eq(q, 1), eq(q, 2)}))) == Strings{"1", "2"});
