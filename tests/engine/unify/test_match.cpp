@@ -194,6 +194,35 @@ TEST_CASE("commutative and associative: any grouping of any operands", "[unify]"
   REQUIRE(seen.size() == 6);
 }
 
+TEST_CASE("arrangements come one at a time, existing groups first", "[unify]") {
+  using detail::Arrangement;
+  auto all = [](detail::Arrangements arrs) {
+    std::vector<Arrangement> out;
+    for (Arrangement a; arrs.next(a);) out.push_back(a);
+    return out;
+  };
+  // Associative, 3 operands over 2, with [0, 2) a node of its own: that
+  // grouping first, then the regrouping.
+  REQUIRE(all(detail::Arrangements(2, 3, false, true, {{0, 2}})) ==
+          std::vector<Arrangement>{{{0, 1}, {2}}, {{0}, {1, 2}}});
+  REQUIRE(all(detail::Arrangements(2, 3, false, true, {})) ==
+          std::vector<Arrangement>{{{0}, {1, 2}}, {{0, 1}, {2}}});
+  // Commutative and associative: every non-empty split, 2^3 - 2.
+  REQUIRE(all(detail::Arrangements(2, 3, true, true, {})).size() == 6);
+  // Neither, or counts that cannot fit: the identity, or nothing.
+  REQUIRE(all(detail::Arrangements(2, 2, false, false, {})) == std::vector<Arrangement>{{{0}, {1}}});
+  REQUIRE(all(detail::Arrangements(3, 2, true, true, {})).empty());
+  // 12 commutative operands (479,001,600 orders): the first two at once.
+  detail::Arrangements twelve(12, 12, true, false, {});
+  Arrangement first, second;
+  REQUIRE(twelve.next(first));
+  REQUIRE(twelve.next(second));
+  for (std::uint32_t i = 0; i < 10; ++i) REQUIRE(first[i] == std::vector<std::uint32_t>{i});
+  REQUIRE(first[11] == std::vector<std::uint32_t>{11});
+  REQUIRE(second[10] == std::vector<std::uint32_t>{11});
+  REQUIRE(second[11] == std::vector<std::uint32_t>{10});
+}
+
 TEST_CASE("nine operands of a commutative Op match without a limit on arrangements", "[unify]") {
   // 9! = 362,880 permutations: more than any list of them made up front
   // should hold, so they are tried one at a time.
