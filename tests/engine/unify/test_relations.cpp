@@ -261,6 +261,8 @@ TEST_CASE("eq_comm checks and binds modulo commutativity, as kanren's test_eq_co
 TEST_CASE("eq_comm generates the permutations of a term, the first one before the term", "[unify]") {
   Theory th;
   th.commutative("c");
+  // kanren's order: permutations by position (its itertools.permutations),
+  // with the term itself interleaved second.
   REQUIRE(answers(kAll, [&](Term q) { return eq_comm(t("c(1, 2)"), q, th); }) == Strings{"c(2, 1)", "c(1, 2)"});
   REQUIRE(answers(kAll, [&](Term q) { return eq_comm(q, t("c(1, 2, 3)"), th); }) ==
           Strings{"c(1, 3, 2)", "c(1, 2, 3)", "c(2, 1, 3)", "c(2, 3, 1)", "c(3, 1, 2)", "c(3, 2, 1)"});
