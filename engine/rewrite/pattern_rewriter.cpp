@@ -278,7 +278,7 @@ RewriteResult PatternNodeRewriter::run(const FunctionGraph& fgraph, const Apply&
   try {
     m = match(in_, var, MatchOptions{&fgraph, explain});
   } catch (const TermError& e) {
-    // Too many arrangements of an associative Op's operands, say.
+    // A constraint whose path leads nowhere in this graph, say.
     return fail([&] { return std::string(e.what()); }, "the pattern cannot be matched here");
   }
   if (!m) return fail([&] { return m.why(); }, "the pattern does not match");

@@ -336,8 +336,9 @@ class Matcher {
     std::vector<std::uint64_t> operands;     // subject operands
     std::vector<std::pair<std::uint32_t, std::uint32_t>> subtrees;
     std::vector<std::uint64_t> subtree_bits;
-    std::vector<detail::Arrangement> arrangements;
-    std::size_t next = 0;
+    detail::Arrangements arrangements;  // those not tried yet, produced on demand
+    detail::Arrangement pending;        // the next one to try
+    bool has_pending = false;
   };
 
   void fail(const MatchFailure& f) {
@@ -518,9 +519,10 @@ class Matcher {
     } else {
       for (const Var& in : node.inputs()) c.operands.push_back(graph_bits(in.get()));
     }
-    c.arrangements = detail::arrangements(pattern_ops.size(), c.operands.size(), n.commutative,
+    c.arrangements = detail::Arrangements(pattern_ops.size(), c.operands.size(), n.commutative,
                                           n.associative, c.subtrees);
-    if (c.arrangements.empty())
+    c.has_pending = c.arrangements.next(c.pending);
+    if (!c.has_pending)
       return fail_at(n.associative ? MatchFailKind::NoArrangement : MatchFailKind::ArityMismatch,
                      index, subject, c.operands.size());
     c.work.assign(work_.data(), work_.data() + work_.size());
@@ -535,7 +537,7 @@ class Matcher {
   void apply_next(Choice& c) {
     const Node& n = nodes_[c.node];
     const std::vector<std::uint32_t>& pattern_ops = n.associative ? n.operands : n.children;
-    const detail::Arrangement& a = c.arrangements[c.next++];
+    const detail::Arrangement& a = c.pending;
     for (std::size_t i = a.size(); i-- > 0;) {
       const auto& group = a[i];
       std::uint64_t subject = 0;
@@ -558,12 +560,13 @@ class Matcher {
       }
       work_.push_back({pattern_ops[i], subject});
     }
+    c.has_pending = c.arrangements.next(c.pending);
   }
 
   bool backtrack() {
     while (!choices_.empty()) {
       Choice& c = choices_.back();
-      if (c.next < c.arrangements.size()) {
+      if (c.has_pending) {
         work_.clear();
         for (const Work& w : c.work) work_.push_back(w);
         while (trail_.size() > c.trail) {

@@ -3,9 +3,8 @@
 #include "engine/unify/theory.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
-
-#include "engine/unify/term.hpp"
 
 namespace rw {
 
@@ -29,100 +28,105 @@ bool Theory::is_associative(std::string_view op_name) const {
 
 namespace detail {
 
-namespace {
+Arrangements::Arrangements(std::size_t k, std::size_t m, bool commutative, bool associative,
+                           std::vector<std::pair<std::uint32_t, std::uint32_t>> subtrees)
+    : k_(static_cast<std::uint32_t>(k)),
+      m_(static_cast<std::uint32_t>(m)),
+      comm_(commutative),
+      assoc_(associative),
+      done_(k == 0 || k > m || (!associative && k != m)),
+      subtrees_(std::move(subtrees)) {}
 
-void too_many(std::size_t k, std::size_t m) {
-  throw TermError("matching " + std::to_string(k) + " operands against " + std::to_string(m) +
-                  " has more than " + std::to_string(kMaxArrangements) + " arrangements");
+void Arrangements::restart() {
+  started_ = false;
+  state_.clear();
 }
 
-}  // namespace
+bool Arrangements::raw_next(Arrangement& out) {
+  out.resize(k_);
+  for (auto& g : out) g.clear();  // keeps the groups' storage from the last arrangement
+  if (!assoc_) {
+    if (!started_) {
+      state_.resize(m_);
+      std::iota(state_.begin(), state_.end(), 0u);
+    } else if (!comm_ || !std::next_permutation(state_.begin(), state_.end())) {
+      return false;  // the identity only, or the last permutation was given
+    }
+    started_ = true;
+    for (std::size_t i = 0; i < k_; ++i) out[i].push_back(state_[i]);
+    return true;
+  }
+  if (!comm_) {  // compositions: k-1 cut points among m-1 gaps, in lexicographic order
+    if (!started_) {
+      state_.resize(k_ - 1);
+      std::iota(state_.begin(), state_.end(), 1u);
+    } else {
+      std::size_t i = state_.size();
+      while (i > 0 && state_[i - 1] == m_ - (state_.size() - i) - 1) --i;
+      if (i == 0) return false;
+      ++state_[i - 1];
+      for (std::size_t j = i; j < state_.size(); ++j) state_[j] = state_[j - 1] + 1;
+    }
+    started_ = true;
+    std::uint32_t b = 0;
+    for (std::size_t i = 0; i < k_; ++i) {
+      const std::uint32_t e = i + 1 < k_ ? state_[i] : m_;
+      for (std::uint32_t j = b; j < e; ++j) out[i].push_back(j);
+      b = e;
+    }
+    return true;
+  }
+  // Surjections of m operands onto k positions, in lexicographic order of the
+  // assignment (operand j goes to position state_[j]).
+  std::vector<std::uint32_t> count(k_);
+  for (;;) {
+    if (!started_) {
+      state_.assign(m_, 0);
+      started_ = true;
+    } else {
+      std::size_t i = m_;
+      while (i > 0 && state_[i - 1] == k_ - 1) --i;
+      if (i == 0) return false;
+      ++state_[i - 1];
+      for (std::size_t j = i; j < m_; ++j) state_[j] = 0;
+    }
+    std::fill(count.begin(), count.end(), 0u);
+    for (std::uint32_t x : state_) ++count[x];
+    if (std::all_of(count.begin(), count.end(), [](std::uint32_t c) { return c > 0; })) break;
+  }
+  for (std::uint32_t j = 0; j < m_; ++j) out[state_[j]].push_back(j);
+  return true;
+}
 
-std::vector<Arrangement> arrangements(
-    std::size_t k, std::size_t m, bool commutative, bool associative,
-    const std::vector<std::pair<std::uint32_t, std::uint32_t>>& subtrees) {
-  std::vector<Arrangement> out;
-  if (k == 0 || k > m || (!associative && k != m)) return out;
-  if (!associative && !commutative) {
-    Arrangement a(k);
-    for (std::uint32_t i = 0; i < k; ++i) a[i] = {i};
-    out.push_back(std::move(a));
-    return out;
+std::size_t Arrangements::cost(const Arrangement& a) const {
+  std::size_t c = 0;
+  for (const auto& g : a) {
+    if (g.size() < 2) continue;
+    const bool contiguous = g.back() - g.front() + 1 == g.size();
+    const bool exists = contiguous && std::find(subtrees_.begin(), subtrees_.end(),
+                                                std::pair{g.front(), g.back() + 1}) != subtrees_.end();
+    if (!exists) ++c;
   }
-  if (!associative) {  // permutations, identity first
-    std::vector<std::uint32_t> perm(m);
-    std::iota(perm.begin(), perm.end(), 0u);
-    do {
-      if (out.size() >= kMaxArrangements) too_many(k, m);
-      Arrangement a(k);
-      for (std::size_t i = 0; i < k; ++i) a[i] = {perm[i]};
-      out.push_back(std::move(a));
-    } while (std::next_permutation(perm.begin(), perm.end()));
-    return out;
-  }
-  if (!commutative) {  // compositions: k-1 cut points among m-1 gaps, in lexicographic order
-    std::vector<std::uint32_t> cuts(k - 1);
-    std::iota(cuts.begin(), cuts.end(), 1u);
-    for (;;) {
-      if (out.size() >= kMaxArrangements) too_many(k, m);
-      Arrangement a(k);
-      std::uint32_t b = 0;
-      for (std::size_t i = 0; i < k; ++i) {
-        const std::uint32_t e = i + 1 < k ? cuts[i] : static_cast<std::uint32_t>(m);
-        for (std::uint32_t j = b; j < e; ++j) a[i].push_back(j);
-        b = e;
-      }
-      out.push_back(std::move(a));
-      // Next combination of cut points.
-      std::size_t i = cuts.size();
-      while (i > 0 && cuts[i - 1] == m - (cuts.size() - i) - 1) --i;
-      if (i == 0) break;
-      ++cuts[i - 1];
-      for (std::size_t j = i; j < cuts.size(); ++j) cuts[j] = cuts[j - 1] + 1;
+  return c;
+}
+
+bool Arrangements::next(Arrangement& out) {
+  constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
+  while (!done_) {
+    if (!started_) next_level_ = none;
+    while (raw_next(out)) {
+      const std::size_t c = cost(out);
+      if (c == level_) return true;
+      if (c > level_ && c < next_level_) next_level_ = c;
     }
-  } else {  // surjections of m operands onto k positions, lexicographic
-    double total = 1;
-    for (std::size_t i = 0; i < m; ++i) total *= static_cast<double>(k);
-    if (total > 16.0 * kMaxArrangements) too_many(k, m);
-    std::vector<std::uint32_t> assign(m, 0);
-    for (;;) {
-      std::vector<std::uint32_t> count(k, 0);
-      for (std::uint32_t x : assign) ++count[x];
-      if (std::all_of(count.begin(), count.end(), [](std::uint32_t c) { return c > 0; })) {
-        if (out.size() >= kMaxArrangements) too_many(k, m);
-        Arrangement a(k);
-        for (std::uint32_t j = 0; j < m; ++j) a[assign[j]].push_back(j);
-        out.push_back(std::move(a));
-      }
-      std::size_t i = m;
-      while (i > 0 && assign[i - 1] == k - 1) --i;
-      if (i == 0) break;
-      ++assign[i - 1];
-      for (std::size_t j = i; j < m; ++j) assign[j] = 0;
+    if (next_level_ == none) {
+      done_ = true;
+    } else {
+      level_ = next_level_;
+      restart();
     }
   }
-  // Arrangements needing no new node first; otherwise keep the order above.
-  auto cost = [&](const Arrangement& a) {
-    std::size_t c = 0;
-    for (const auto& g : a) {
-      if (g.size() < 2) continue;
-      const bool contiguous = g.back() - g.front() + 1 == g.size();
-      const bool exists =
-          contiguous && std::find(subtrees.begin(), subtrees.end(),
-                                  std::pair{g.front(), g.back() + 1}) != subtrees.end();
-      if (!exists) ++c;
-    }
-    return c;
-  };
-  std::vector<std::pair<std::size_t, std::size_t>> keyed;
-  keyed.reserve(out.size());
-  for (std::size_t i = 0; i < out.size(); ++i) keyed.emplace_back(cost(out[i]), i);
-  std::stable_sort(keyed.begin(), keyed.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::vector<Arrangement> sorted;
-  sorted.reserve(out.size());
-  for (auto& [c, i] : keyed) sorted.push_back(std::move(out[i]));
-  return sorted;
+  return false;
 }
 
 }  // namespace detail

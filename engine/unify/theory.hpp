@@ -38,7 +38,9 @@ namespace detail {
 /// each pattern operand, the subject operands it takes (in subject order).
 using Arrangement = std::vector<std::vector<std::uint32_t>>;
 
-/// The arrangements of m subject operands over k pattern operands (k <= m):
+/// The arrangements of m subject operands over k pattern operands (k <= m),
+/// produced one at a time so that a search over many operands starts at once
+/// and holds one arrangement, not all of them:
 ///  - neither flag: the identity (k == m only);
 ///  - commutative: every permutation (k == m only), the identity first;
 ///  - associative: every split of the subject operands into k contiguous
@@ -48,13 +50,33 @@ using Arrangement = std::vector<std::vector<std::uint32_t>>;
 /// `subtrees` lists the ranges [begin, end) of subject operands that exist as
 /// one application (the nested nodes flattening went through); arrangements
 /// whose groups all exist come first, so the reading that needs no new node
-/// is tried before regroupings. Throws TermError beyond `kMaxArrangements`.
-std::vector<Arrangement> arrangements(std::size_t k, std::size_t m, bool commutative,
-                                      bool associative,
-                                      const std::vector<std::pair<std::uint32_t, std::uint32_t>>&
-                                          subtrees);
+/// is tried before regroupings. That order is kept without sorting: the
+/// enumeration runs once per number of missing groups, yielding those with
+/// exactly that many (one run when every arrangement costs the same, as
+/// permutations do).
+class Arrangements {
+ public:
+  Arrangements() = default;
+  Arrangements(std::size_t k, std::size_t m, bool commutative, bool associative,
+               std::vector<std::pair<std::uint32_t, std::uint32_t>> subtrees);
 
-inline constexpr std::size_t kMaxArrangements = 1 << 16;
+  /// The next arrangement into `out`; false when there are no more.
+  bool next(Arrangement& out);
+
+ private:
+  // The next arrangement of the underlying order, ignoring cost.
+  bool raw_next(Arrangement& out);
+  void restart();
+  std::size_t cost(const Arrangement& a) const;
+
+  std::uint32_t k_ = 0, m_ = 0;
+  bool comm_ = false, assoc_ = false;
+  bool started_ = false, done_ = true;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> subtrees_;
+  std::vector<std::uint32_t> state_;  // a permutation, cut points or an assignment
+  std::size_t level_ = 0;             // the cost this run yields
+  std::size_t next_level_ = 0;        // the least cost above level_ seen in this run
+};
 
 }  // namespace detail
 

@@ -101,6 +101,30 @@ Goal membero_t(Term x, Term l) { return membero_table()(x, l); }
 // end doc
 }  // namespace docs_clauses
 
+TEST_CASE("docs: the term relations", "[unify]") {
+  // doc: term relations
+  using namespace rw;
+  using namespace rw::kanren;
+  Theory th;
+  th.associative("a").ac("ac");
+  Term q = lvar("q");
+  auto forms = [&](const Goal& g) {
+    std::vector<std::string> out;
+    for (const Term& t : run_all(q, g)) out.push_back(to_string(t));
+    return out;
+  };
+  REQUIRE(forms(eq_assoc(parse_term("a(1, 2, 3)"), q, th)) ==
+          std::vector<std::string>{"a(a(1, 2), 3)", "a(1, 2, 3)", "a(1, a(2, 3))"});
+  REQUIRE(run_all(q, eq_assoccomm(parse_term("ac(1, ac(2, 3))"), q, th)).size() == 18);
+  // A variable inside a term takes both orders of the operands left to it.
+  REQUIRE(forms(eq_assoccomm(parse_term("ac(1, 2, 3)"), compound("ac", {1, q}), th)) ==
+          std::vector<std::string>{"ac(3, 2)", "ac(2, 3)"});
+  // eq_mod only checks: the same query binds q to the group as it is.
+  REQUIRE(forms(eq_mod(parse_term("ac(1, 2, 3)"), compound("ac", {1, q}), th)) ==
+          std::vector<std::string>{"ac(2, 3)"});
+  // end doc
+}
+
 TEST_CASE("docs: clause tables", "[unify]") {
   Term q = lvar("q");
   REQUIRE(to_string(list(run_all(q, docs_clauses::membero_t(q, list({1, 2, 3}))))) == "(1 2 3)");

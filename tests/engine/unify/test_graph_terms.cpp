@@ -2,6 +2,8 @@
 // properties unify, constants unify with literals by the documented dtype rules.
 #include <catch2/catch.hpp>
 
+#include <set>
+
 #include "engine/unify/goal.hpp"
 #include "engine/unify/graph_terms.hpp"
 #include "engine/unify/print.hpp"
@@ -200,4 +202,27 @@ TEST_CASE("eq_mod matches commutative graph nodes in either order", "[unify]") {
   const auto answers = run_all(q, conj(eq_mod(compound(toy("mul", 2), a, 2), e, th), eq(q, a)));
   REQUIRE(answers.size() == 1);
   REQUIRE(answers[0].graph_var() == x.get());
+}
+
+TEST_CASE("eq_assoccomm generates the forms of a graph node, binary for a binary Op", "[unify]") {
+  using namespace kanren;
+  Theory th;
+  th.ac("add");
+  Var a = fvec("a"), b = fvec("b"), c = fvec("c");
+  Var e = add(add(a, b), c);
+  Term q = lvar("q");
+  // The node is read as a term; add takes two inputs, so its forms are the
+  // binary trees over a, b, c in each order: 3! orders times 2 trees.
+  const auto forms = run_all(q, eq_assoccomm(e, q, th));
+  std::set<std::string> seen;
+  for (const Term& f : forms) seen.insert(to_string(f));
+  REQUIRE(forms.size() == 12);
+  REQUIRE(seen.size() == 12);
+  REQUIRE(seen.count("add(a, add(b, c))") == 1);
+  REQUIRE(seen.count("add(add(c, b), a)") == 1);
+  // Associativity alone keeps the order: the two groupings, the regrouping first.
+  const auto assoc = run_all(q, eq_assoc(e, q, Theory().associative("add")));
+  REQUIRE(assoc.size() == 2);
+  REQUIRE(to_string(assoc[0]) == "add(a, add(b, c))");
+  REQUIRE(to_string(assoc[1]) == "add(add(a, b), c)");
 }

@@ -194,6 +194,61 @@ TEST_CASE("commutative and associative: any grouping of any operands", "[unify]"
   REQUIRE(seen.size() == 6);
 }
 
+TEST_CASE("arrangements come one at a time, existing groups first", "[unify]") {
+  using detail::Arrangement;
+  auto all = [](detail::Arrangements arrs) {
+    std::vector<Arrangement> out;
+    for (Arrangement a; arrs.next(a);) out.push_back(a);
+    return out;
+  };
+  // Associative, 3 operands over 2, with [0, 2) a node of its own: that
+  // grouping first, then the regrouping.
+  REQUIRE(all(detail::Arrangements(2, 3, false, true, {{0, 2}})) ==
+          std::vector<Arrangement>{{{0, 1}, {2}}, {{0}, {1, 2}}});
+  REQUIRE(all(detail::Arrangements(2, 3, false, true, {})) ==
+          std::vector<Arrangement>{{{0}, {1, 2}}, {{0, 1}, {2}}});
+  // Commutative and associative: every non-empty split, 2^3 - 2.
+  REQUIRE(all(detail::Arrangements(2, 3, true, true, {})).size() == 6);
+  // Neither, or counts that cannot fit: the identity, or nothing.
+  REQUIRE(all(detail::Arrangements(2, 2, false, false, {})) == std::vector<Arrangement>{{{0}, {1}}});
+  REQUIRE(all(detail::Arrangements(3, 2, true, true, {})).empty());
+  // 12 commutative operands (479,001,600 orders): the first two at once.
+  detail::Arrangements twelve(12, 12, true, false, {});
+  Arrangement first, second;
+  REQUIRE(twelve.next(first));
+  REQUIRE(twelve.next(second));
+  for (std::uint32_t i = 0; i < 10; ++i) REQUIRE(first[i] == std::vector<std::uint32_t>{i});
+  REQUIRE(first[11] == std::vector<std::uint32_t>{11});
+  REQUIRE(second[10] == std::vector<std::uint32_t>{11});
+  REQUIRE(second[11] == std::vector<std::uint32_t>{10});
+}
+
+TEST_CASE("nine operands of a commutative Op match without a limit on arrangements", "[unify]") {
+  // 9! = 362,880 permutations: more than any list of them made up front
+  // should hold, so they are tried one at a time.
+  Theory th;
+  th.commutative("mix");
+  const OpPtr mix = op("mix", 9);
+  std::vector<Var> xs;
+  for (int i = 0; i < 9; ++i) xs.push_back(fvec(("x" + std::to_string(i)).c_str()));
+  const Var e = (*mix)(xs);
+  // mix(?p1, …, ?p8, x0): x0 is the subject's first operand, so the plain
+  // reading fails and the first permutation that puts it last binds ?p1 … ?p8
+  // to x1 … x8.
+  std::vector<Term> args;
+  for (int i = 1; i < 9; ++i) args.push_back(lvar(("p" + std::to_string(i)).c_str()));
+  args.push_back(Term(xs[0]));
+  MatchResult m;
+  REQUIRE_NOTHROW(m = match(Pattern(compound(Term(mix), args), th), e));
+  REQUIRE(m);
+  for (int i = 1; i < 9; ++i) REQUIRE(m->walk(args[i - 1]).graph_var() == xs[i].get());
+  // An operand the subject lacks: every permutation is tried, then no match.
+  args.back() = Term(fvec("absent"));
+  MatchResult none;
+  REQUIRE_NOTHROW(none = match(Pattern(compound(Term(mix), args), th), e));
+  REQUIRE_FALSE(none);
+}
+
 TEST_CASE("guards are checked after the structure, and move on to the next arrangement", "[unify]") {
   Theory th;
   th.commutative("mul");
