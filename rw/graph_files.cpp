@@ -145,7 +145,7 @@ class GraphWriter {
     std::size_t next = 0;
 
     // A new name for `v`: its own where the language can write it, else `%N`.
-    std::string name_for(const Variable& v, const GraphWriter& w) {
+    std::string name_for(const Variable& v, GraphWriter& w) {
       std::string n = v.name();
       if (!identifier(n) || reserved_word(n) || used.contains(n) || w.ops_.find(n) ||
           w.def_names_.contains(n)) {
@@ -153,6 +153,7 @@ class GraphWriter {
         while (used.contains(n));
       }
       used.insert(n);
+      w.all_names_.insert(n);
       names.emplace(&v, n);
       return n;
     }
@@ -340,8 +341,10 @@ class GraphWriter {
     if (auto it = defs_written_.find(&op); it != defs_written_.end()) return it->second;
     std::string name(op.name());
     if (!identifier(name) || reserved_word(name) || ops_.find(name)) name = "op_from_graph";
-    for (std::size_t k = 2; def_names_.contains(name); ++k)
-      name = fmt::format("{}_{}", op.name(), k);
+    // Distinct from other defs and from the variables named so far.
+    const std::string base = name;
+    for (std::size_t k = 2; def_names_.contains(name) || all_names_.contains(name); ++k)
+      name = fmt::format("{}_{}", base, k);
     std::vector<Var> params(op.inner_inputs().begin(), op.inner_inputs().end());
     params.insert(params.end(), op.shared_inputs().begin(), op.shared_inputs().end());
     const std::span<const Var> outputs = op.inner_outputs();
@@ -364,6 +367,7 @@ class GraphWriter {
   std::unordered_map<const Op*, std::string> callees_;
   std::unordered_map<const OpFromGraph*, std::string> defs_written_;
   std::unordered_set<std::string> def_names_;
+  std::unordered_set<std::string> all_names_;  // every variable name, in any scope
   std::string defs_;
 };
 

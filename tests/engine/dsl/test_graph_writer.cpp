@@ -141,19 +141,23 @@ TEST_CASE("OpFromGraph nodes are written as def blocks", "[graph_file]") {
   const OpPtr other = op_from_graph({p}, {rw::exp(p)}, {.name = "axpy"});
   const OpPtr clash = op_from_graph({p}, {rw::log(p)}, {.name = "exp"});
   const Var y = rw::vector("y", f64);
-  const Var out = (*twice)({y}) + (*other)({y}) + (*clash)({y}) + (*axpy)({rw::constant(1.0), y});
-  const std::string text = round_trip(std::vector<Var>{y}, std::vector<Var>{out});
+  // An input named like a def: the def is renamed, not the input.
+  const Var named = rw::vector("twice", f64);
+  const Var out = (*twice)({y}) + (*other)({y}) + (*clash)({y}) +
+                  (*axpy)({rw::constant(1.0), y}) + named;
+  const std::string text = round_trip(std::vector<Var>{y, named}, std::vector<Var>{out});
   // The def a def calls comes first.
   const auto at = [&](const char* s) { return text.find(s); };
   REQUIRE(at("def axpy(") != std::string::npos);
-  CHECK(at("def axpy(") < at("def twice("));
-  CHECK(at("def twice(p f64[?]) inline=true {") != std::string::npos);
+  CHECK(at("def axpy(") < at("def twice_2("));
+  CHECK(at("def twice_2(p f64[?]) inline=true {") != std::string::npos);
+  CHECK(at("input twice f64[?]") != std::string::npos);
   CHECK(at("def axpy_2(") != std::string::npos);
   CHECK(at("def op_from_graph(") != std::string::npos);
   const dsl::GraphFile back = read_back(text);
   REQUIRE(back.defs.size() == 4);
   CHECK(back.defs[0].name == "axpy");
-  CHECK(back.defs[1].name == "twice");
+  CHECK(back.defs[1].name == "twice_2");
   CHECK(back.defs[2].name == "axpy_2");
   CHECK(back.defs[3].name == "op_from_graph");
 }
