@@ -17,7 +17,8 @@ const std::vector<std::string>& known_options() {
   static const std::vector<std::string> names = {
       "--rules",   "--mode",     "--include", "--exclude", "--trace",  "--json", "--why-not",
       "--profile", "--no-times", "--dot",     "--seed",    "--trials", "--rule", "--help",
-      "--expand-ofg", "--strict", "--full", "--version", "--add-rules"};
+      "--expand-ofg", "--strict", "--full", "--version", "--add-rules", "--print-after",
+      "--print-after-all"};
   return names;
 }
 
@@ -115,6 +116,12 @@ Options parse_args(std::span<const std::string> args) {
     } else if (name == "--no-times") {
       only(run, "`rwcheck GRAPH`");
       flag(o.no_times);
+    } else if (name == "--print-after") {
+      only(run, "`rwcheck GRAPH`");
+      o.print_after.push_back(value());
+    } else if (name == "--print-after-all") {
+      only(run, "`rwcheck GRAPH`");
+      flag(o.print_after_all);
     } else if (name == "--why-not") {
       only(run, "`rwcheck GRAPH`");
       o.why_not = value();
@@ -138,6 +145,9 @@ Options parse_args(std::span<const std::string> args) {
       throw CliError(msg);
     }
   }
+  if (o.json && (o.print_after_all || !o.print_after.empty()))
+    throw CliError("`--print-after` and `--print-after-all` print text; they do not go with "
+                   "`--json`");
   if (o.command == Command::Run) {
     if (positional.empty()) throw CliError("no graph file given (usage: rwcheck [OPTIONS] GRAPH)");
     if (positional.size() > 1)
@@ -174,6 +184,10 @@ options of `rwcheck GRAPH`:
   --strict          leave out the rules that hold only under a value assumption
                     (tag `assumes`: `x / x => 1` needs x != 0); docs/rules-library.md
   --trace           print each replacement in order: pass, rule, the node before, after
+  --print-after PASS
+                    print the graph each time the pass PASS (canonicalize, stabilize,
+                    specialize, merge1, …) ends (repeatable)
+  --print-after-all print the graph after every pass, nested ones included
   --why-not RULE    for each node RULE could apply to, why it did not (or which rule
                     rewrote the node first); exit 1 when RULE never fired
   --profile         per rule: attempts, applications, nodes created and removed, time;

@@ -63,6 +63,10 @@ struct Options {
   bool expand_ofg = false;
   /// `--full`: the whole graph, without the cap on the tree and the outputs.
   bool full = false;
+  /// `--print-after PASS` (repeatable) and `--print-after-all`: the graph
+  /// each time those passes (every pass) end, in the manner of mlir-opt.
+  std::vector<std::string> print_after;
+  bool print_after_all = false;
   /// `--why-not RULE`.
   std::optional<std::string> why_not;
   /// `--dot FILE`.

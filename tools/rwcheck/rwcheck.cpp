@@ -6,11 +6,13 @@
 #include <fstream>
 #include <memory>
 #include <new>
+#include <optional>
 #include <ostream>
 #include <sstream>
 #include <variant>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "engine/dsl/graph_file.hpp"
 #include "engine/graph/printing.hpp"
@@ -85,6 +87,44 @@ std::string ids(const std::vector<NodeId>& v) {
   for (const NodeId id : v) out += fmt::format("{}#{}", out.empty() ? "" : " ", id);
   return out;
 }
+
+/// --print-after PASS and --print-after-all: the graph, as `after:` prints
+/// it, each time a chosen pass ends; and the passes that ran, to name an
+/// unknown one.
+class PassPrinter final : public TraceListener {
+ public:
+  PassPrinter(const FunctionGraph& fg, const Options& o) : fg_(fg), o_(o) {}
+  bool wants_attempts() const override { return false; }
+  void on_event(const TraceEvent& e) override {
+    if (e.kind != TraceKind::PassEnded) return;
+    const std::string pass(e.pass);
+    if (std::find(ran_.begin(), ran_.end(), pass) == ran_.end()) ran_.push_back(pass);
+    if (!o_.print_after_all &&
+        std::find(o_.print_after.begin(), o_.print_after.end(), pass) == o_.print_after.end())
+      return;
+    sections_.push_back(fmt::format("after pass {}: {}\n", pass, nodes_text(fg_.num_nodes())) +
+                        format_outputs(output_exprs(fg_), o_.full) +
+                        print_graph(fg_.outputs(), o_.expand_ofg, tree_options(o_)));
+  }
+  const std::vector<std::string>& sections() const { return sections_; }
+  /// The error for a --print-after pass that never ran, if any.
+  std::optional<std::string> unknown_pass() const {
+    for (const std::string& want : o_.print_after)
+      if (std::find(ran_.begin(), ran_.end(), want) == ran_.end()) {
+        std::string msg = fmt::format("--print-after: no pass `{}` ran; the passes were {}", want,
+                                      fmt::join(ran_, ", "));
+        if (const auto c = closest_name(want, ran_)) msg += fmt::format("; did you mean `{}`?", *c);
+        return msg;
+      }
+    return std::nullopt;
+  }
+
+ private:
+  const FunctionGraph& fg_;
+  const Options& o_;
+  std::vector<std::string> ran_;
+  std::vector<std::string> sections_;
+};
 
 std::string format_trace(const Provenance& p) {
   std::string out = fmt::format("trace: {} replacement{}\n", p.firings().size(),
@@ -279,12 +319,14 @@ int run_graph(const Options& o, std::ostream& out, std::ostream& err, const Chec
   std::vector<std::size_t> def_nodes_before;
   for (const OpFromGraph* op : defs) def_nodes_before.push_back(count_nodes(fg, *op));
 
+  auto pass_printer = std::make_shared<PassPrinter>(fg, o);
   // The firings' expressions are printed by --trace and --json only.
   auto provenance = std::make_shared<Provenance>(why_rule ? why_rule->rule->name : "",
                                                  /*exprs=*/o.trace || o.json);
   fg.attach_feature(provenance);
   Trace trace;
   trace.subscribe(provenance);
+  if (o.print_after_all || !o.print_after.empty()) trace.subscribe(pass_printer);
   RewriteProfile profile;
   RewriteContext ctx{.trace = &trace, .profile = o.profile ? &profile : nullptr};
 
@@ -304,6 +346,7 @@ int run_graph(const Options& o, std::ostream& out, std::ostream& err, const Chec
     return kExitFindings;
   }
   fg.detach_feature(*provenance);
+  if (const auto m = pass_printer->unknown_pass()) return bad_input(err, *m);
   const std::size_t nodes_after = fg.num_nodes();
   const std::vector<std::string> after = output_exprs(fg);
 
@@ -396,6 +439,7 @@ int run_graph(const Options& o, std::ostream& out, std::ostream& err, const Chec
     out << fmt::format("before: {}\n", nodes_text(nodes_before));
     out << format_outputs(before, o.full);
     if (o.trace) out << format_trace(*provenance);
+    for (const std::string& section : pass_printer->sections()) out << section;
     out << fmt::format("after: {}\n", nodes_text(nodes_after));
     out << format_outputs(after, o.full);
     out << print_graph(fg.outputs(), o.expand_ofg, tree_options(o));

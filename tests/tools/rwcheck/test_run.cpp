@@ -265,7 +265,7 @@ TEST_CASE("the examples of docs/rwcheck.md print what the page shows", "[rwcheck
     CHECK(r.out + r.err == expected);
     ++blocks;
   }
-  CHECK(blocks == 11);
+  CHECK(blocks == 12);
 }
 
 TEST_CASE("the built executable behaves as the library entry point", "[rwcheck]") {
@@ -494,4 +494,42 @@ TEST_CASE("--add-rules loads files after the built-in rules or the --rules files
     CHECK(lint.status == 2);
     CHECK(lint.err.starts_with("rwcheck: error: `--add-rules` is an option of `rwcheck GRAPH`"));
   }
+}
+
+TEST_CASE("rwcheck --print-after PASS and --print-after-all show the graph as each pass leaves it",
+          "[rwcheck]") {
+  const auto r = rwcheck(with_rules({"--print-after", "canonicalize", "--print-after", "stabilize",
+                                     "examples/softplus.graph"}),
+                         pt_environment());
+  CHECK(r.status == 0);
+  CHECK(r.err.empty());
+  check_golden("softplus_print_after.txt", r.out);
+  // In pipeline order, between the trace's place and the final graph.
+  const auto canon = r.out.find("after pass canonicalize: ");
+  const auto stab = r.out.find("after pass stabilize: ");
+  const auto fin = r.out.find("\nafter: ");
+  REQUIRE(canon != std::string::npos);
+  REQUIRE(stab != std::string::npos);
+  CHECK(canon < stab);
+  CHECK(stab < fin);
+  CHECK(count_of(r.out, "after pass ") == 2);
+
+  const auto all = rwcheck(with_rules({"--print-after-all", "examples/softplus.graph"}),
+                           pt_environment());
+  CHECK(all.status == 0);
+  CHECK(count_of(all.out, "after pass ") > 5);
+  CHECK(all.out.find("after pass specialize: ") != std::string::npos);
+
+  const auto typo = rwcheck(with_rules({"--print-after", "canonicalise", "examples/softplus.graph"}),
+                            pt_environment());
+  CHECK(typo.status == 2);
+  CHECK(typo.out.empty());
+  CHECK(typo.err.find("--print-after: no pass `canonicalise` ran; the passes were merge1, ") !=
+        std::string::npos);
+  CHECK(typo.err.find("did you mean `canonicalize`?") != std::string::npos);
+
+  const auto json =
+      rwcheck(with_rules({"--json", "--print-after-all", "examples/softplus.graph"}), pt_environment());
+  CHECK(json.status == 2);
+  CHECK(json.err.find("do not go with `--json`") != std::string::npos);
 }
