@@ -18,7 +18,7 @@ const std::vector<std::string>& known_options() {
       "--rules",   "--mode",     "--include", "--exclude", "--trace",  "--json", "--why-not",
       "--profile", "--no-times", "--dot",     "--seed",    "--trials", "--rule", "--help",
       "--expand-ofg", "--strict", "--full", "--version", "--add-rules", "--print-after",
-      "--print-after-all"};
+      "--print-after-all", "--explain"};
   return names;
 }
 
@@ -122,6 +122,9 @@ Options parse_args(std::span<const std::string> args) {
     } else if (name == "--print-after-all") {
       only(run, "`rwcheck GRAPH`");
       flag(o.print_after_all);
+    } else if (name == "--explain") {
+      only(run, "`rwcheck GRAPH`");
+      o.explain.push_back(static_cast<std::size_t>(parse_number(name, value())));
     } else if (name == "--why-not") {
       only(run, "`rwcheck GRAPH`");
       o.why_not = value();
@@ -145,9 +148,9 @@ Options parse_args(std::span<const std::string> args) {
       throw CliError(msg);
     }
   }
-  if (o.json && (o.print_after_all || !o.print_after.empty()))
-    throw CliError("`--print-after` and `--print-after-all` print text; they do not go with "
-                   "`--json`");
+  if (o.json && (o.print_after_all || !o.print_after.empty() || !o.explain.empty()))
+    throw CliError("`--print-after`, `--print-after-all` and `--explain` print text; they do "
+                   "not go with `--json` (its `events` hold the same)");
   if (o.command == Command::Run) {
     if (positional.empty()) throw CliError("no graph file given (usage: rwcheck [OPTIONS] GRAPH)");
     if (positional.size() > 1)
@@ -188,6 +191,8 @@ options of `rwcheck GRAPH`:
                     print the graph each time the pass PASS (canonicalize, stabilize,
                     specialize, merge1, …) ends (repeatable)
   --print-after-all print the graph after every pass, nested ones included
+  --explain OUTPUT  the replacements that made output OUTPUT (0, 1, …) what it is,
+                    oldest first, back to the node of the graph as loaded (repeatable)
   --why-not RULE    for each node RULE could apply to, why it did not (or which rule
                     rewrote the node first); exit 1 when RULE never fired
   --profile         per rule: attempts, applications, nodes created and removed, time;

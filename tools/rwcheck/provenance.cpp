@@ -103,6 +103,12 @@ void Provenance::on_change_op(FunctionGraph&, Apply& node, const OpPtr& old_op,
   firings_.push_back(std::move(f));
 }
 
+void Provenance::on_change_input(FunctionGraph&, const Client& client, const Var&, const Var&,
+                                 std::string_view) {
+  if (client.node)
+    if (const auto id = id_of(*client.node)) pending_users_.push_back(*id);
+}
+
 void Provenance::on_event(const TraceEvent& e) {
   switch (e.kind) {
     case TraceKind::PassStarted:
@@ -124,6 +130,7 @@ void Provenance::on_event(const TraceEvent& e) {
       // The graph undid the change: what it imported never stayed.
       pending_created_.clear();
       pending_removed_.clear();
+      pending_users_.clear();
       break;
     case TraceKind::Replaced: {
       Firing f;
@@ -140,8 +147,10 @@ void Provenance::on_event(const TraceEvent& e) {
       }
       f.created = std::move(pending_created_);
       f.removed = std::move(pending_removed_);
+      f.users = std::move(pending_users_);
       pending_created_.clear();
       pending_removed_.clear();
+      pending_users_.clear();
       const std::size_t index = firings_.size();
       if (f.before_node) {
         NodeHistory& h = nodes_[*f.before_node - 1];

@@ -66,6 +66,9 @@ struct Firing {
   /// replacement of several outputs at once, the first firing has them.
   std::vector<NodeId> created;
   std::vector<NodeId> removed;
+  /// Nodes whose input the replacement changed (its users then), by id; for
+  /// a replacement of several outputs at once, the first firing has them.
+  std::vector<NodeId> users;
   /// A change of Op (FunctionGraph::change_op): `before` and `after` are the
   /// Ops of the node both name.
   bool op_change = false;
@@ -88,6 +91,9 @@ class Provenance final : public Feature, public TraceListener {
   void on_import(FunctionGraph& fgraph, Apply& node, std::string_view reason) override;
   /// Records who removed the node (undoing a refused change removes nothing).
   void on_prune(FunctionGraph& fgraph, Apply& node, std::string_view reason) override;
+  /// A node whose input is replaced: a user of the next firing.
+  void on_change_input(FunctionGraph& fgraph, const Client& client, const Var& old_var,
+                       const Var& new_var, std::string_view reason) override;
   /// A node that applies another Op: a firing of `reason` (the rewriter) on it.
   void on_change_op(FunctionGraph& fgraph, Apply& node, const OpPtr& old_op,
                     std::string_view reason) override;
@@ -117,6 +123,7 @@ class Provenance final : public Feature, public TraceListener {
 
  private:
   NodeId add(Apply& node, std::string_view reason);
+  std::vector<NodeId> pending_users_;
   std::string current_pass() const;
 
   std::string watched_;

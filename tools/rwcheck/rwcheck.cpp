@@ -8,7 +8,10 @@
 #include <new>
 #include <optional>
 #include <ostream>
+#include <set>
 #include <sstream>
+#include <unordered_map>
+#include <unordered_set>
 #include <variant>
 
 #include <fmt/format.h>
@@ -141,6 +144,61 @@ std::string format_trace(const Provenance& p) {
       if (!f.removed.empty()) out += "removed " + ids(f.removed);
       out += '\n';
     }
+  }
+  return out;
+}
+
+/// --explain OUTPUT: the replacements that made output `k`: those that
+/// created a node it is computed from or changed such a node's input, and,
+/// back from each, those that made the node it replaced; printed oldest first
+/// as --trace prints them.
+std::string format_explain(const Provenance& p, const FunctionGraph& fg, std::size_t k,
+                           const std::string& expr) {
+  std::string out = fmt::format("explain output {}: {}\n", k, expr);
+  // Which firing created each node.
+  std::unordered_map<NodeId, std::size_t> created_in;
+  for (std::size_t i = 0; i < p.firings().size(); ++i) {
+    const Firing& f = p.firings()[i];
+    if (f.op_change) continue;
+    for (const NodeId id : f.created) created_in.emplace(id, i);
+    if (f.after_node) created_in.emplace(*f.after_node, i);
+  }
+  // Which firings changed an input of each node.
+  std::unordered_map<NodeId, std::vector<std::size_t>> changed_inputs_of;
+  for (std::size_t i = 0; i < p.firings().size(); ++i)
+    for (const NodeId user : p.firings()[i].users) changed_inputs_of[user].push_back(i);
+  std::set<std::size_t> chosen;
+  std::unordered_set<NodeId> seen;
+  std::vector<NodeId> work;
+  const auto choose = [&](std::size_t i) {
+    if (!chosen.insert(i).second) return;
+    if (const auto& before = p.firings()[i].before_node) work.push_back(*before);
+  };
+  const auto visit = [&](const Variable& v) {
+    if (const Apply* o = v.owner())
+      if (const auto id = p.id_of(*o)) work.push_back(*id);
+  };
+  visit(*fg.outputs()[k]);
+  while (!work.empty()) {
+    const NodeId id = work.back();
+    work.pop_back();
+    if (!seen.insert(id).second) continue;
+    for (const Var& in : p.node(id).node->inputs()) visit(*in);
+    if (const auto it = created_in.find(id); it != created_in.end()) choose(it->second);
+    if (const auto it = changed_inputs_of.find(id); it != changed_inputs_of.end())
+      for (const std::size_t i : it->second) choose(i);
+  }
+  // Changes of Op (the in-place pass) on the nodes followed.
+  for (std::size_t i = 0; i < p.firings().size(); ++i) {
+    const Firing& f = p.firings()[i];
+    if (f.op_change && f.after_node && seen.contains(*f.after_node)) chosen.insert(i);
+  }
+  if (chosen.empty()) return out + "  no replacement made a node of it: its nodes are the graph's as loaded\n";
+  for (const std::size_t i : chosen) {
+    const Firing& f = p.firings()[i];
+    out += fmt::format("  [{}] {} / {}\n", i + 1, f.pass, f.rule);
+    out += fmt::format("        {}{}\n", node_ref(f.before_node), f.before);
+    out += fmt::format("     => {}{}\n", node_ref(f.after_node), f.after);
   }
   return out;
 }
@@ -322,7 +380,8 @@ int run_graph(const Options& o, std::ostream& out, std::ostream& err, const Chec
   auto pass_printer = std::make_shared<PassPrinter>(fg, o);
   // The firings' expressions are printed by --trace and --json only.
   auto provenance = std::make_shared<Provenance>(why_rule ? why_rule->rule->name : "",
-                                                 /*exprs=*/o.trace || o.json);
+                                                 /*exprs=*/o.trace || o.json ||
+                                                     !o.explain.empty());
   fg.attach_feature(provenance);
   Trace trace;
   trace.subscribe(provenance);
@@ -347,6 +406,11 @@ int run_graph(const Options& o, std::ostream& out, std::ostream& err, const Chec
   }
   fg.detach_feature(*provenance);
   if (const auto m = pass_printer->unknown_pass()) return bad_input(err, *m);
+  for (const std::size_t k : o.explain)
+    if (k >= fg.outputs().size())
+      return bad_input(err, fmt::format("--explain: the graph has {} output{} (0 to {}), not {}",
+                                        fg.outputs().size(), fg.outputs().size() == 1 ? "" : "s",
+                                        fg.outputs().size() - 1, k));
   const std::size_t nodes_after = fg.num_nodes();
   const std::vector<std::string> after = output_exprs(fg);
 
@@ -440,6 +504,7 @@ int run_graph(const Options& o, std::ostream& out, std::ostream& err, const Chec
     out << format_outputs(before, o.full);
     if (o.trace) out << format_trace(*provenance);
     for (const std::string& section : pass_printer->sections()) out << section;
+    for (const std::size_t k : o.explain) out << format_explain(*provenance, fg, k, after[k]);
     out << fmt::format("after: {}\n", nodes_text(nodes_after));
     out << format_outputs(after, o.full);
     out << print_graph(fg.outputs(), o.expand_ofg, tree_options(o));

@@ -265,7 +265,7 @@ TEST_CASE("the examples of docs/rwcheck.md print what the page shows", "[rwcheck
     CHECK(r.out + r.err == expected);
     ++blocks;
   }
-  CHECK(blocks == 12);
+  CHECK(blocks == 13);
 }
 
 TEST_CASE("the built executable behaves as the library entry point", "[rwcheck]") {
@@ -532,4 +532,37 @@ TEST_CASE("rwcheck --print-after PASS and --print-after-all show the graph as ea
       rwcheck(with_rules({"--json", "--print-after-all", "examples/softplus.graph"}), pt_environment());
   CHECK(json.status == 2);
   CHECK(json.err.find("do not go with `--json`") != std::string::npos);
+}
+
+TEST_CASE("rwcheck --explain OUTPUT lists the replacements that made an output, oldest first",
+          "[rwcheck]") {
+  const auto r = rwcheck(with_rules({"--explain", "0", "--explain", "1", "examples/softplus.graph"}),
+                         pt_environment());
+  CHECK(r.status == 0);
+  CHECK(r.err.empty());
+  const auto first = r.out.find("explain output 0: softplus(x)\n");
+  const auto second = r.out.find("explain output 1: log1p(y) + y\n");
+  REQUIRE(first != std::string::npos);
+  REQUIRE(second != std::string::npos);
+  const std::string out0 = r.out.substr(first, second - first);
+  const std::string out1 = r.out.substr(second, r.out.find("\nafter: ") - second);
+  // Output 0: the replacements below it (which created nothing) and the one at its root.
+  const auto div = out0.find("canonicalize / div_cancel");
+  const auto one = out0.find("canonicalize / mul_by_one");
+  const auto sp = out0.find("stabilize / softplus");
+  CHECK(div != std::string::npos);
+  CHECK(div < one);
+  CHECK(one < sp);
+  CHECK(out0.find("log1p") == std::string::npos);   // output 1's, not 0's
+  CHECK(out0.find("neg_neg") == std::string::npos);
+  CHECK(out1.find("canonicalize / neg_neg") != std::string::npos);
+  CHECK(out1.find("stabilize / log1p_of_add") != std::string::npos);
+  CHECK(out1.find("softplus") == std::string::npos);
+
+  const auto none = rwcheck(with_rules({"--mode", "none", "--explain", "0", "examples/softplus.graph"}),
+                            pt_environment());
+  CHECK(none.out.find("no replacement made a node of it") != std::string::npos);
+  const auto bad = rwcheck(with_rules({"--explain", "2", "examples/softplus.graph"}), pt_environment());
+  CHECK(bad.status == 2);
+  CHECK(bad.err.find("--explain: the graph has 2 outputs (0 to 1), not 2") != std::string::npos);
 }
