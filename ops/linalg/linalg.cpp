@@ -5,24 +5,20 @@
 #include <fmt/format.h>
 
 #include "engine/graph/errors.hpp"
+#include "ops/detail/matrix_checks.hpp"
 #include "ops/detail/util.hpp"
 #include "runtime/kernels/indexing.hpp"
 #include "runtime/kernels/linalg.hpp"
 
 namespace rw {
 
+using ops_detail::extents_agree;
 using ops_detail::input_label;
+using ops_detail::merge_extent;
+using ops_detail::square_float_input;
 using ops_detail::shape_str;
 
 namespace {
-
-// Whether two static extents can be equal at run time.
-bool extents_agree(std::int64_t a, std::int64_t b) {
-  return a == kUnknownDim || b == kUnknownDim || a == b;
-}
-
-// The known one of two extents that must be equal.
-std::int64_t merge_extent(std::int64_t a, std::int64_t b) { return a == kUnknownDim ? b : a; }
 
 void check_inner(const Op& op, std::span<const Var> inputs, std::int64_t ka, std::int64_t kb) {
   if (!extents_agree(ka, kb))
@@ -382,20 +378,6 @@ std::vector<ShapeVars> Dot22Scalar::infer_shape(const Apply&, std::span<const Sh
 // ---------------------------------------------------------------------------
 // matrix_inverse, det, solve
 
-namespace {
-
-/// Input i as a square float matrix, or TypeError naming it.
-const TensorType& square_float_input(const Op& op, std::span<const Var> inputs, std::size_t i) {
-  const TensorType& t = ops_detail::tensor_input(op, inputs, i);
-  const bool square = t.ndim() == 2 && extents_agree(t.shape()[0], t.shape()[1]);
-  if (!square || !is_float(t.dtype()))
-    throw TypeError(fmt::format("`{}`: {} is {}, expected a square matrix of float32 or float64",
-                                op.to_string(), input_label(i, inputs[i]), t.to_string()));
-  return t;
-}
-
-}  // namespace
-
 ApplyRef MatrixInverse::make_node(std::span<const Var> inputs) const {
   ops_detail::check_arity(*this, inputs, 1, 1);
   const TensorType& a = square_float_input(*this, inputs, 0);
@@ -430,14 +412,7 @@ std::vector<ShapeVars> Det::infer_shape(const Apply&, std::span<const ShapeVars>
 ApplyRef Solve::make_node(std::span<const Var> inputs) const {
   ops_detail::check_arity(*this, inputs, 2, 2);
   const TensorType& a = square_float_input(*this, inputs, 0);
-  const TensorType& b = ops_detail::tensor_input(*this, inputs, 1);
-  if ((b.ndim() != 1 && b.ndim() != 2) || b.dtype() != a.dtype())
-    throw TypeError(fmt::format("`{}`: {} is {}, expected a vector or matrix of {}", to_string(),
-                                input_label(1, inputs[1]), b.to_string(), dtype_name(a.dtype())));
-  check_inner(*this, inputs, a.shape()[1], b.shape()[0]);
-  StaticShape out = b.shape();
-  out[0] = merge_extent(merge_extent(a.shape()[0], a.shape()[1]), b.shape()[0]);
-  return ops_detail::make_apply(*this, inputs, a.dtype(), std::move(out));
+  return ops_detail::make_apply(*this, inputs, a.dtype(), ops_detail::solve_result_shape(*this, inputs));
 }
 
 void Solve::perform(const Apply&, std::span<const Tensor> inputs, std::span<Tensor> outputs) const {
