@@ -13,6 +13,7 @@
 #include "ops/elemwise/elemwise.hpp"
 #include "ops/indexing/advanced.hpp"
 #include "ops/indexing/subtensor.hpp"
+#include "ops/linalg/decomp.hpp"
 #include "ops/linalg/linalg.hpp"
 #include "ops/nnet/softmax.hpp"
 #include "ops/reduce/cumulative.hpp"
@@ -753,6 +754,90 @@ Var solve(const Var& a, const Var& b) {
   static const OpPtr op = std::make_shared<Solve>();
   const Var in[] = {a, b};
   return (*op)(in);
+}
+
+Var cholesky(const Var& a) {
+  static const OpPtr op = std::make_shared<Cholesky>();
+  return (*op)({a});
+}
+
+Var solve_triangular(const Var& a, const Var& b, bool lower) {
+  const Var in[] = {a, b};
+  return (*std::make_shared<SolveTriangular>(lower))(in);
+}
+
+namespace {
+
+/// The outputs of `op` applied to the one input a.
+std::vector<Var> outputs_of(const OpPtr& op, const Var& a) {
+  return op->make_node(std::span(&a, 1))->outputs();
+}
+
+}  // namespace
+
+std::pair<Var, Var> slogdet(const Var& a) {
+  const auto outs = outputs_of(std::make_shared<SLogDet>(), a);
+  return {outs[0], outs[1]};
+}
+
+std::pair<Var, Var> eigh(const Var& a) {
+  const auto outs = outputs_of(std::make_shared<Eigh>(), a);
+  return {outs[0], outs[1]};
+}
+
+std::vector<Var> svd(const Var& a, bool compute_uv) { return outputs_of(std::make_shared<Svd>(compute_uv), a); }
+
+std::pair<Var, Var> qr(const Var& a) {
+  const auto outs = outputs_of(std::make_shared<Qr>(), a);
+  return {outs[0], outs[1]};
+}
+
+Var pinv(const Var& a) {
+  static const OpPtr op = std::make_shared<Pinv>();
+  return (*op)({a});
+}
+
+Var lstsq(const Var& a, const Var& b) { return dot(pinv(a), b); }
+
+Var matrix_power(const Var& a, std::int64_t n) {
+  if (rank_of(a) != 2)
+    throw TypeError(fmt::format("`matrix_power`: a is {}, expected a square matrix",
+                                a->type()->to_string()));
+  if (n == 0) return identity_like(a);
+  Var base = n < 0 ? matrix_inverse(a) : a;
+  // Binary powering: about log2(n) products instead of n - 1.
+  std::uint64_t e = n < 0 ? 0 - static_cast<std::uint64_t>(n) : static_cast<std::uint64_t>(n);
+  Var result;
+  while (true) {
+    if (e & 1) result = result ? dot(result, base) : base;
+    e >>= 1;
+    if (e == 0) break;
+    base = dot(base, base);
+  }
+  return result;
+}
+
+Var norm(const Var& x, NormOrd ord) {
+  const std::size_t r = rank_of(x);
+  if (r != 1 && r != 2)
+    throw TypeError(fmt::format("`norm`: x is {}, expected a vector or a matrix",
+                                x->type()->to_string()));
+  if (r == 1) {
+    switch (ord) {
+      case NormOrd::L1: return sum(abs(x));
+      case NormOrd::Inf: return max(abs(x));
+      case NormOrd::Frobenius:
+        throw TypeError("`norm`: the Frobenius norm is for matrices; a vector's is L2");
+      default: return sqrt(sum(sqr(x)));
+    }
+  }
+  switch (ord) {
+    case NormOrd::L1: return max(sum(abs(x), {0}));
+    case NormOrd::Inf: return max(sum(abs(x), {1}));
+    // The singular values are descending: the first is the largest.
+    case NormOrd::L2: return subtensor(svd(x, false)[0], {0});
+    default: return sqrt(sum(sqr(x)));
+  }
 }
 
 Var trace(const Var& x, std::int64_t k) { return sum(extract_diag(x, k)); }

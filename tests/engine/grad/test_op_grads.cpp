@@ -304,6 +304,71 @@ std::map<std::string, Entry> table() {
   t["solve"] = {{{[](Inputs in) { return rw::solve(in[0], in[1]); }, {well(3), uni({3, 2})}},
                  {[](Inputs in) { return rw::solve(in[0], in[1]); }, {well(2), uni({2})}}},
                 {}};
+  t["solve_triangular"] = {{{[](Inputs in) { return rw::solve_triangular(in[0], in[1], true); },
+                            {well(3), uni({3, 2})}},
+                           {[](Inputs in) { return rw::solve_triangular(in[0], in[1]); },
+                            {well(3), uni({3})}}},
+                          {}};
+  // Symmetric positive definite: well(n) wᵀ w.
+  auto spd = [&](std::int64_t n) {
+    const Tensor w = well(n);
+    Tensor m = Tensor::empty(DType::Float64, {n, n});
+    for (std::int64_t i = 0; i < n; ++i)
+      for (std::int64_t j = 0; j < n; ++j) {
+        double s = 0;
+        for (std::int64_t k = 0; k < n; ++k) s += w.at({k, i}) * w.at({k, j});
+        m.data<double>()[i * n + j] = s;
+      }
+    return m;
+  };
+  t["cholesky"] = {{{[](Inputs in) { return rw::cholesky(in[0]); }, {spd(3)}},
+                    {[](Inputs in) { return rw::cholesky(in[0]) * 2; }, {spd(1)}}},
+                   {}};
+  // A negative determinant too: well(3) with its first row negated.
+  auto negated = [&] {
+    Tensor m = well(3);
+    for (std::int64_t j = 0; j < 3; ++j) m.data<double>()[j] = -m.data<double>()[j];
+    return m;
+  };
+  t["slogdet"] = {{{[](Inputs in) { return rw::slogdet(in[0]).second; }, {well(3)}},
+                   {[](Inputs in) {
+                      auto [sign, logabs] = rw::slogdet(in[0]);
+                      return sign * logabs;
+                    },
+                    {negated()}}},
+                  {}};
+  // Distinct eigenvalues (about 1, 2, 3); squared eigenvectors, as their sign is arbitrary.
+  auto spread = [] {
+    Tensor m = uni({3, 3}, -0.2, 0.2);
+    for (std::int64_t i = 0; i < 3; ++i) m.data<double>()[i * 3 + i] += static_cast<double>(i + 1);
+    return m;
+  };
+  t["eigh"] = {{{[](Inputs in) { return rw::eigh(in[0]).first; }, {spread()}},
+                {[](Inputs in) { return rw::sqr(rw::eigh(in[0]).second); }, {spread()}},
+                {[](Inputs in) {
+                   auto [w, v] = rw::eigh(in[0]);
+                   return rw::sum(rw::sqr(v), {0}) * w;
+                 },
+                 {spread()}}},
+               {}};
+  // Through the singular values only: the gradient of u and vt is not implemented.
+  t["svd"] = {{{[](Inputs in) { return rw::svd(in[0], false)[0]; }, {uni({3, 2})}},
+               {[](Inputs in) { return rw::svd(in[0], false)[0]; }, {uni({2, 3})}},
+               {[](Inputs in) { return rw::norm(in[0], rw::NormOrd::L2); }, {well(3)}}},
+              {}};
+  // qr's derivatives need a static shape with m >= n.
+  t["qr"] = {{{[](Inputs in) { return rw::qr(rw::specify_shape(in[0], {4, 3})).first; }, {uni({4, 3})}},
+              {[](Inputs in) { return rw::qr(rw::specify_shape(in[0], {4, 3})).second; }, {uni({4, 3})}},
+              {[](Inputs in) {
+                 auto [q, r] = rw::qr(rw::specify_shape(in[0], {3, 3}));
+                 return rw::dot(q, r) + q;
+               },
+               {well(3)}}},
+             {}};
+  t["pinv"] = {{{[](Inputs in) { return rw::pinv(in[0]); }, {uni({3, 2})}},
+                {[](Inputs in) { return rw::pinv(in[0]); }, {uni({2, 3})}},
+                {[](Inputs in) { return rw::lstsq(in[0], in[1]); }, {uni({4, 2}), uni({4})}}},
+               {}};
   return t;
 }
 
