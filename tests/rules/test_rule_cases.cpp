@@ -138,6 +138,8 @@ const std::vector<RuleCase>& cases() {
       {"sigmoid_neg_from_exp", V "output 1 / (1 + exp(x))", "sigmoid(-x)", -3, 3},
       {"sigmoid_from_ratio", V "output exp(x) / (1 + exp(x))", "sigmoid(x)", -3, 3},
       {"sigmoid_times_exp_neg", V "output sigmoid(x) * exp(-x)", "sigmoid(-x)", -3, 3},
+      {"inv_dot_as_solve", M V "output dot(matrix_inverse(m), x)", "solve(m, x)", -2, 2},
+      {"inv_matmul_as_solve", M "output matmul(matrix_inverse(m), m)", "solve(m, m)", -2, 2},
       {"exp_times_sigmoid_neg", V "output exp(x) * sigmoid(-x)", "sigmoid(x)", -3, 3},
       {"sigmoid_sum_neg", V "output sigmoid(x) + sigmoid(-x)", "ones_like{dtype=none}(x)", -3, 3},
       {"tanh_from_sigmoid", V "output 2 * sigmoid(2 * x) - 1", "tanh(x)", -3, 3},
@@ -146,6 +148,11 @@ const std::vector<RuleCase>& cases() {
       {"exp_log", V "output exp(log(x))", "switch(x < 0.0, log(x), x)", -1, 2},
       {"expm1_log1p", V "output expm1(log1p(x))", "switch(x < -1.0, log1p(x), x)", -2, 2},
       // specialize
+      // A positive diagonal is positive definite.
+      {"det_of_cholesky", V "output det(cholesky(alloc_diag{offset=0}(x)))",
+       "prod{axis=none}(extract_diag{offset=0}(cholesky(alloc_diag{offset=0}(x))))"},
+      {"det_of_tril", M "output det(tril{k=0}(m))", "prod{axis=none}(extract_diag{offset=0}(m))", -2, 2},
+      {"det_of_triu", M "output det(triu{k=0}(m))", "prod{axis=none}(extract_diag{offset=0}(m))", -2, 2},
       {"mul_neg_one_right", V "output x * -1", "-x", -2, 2},
       {"mul_neg_one_left", V "output -1 * x", "-x", -2, 2},
       {"sub_neg", V "output x - (-y)", "x + y", -2, 2},
