@@ -198,6 +198,8 @@ Var xlogy(const Operand& x, const Operand& y) { return binary(ScalarOp::Xlogy, x
 Var xlog1py(const Operand& x, const Operand& y) { return binary(ScalarOp::Xlog1py, x, y); }
 Var softsign(const Var& x) { return unary(ScalarOp::Softsign, x); }
 Var gelu(const Var& x) { return unary(ScalarOp::Gelu, x); }
+Var i0(const Var& x) { return unary(ScalarOp::I0, x); }
+Var i1(const Var& x) { return unary(ScalarOp::I1, x); }
 Var relu(const Var& x) { return unary(ScalarOp::Relu, x); }
 Var floor(const Var& x) { return unary(ScalarOp::Floor, x); }
 Var ceil(const Var& x) { return unary(ScalarOp::Ceil, x); }

@@ -169,6 +169,9 @@ Var xlog1py(const Operand& x, const Operand& y);
 Var softsign(const Var& x);
 Var gelu(const Var& x);
 Var relu(const Var& x);
+/// The modified Bessel functions of the first kind of orders 0 and 1.
+Var i0(const Var& x);
+Var i1(const Var& x);
 Var floor(const Var& x);
 Var ceil(const Var& x);
 /// Rounds half to even.

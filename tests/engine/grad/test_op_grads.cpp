@@ -294,6 +294,10 @@ std::map<std::string, Entry> table() {
   // Well-conditioned matrices: the identity plus a small perturbation.
   auto well = [](std::int64_t n) {
     Tensor m = uni({n, n}, -0.3, 0.3);
+  t["i0"] = unary("i0", -2, 2);
+  t["i1"] = unary("i1", -2, 2);
+  // At 0, where i1's derivative is the limit 1/2.
+  t["i1"].cases.push_back({[](Inputs in) { return rw::i1(in[0]); }, {Tensor::from({0.0, 0.3})}});
     for (std::int64_t i = 0; i < n; ++i) m.data<double>()[i * n + i] += 1.5;
     return m;
   };
