@@ -288,12 +288,20 @@ std::vector<std::int64_t> keepdims_order(const std::vector<bool>& mask) {
   return order;
 }
 
-Var reduce_var(ReduceOp op, const Var& x, const Axes& axes, bool keepdims) {
+/// x reduced by the Op `make(axis)` builds (axis none: all), keepdims as a
+/// dimshuffle after it.
+template <class Make> Var reduce_by(const Var& x, const Axes& axes, bool keepdims, Make&& make) {
   std::optional<std::vector<std::int64_t>> axis;
   if (!axes.is_all()) axis.emplace(axes.list().begin(), axes.list().end());
-  Var out = (*std::make_shared<Reduce>(op, std::move(axis)))({x});
+  Var out = (*make(std::move(axis)))({x});
   if (!keepdims) return out;
   return dimshuffle(out, keepdims_order(reduced_mask(x, axes)));
+}
+
+Var reduce_var(ReduceOp op, const Var& x, const Axes& axes, bool keepdims) {
+  return reduce_by(x, axes, keepdims, [op](std::optional<std::vector<std::int64_t>> axis) {
+    return std::make_shared<Reduce>(op, std::move(axis));
+  });
 }
 
 Var arg_reduce(bool is_max, const Var& x, std::optional<std::int64_t> axis, bool keepdims) {
@@ -326,6 +334,25 @@ Var any(const Var& x, const Axes& axes, bool keepdims) {
 Var all(const Var& x, const Axes& axes, bool keepdims) {
   return reduce_var(ReduceOp::All, x, axes, keepdims);
 }
+Var logsumexp(const Var& x, const Axes& axes, bool keepdims) {
+  return reduce_by(x, axes, keepdims, [](std::optional<std::vector<std::int64_t>> axis) {
+    return std::make_shared<LogSumExpReduce>(std::move(axis));
+  });
+}
+Var var(const Var& x, const Axes& axes, std::int64_t ddof, bool keepdims) {
+  const Var squares = sum(sqr(x - mean(x, axes, /*keepdims=*/true)), axes, keepdims);
+  // The group size as a 0-d of the result's dtype: the product of the reduced extents.
+  const std::vector<bool> reduced = reduced_mask(x, axes);
+  Var n = integer_constant(1, DType::Int64);
+  for (std::size_t a = 0; a < reduced.size(); ++a)
+    if (reduced[a]) n = n * shape_i(x, static_cast<std::int64_t>(a));
+  return squares / cast(n - ddof, dtype_of_var(squares));
+}
+
+Var std(const Var& x, const Axes& axes, std::int64_t ddof, bool keepdims) {
+  return sqrt(var(x, axes, ddof, keepdims));
+}
+
 Var argmax(const Var& x, std::optional<std::int64_t> axis, bool keepdims) {
   return arg_reduce(true, x, axis, keepdims);
 }

@@ -255,6 +255,14 @@ Var min(const Var& x, const Axes& axes = Axes::all(), bool keepdims = false);
 Var mean(const Var& x, const Axes& axes = Axes::all(), bool keepdims = false);
 Var any(const Var& x, const Axes& axes = Axes::all(), bool keepdims = false);
 Var all(const Var& x, const Axes& axes = Axes::all(), bool keepdims = false);
+/// log(sum(exp(x))) over `axes`, computed without overflow (shifted by the
+/// maximum); x a float.
+Var logsumexp(const Var& x, const Axes& axes = Axes::all(), bool keepdims = false);
+/// The variance and standard deviation over `axes`: sum((x - mean)²) / (n -
+/// ddof), n the elements per group (NumPy's var and std), built from mean,
+/// sum and sqrt. A float result (float64 for integers).
+Var var(const Var& x, const Axes& axes = Axes::all(), std::int64_t ddof = 0, bool keepdims = false);
+Var std(const Var& x, const Axes& axes = Axes::all(), std::int64_t ddof = 0, bool keepdims = false);
 /// Index (int64) of the first maximum along `axis`, or of the flattened
 /// tensor.
 Var argmax(const Var& x, std::optional<std::int64_t> axis = std::nullopt, bool keepdims = false);

@@ -303,6 +303,11 @@ std::map<std::string, Gen> generators() {
       b.param("axis", std::monostate{}).in(f64, {2, 3});
       return b.c;
     };
+  g["logsumexp"] = [] {
+    Builder b;
+    b.param("axis", std::vector<std::int64_t>{0, 2}).in(f32, {2, 3, 2});
+    return b.c;
+  };
   g["diff"] = [] {
     Builder b;
     b.param("n", std::int64_t{2}).param("axis", std::int64_t{0}).in(f64, {5, 3});

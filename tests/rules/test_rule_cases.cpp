@@ -133,6 +133,7 @@ const std::vector<RuleCase>& cases() {
       {"log_sigmoid", V "output log(sigmoid(x))", "-softplus(-x)", -3, 3},
       {"log1p_neg_sigmoid", V "output log1p(-sigmoid(x))", "-softplus(x)", -3, 3},
       {"log_softmax", M "output log(softmax(m))", "log_softmax{axis=-1}(m)", -3, 3},
+      {"log_sum_exp", M "output log(sum{axis=(1)}(exp(m)))", "logsumexp{axis=(1)}(m)", -3, 3},
       {"one_minus_sigmoid", V "output 1 - sigmoid(x)", "sigmoid(-x)", -3, 3},
       {"sigmoid_from_exp_neg", V "output 1 / (1 + exp(-x))", "sigmoid(x)", -3, 3},
       {"sigmoid_neg_from_exp", V "output 1 / (1 + exp(x))", "sigmoid(-x)", -3, 3},

@@ -125,6 +125,10 @@ std::map<std::string, Entry> table() {
   t["max"] = reduce_cases("max", -1, 1);
   t["min"] = reduce_cases("min", -1, 1);
   t["prod"] = reduce_cases("prod", 0.5, 1.5);
+  t["logsumexp"] = reduce_cases("logsumexp", -1, 1);
+  // Where exp overflows: the gradient is still the softmax.
+  t["logsumexp"].cases.push_back({[](Inputs in) { return rw::logsumexp(in[0], {0}); },
+                                  {uni({3, 2}, 800, 801)}});
   // A zero in a group: the product of the others flows to it.
   t["prod"].cases.push_back({[](Inputs in) { return rw::prod(in[0], {1}); },
                              {Tensor::from({{0.5, 0.0, 2.0}, {1.5, -1.0, 0.7}})}});
@@ -290,14 +294,14 @@ std::map<std::string, Entry> table() {
   t["softsign"] = unary("softsign", -1, 1);
   t["gelu"] = unary("gelu", -2, 2);
   t["relu"] = unary("relu", 0.2, 1);
-  t["relu"].cases.push_back({[](Inputs in) { return rw::relu(in[0]) + in[0]; }, {uni({4}, -1, -0.2)}});
-  // Well-conditioned matrices: the identity plus a small perturbation.
-  auto well = [](std::int64_t n) {
-    Tensor m = uni({n, n}, -0.3, 0.3);
   t["i0"] = unary("i0", -2, 2);
   t["i1"] = unary("i1", -2, 2);
   // At 0, where i1's derivative is the limit 1/2.
   t["i1"].cases.push_back({[](Inputs in) { return rw::i1(in[0]); }, {Tensor::from({0.0, 0.3})}});
+  t["relu"].cases.push_back({[](Inputs in) { return rw::relu(in[0]) + in[0]; }, {uni({4}, -1, -0.2)}});
+  // Well-conditioned matrices: the identity plus a small perturbation.
+  auto well = [](std::int64_t n) {
+    Tensor m = uni({n, n}, -0.3, 0.3);
     for (std::int64_t i = 0; i < n; ++i) m.data<double>()[i * n + i] += 1.5;
     return m;
   };
