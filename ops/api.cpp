@@ -814,6 +814,11 @@ std::pair<Var, Var> eigh(const Var& a) {
   return {outs[0], outs[1]};
 }
 
+Var eigvalsh(const Var& a) {
+  static const OpPtr op = std::make_shared<Eigvalsh>();
+  return (*op)({a});
+}
+
 std::vector<Var> svd(const Var& a, bool compute_uv) { return outputs_of(std::make_shared<Svd>(compute_uv), a); }
 
 std::pair<Var, Var> qr(const Var& a) {

@@ -476,6 +476,8 @@ std::pair<Var, Var> slogdet(const Var& a);
 /// The ascending eigenvalues and the eigenvectors (columns) of the symmetric
 /// matrix whose lower triangle is a's.
 std::pair<Var, Var> eigh(const Var& a);
+/// eigh's eigenvalues alone.
+Var eigvalsh(const Var& a);
 /// The reduced SVD: {u, s, vt} with a = u diag(s) vt, or {s} alone without
 /// `compute_uv`.
 std::vector<Var> svd(const Var& a, bool compute_uv = true);

@@ -1,4 +1,4 @@
-// Cholesky, SolveTriangular, SLogDet, Eigh, Svd, Qr and Pinv: types, shapes,
+// Cholesky, SolveTriangular, SLogDet, Eigh, Eigvalsh, Svd, Qr and Pinv: types, shapes,
 // perform, and their registration.
 #include "ops/linalg/decomp.hpp"
 
@@ -108,6 +108,21 @@ std::vector<ShapeVars> Eigh::infer_shape(const Apply&, std::span<const ShapeVars
   return {ShapeVars{in[0][0]}, in[0]};
 }
 
+ApplyRef Eigvalsh::make_node(std::span<const Var> inputs) const {
+  ops_detail::check_arity(*this, inputs, 1, 1);
+  const TensorType& a = square_float_input(*this, inputs, 0);
+  return ops_detail::make_apply(*this, inputs, a.dtype(), {square_extent(a)});
+}
+
+void Eigvalsh::perform(const Apply&, std::span<const Tensor> inputs,
+                       std::span<Tensor> outputs) const {
+  outputs[0] = ops_detail::run_kernel(*this, [&] { return eigh(inputs[0]).w; });
+}
+
+std::vector<ShapeVars> Eigvalsh::infer_shape(const Apply&, std::span<const ShapeVars> in) const {
+  return {ShapeVars{in[0][0]}};
+}
+
 // ---------------------------------------------------------------------------
 // svd, qr
 
@@ -212,6 +227,7 @@ void register_decomp(OpRegistry& r) {
          }});
   add_plain<SLogDet>(r, "slogdet", "the sign and log-absolute determinant of a square float matrix");
   add_plain<Eigh>(r, "eigh", "the eigenvalues and eigenvectors of a symmetric float matrix");
+  add_plain<Eigvalsh>(r, "eigvalsh", "the eigenvalues of a symmetric float matrix");
   r.add({.name = "svd",
          .doc = "the reduced SVD u, s, vt of a float matrix (s alone without compute_uv)",
          .params = {{"compute_uv", ParamKind::Bool, PropValue{true}, false,

@@ -1,5 +1,5 @@
-// Matrix factorisation Ops: cholesky, solve_triangular, slogdet, eigh, svd
-// qr and pinv (Eigen, runtime/kernels/decomp.cpp). Gradients in decomp_grad.cpp.
+// Matrix factorisation Ops: cholesky, solve_triangular, slogdet, eigh,
+// eigvalsh, svd, qr and pinv (Eigen, runtime/kernels/decomp.cpp). Gradients in decomp_grad.cpp.
 #pragma once
 
 #include "engine/graph/op.hpp"
@@ -76,6 +76,21 @@ class Eigh final : public Op {
   std::vector<Var> R_op(const Apply& node, std::span<const Var> eval_points) const override;
 };
 
+/// The eigenvalues alone (n, ascending) of the symmetric float matrix whose
+/// lower triangle is a's (PyTensor's Eigvalsh with b absent). The gradient
+/// V diag(g) Vᵀ, folded onto the lower triangle, builds an eigh for V.
+class Eigvalsh final : public Op {
+ public:
+  std::string_view name() const override { return "eigvalsh"; }
+  ApplyRef make_node(std::span<const Var> inputs) const override;
+  void perform(const Apply& node, std::span<const Tensor> inputs,
+               std::span<Tensor> outputs) const override;
+  std::vector<ShapeVars> infer_shape(const Apply& node,
+                                     std::span<const ShapeVars> input_shapes) const override;
+  std::vector<Var> L_op(const Apply& node, std::span<const Var> output_grads) const override;
+  std::vector<Var> R_op(const Apply& node, std::span<const Var> eval_points) const override;
+};
+
 /// The reduced SVD of an (m, n) float matrix, k = min(m, n): with
 /// `compute_uv`, three outputs u (m, k), s (k), vt (k, n) with a = u diag(s)
 /// vt; without, s alone. s is descending and non-negative.
@@ -132,8 +147,8 @@ class Pinv final : public Op {
   std::vector<Var> R_op(const Apply& node, std::span<const Var> eval_points) const override;
 };
 
-/// Registers cholesky, solve_triangular (`lower`), slogdet, eigh, svd
-/// (`compute_uv`), qr and pinv.
+/// Registers cholesky, solve_triangular (`lower`), slogdet, eigh, eigvalsh,
+/// svd (`compute_uv`), qr and pinv.
 void register_decomp(OpRegistry& registry);
 
 }  // namespace rw

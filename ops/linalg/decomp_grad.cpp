@@ -35,6 +35,15 @@ Var sum_terms(std::initializer_list<Var> terms) {
   return acc;
 }
 
+/// u diag(d) vt.
+Var diag_product(const Var& u, const Var& d, const Var& vt) {
+  return dot(u * dimshuffle(d, {kNewAxis, 0}), vt);
+}
+
+/// The gradient g of a function of the symmetric matrix, as a function of
+/// the lower triangle it is read from: tril(g) + triu(g, 1)ᵀ.
+Var fold_onto_lower(const Var& g) { return tril(g) + transpose(triu(g, 1)); }
+
 /// F with F[i, j] = 1 / (w[i] - w[j]) off the diagonal and 0 on it (distinct
 /// values assumed).
 Var inverse_gaps(const Var& w) {
@@ -107,9 +116,9 @@ std::vector<Var> Eigh::L_op(const Apply& node, std::span<const Var> output_grads
   const Var& gv = output_grads[1];
   const Var vt = transpose(v);
   const Var g = sum_terms(
-      {is_disconnected(gw) ? Var() : dot(v * dimshuffle(gw, {kNewAxis, 0}), vt),
+      {is_disconnected(gw) ? Var() : diag_product(v, gw, vt),
        is_disconnected(gv) ? Var() : dot(dot(v, inverse_gaps(w) * dot(transpose(gv), v)), vt)});
-  return {tril(g) + transpose(triu(g, 1))};
+  return {fold_onto_lower(g)};
 }
 
 std::vector<Var> Eigh::R_op(const Apply& node, std::span<const Var> ev) const {
@@ -120,12 +129,20 @@ std::vector<Var> Eigh::R_op(const Apply& node, std::span<const Var> ev) const {
   return {extract_diag(p), dot(v, neg(inverse_gaps(w)) * p)};
 }
 
-namespace {
-
-/// u diag(g) vt: the gradient of the singular values.
-Var singular_value_grad(const Var& u, const Var& g, const Var& vt) {
-  return dot(u * dimshuffle(g, {kNewAxis, 0}), vt);
+std::vector<Var> Eigvalsh::L_op(const Apply& node, std::span<const Var> output_grads) const {
+  // eigh's gradient with g_v absent: V diag(g) Vᵀ, folded onto the lower triangle.
+  const Var v = eigh(node.input(0)).second;
+  return {fold_onto_lower(diag_product(v, output_grads[0], transpose(v)))};
 }
+
+std::vector<Var> Eigvalsh::R_op(const Apply& node, std::span<const Var> ev) const {
+  // dw = diag(Vᵀ dA V).
+  if (!ev[0]) return {Var()};
+  const Var v = eigh(node.input(0)).second;
+  return {extract_diag(dot(dot(transpose(v), symmetric_from_lower(ev[0])), v))};
+}
+
+namespace {
 
 /// ds[i] = u[:, i]ᵀ dA vt[i, :]ᵀ.
 Var singular_value_rop(const Var& u, const Var& da, const Var& vt) {
@@ -137,12 +154,12 @@ Var singular_value_rop(const Var& u, const Var& da, const Var& vt) {
 std::vector<Var> Svd::L_op(const Apply& node, std::span<const Var> output_grads) const {
   if (!compute_uv_) {
     const auto usv = svd(node.input(0), true);
-    return {singular_value_grad(usv[0], output_grads[0], usv[2])};
+    return {diag_product(usv[0], output_grads[0], usv[2])};
   }
   if (!is_disconnected(output_grads[0]) || !is_disconnected(output_grads[2]))
     return {null_grad_var(*this, 0, "the gradient through u and vt is not implemented")};
   if (is_disconnected(output_grads[1])) return {float_zeros_like(node.input(0))};
-  return {singular_value_grad(node.output(0), output_grads[1], node.output(2))};
+  return {diag_product(node.output(0), output_grads[1], node.output(2))};
 }
 
 std::vector<Var> Svd::R_op(const Apply& node, std::span<const Var> ev) const {

@@ -365,7 +365,7 @@ std::map<std::string, Gen> generators() {
     b.c.values[0] = spd;
     return b.c;
   };
-  for (const char* r : {"slogdet", "eigh"})
+  for (const char* r : {"slogdet", "eigh", "eigvalsh"})
     g[r] = [] {
       Builder b;
       b.in(f64, {3, 3});

@@ -359,6 +359,9 @@ std::map<std::string, Entry> table() {
                  },
                  {spread()}}},
                {}};
+  t["eigvalsh"] = {{{[](Inputs in) { return rw::eigvalsh(in[0]); }, {spread()}},
+                    {[](Inputs in) { return rw::eigvalsh(in[0]) * 2; }, {well(1)}}},
+                   {}};
   // Through the singular values only: the gradient of u and vt is not implemented.
   t["svd"] = {{{[](Inputs in) { return rw::svd(in[0], false)[0]; }, {uni({3, 2})}},
                {[](Inputs in) { return rw::svd(in[0], false)[0]; }, {uni({2, 3})}},

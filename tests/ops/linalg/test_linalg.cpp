@@ -1,7 +1,7 @@
 // Linear algebra and nnet Ops through rw::function against loops: dot of
 // every rank pair, batched matmul, outer, gemm (and its in-place form), gemv, ger,
 // dot22scalar, matrix_inverse, det, solve, trace, kron; the factorisations
-// (cholesky, solve_triangular, slogdet, eigh, svd, qr, pinv) against
+// (cholesky, solve_triangular, slogdet, eigh, eigvalsh, svd, qr, pinv) against
 // hand-computed values and reconstructions; lstsq, matrix_power and norm;
 // softmax and log_softmax.
 #include <algorithm>
@@ -326,6 +326,10 @@ TEST_CASE("eigh gives ascending eigenvalues and orthonormal eigenvectors", "[ops
   CHECK(allclose(rw::dot(sym, out[1]), vw, 1e-13, 1e-13));
   CHECK(allclose(rw::dot(out[1].transpose(), out[1]), identity(3), 1e-14, 1e-14));
   CHECK(w->tensor_type()->to_string() == "f64[?]");
+  // eigvalsh: the same eigenvalues, without the vectors.
+  rw::Function values = rw::function({a}, rw::eigvalsh(a));
+  CHECK(allclose(values(sym), out[0], 1e-15, 1e-15));
+  CHECK_THROWS_AS(rw::eigvalsh(rw::matrix("n", f64, 2, 3)), TypeError);
   CHECK_THROWS_AS(rw::eigh(rw::matrix("p", f64, 3, 2)), TypeError);
   CHECK_THROWS_AS(rw::eigh(rw::tensor("t", f64, {2, 2, 2})), TypeError);
 }
