@@ -874,6 +874,11 @@ Var norm(const Var& x, NormOrd ord) {
   }
 }
 
+Var block_diag(const std::vector<Var>& blocks) {
+  static const OpPtr op = std::make_shared<BlockDiag>();
+  return (*op)(blocks);
+}
+
 Var trace(const Var& x, std::int64_t k) { return sum(extract_diag(x, k)); }
 
 Var kron(const Var& a, const Var& b) {

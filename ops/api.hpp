@@ -498,6 +498,8 @@ enum class NormOrd { Default, Frobenius, L1, L2, Inf };
 /// a matrix (Frobenius: sqrt(sum x²), L1: max column sum of |x|, Inf: max
 /// row sum, L2: the largest singular value), 0-d; built from other Ops.
 Var norm(const Var& x, NormOrd ord = NormOrd::Default);
+/// The matrices along the diagonal of one block matrix, zeros elsewhere.
+Var block_diag(const std::vector<Var>& blocks);
 /// The sum of diagonal k of a matrix (extract_diag, then sum).
 Var trace(const Var& x, std::int64_t k = 0);
 /// The Kronecker product of two matrices: (m, n) and (p, q) give (m p, n q),

@@ -1,10 +1,12 @@
-// Dot, MatMul, Outer, Gemm, Gemv, Ger, Dot22Scalar, MatrixInverse, Det, Solve
+// Dot, MatMul, Outer, Gemm, Gemv, Ger, Dot22Scalar, MatrixInverse, Det, Solve,
+// BlockDiag
 // and their registration.
 #include "ops/linalg/linalg.hpp"
 
 #include <fmt/format.h>
 
 #include "engine/graph/errors.hpp"
+#include "ops/api.hpp"
 #include "ops/detail/matrix_checks.hpp"
 #include "ops/detail/util.hpp"
 #include "runtime/kernels/indexing.hpp"
@@ -424,6 +426,57 @@ std::vector<ShapeVars> Solve::infer_shape(const Apply&, std::span<const ShapeVar
 }
 
 // ---------------------------------------------------------------------------
+// block_diag
+
+ApplyRef BlockDiag::make_node(std::span<const Var> inputs) const {
+  ops_detail::check_arity(*this, inputs, 1, -1);
+  DType dtype = ops_detail::tensor_input(*this, inputs, 0).dtype();
+  std::int64_t rows = 0, cols = 0;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    check_numeric(*this, inputs, i);
+    const TensorType& t = *inputs[i]->tensor_type();
+    if (t.ndim() != 2)
+      throw TypeError(fmt::format("`{}`: {} has rank {}, expected a matrix", to_string(),
+                                  input_label(i, inputs[i]), t.ndim()));
+    dtype = promote(dtype, t.dtype());
+    auto add = [](std::int64_t total, std::int64_t e) {
+      return total == kUnknownDim || e == kUnknownDim ? kUnknownDim : total + e;
+    };
+    rows = add(rows, t.shape()[0]);
+    cols = add(cols, t.shape()[1]);
+  }
+  return ops_detail::make_apply(*this, inputs, dtype, {rows, cols});
+}
+
+void BlockDiag::perform(const Apply& node, std::span<const Tensor> inputs,
+                        std::span<Tensor> outputs) const {
+  std::int64_t rows = 0, cols = 0;
+  for (const Tensor& t : inputs) {
+    rows += t.shape()[0];
+    cols += t.shape()[1];
+  }
+  const std::int64_t shape[] = {rows, cols};
+  Tensor out = Tensor::zeros(shape, node.output(0)->tensor_type()->dtype());
+  std::int64_t r = 0, c = 0;
+  for (const Tensor& t : inputs) {
+    Tensor block = out.slice(0, r, r + t.shape()[0]).slice(1, c, c + t.shape()[1]);
+    ops_detail::run_kernel(*this, [&] { copy_into(block, t); });
+    r += t.shape()[0];
+    c += t.shape()[1];
+  }
+  outputs[0] = std::move(out);
+}
+
+std::vector<ShapeVars> BlockDiag::infer_shape(const Apply&, std::span<const ShapeVars> in) const {
+  Var rows = in[0][0], cols = in[0][1];
+  for (std::size_t i = 1; i < in.size(); ++i) {
+    rows = rows + in[i][0];
+    cols = cols + in[i][1];
+  }
+  return {ShapeVars{rows, cols}};
+}
+
+// ---------------------------------------------------------------------------
 
 void register_linalg(OpRegistry& r) {
   r.add({.name = "dot",
@@ -501,6 +554,15 @@ void register_linalg(OpRegistry& r) {
              static const OpPtr d = std::make_shared<Det>();
              return det ? d : inv;
            }});
+  r.add({.name = "block_diag",
+         .doc = "the matrices along the diagonal of one block matrix, zeros elsewhere",
+         .params = {},
+         .min_inputs = 1,
+         .max_inputs = -1,
+         .factory = [](const Props&) -> OpPtr {
+           static const OpPtr op = std::make_shared<BlockDiag>();
+           return op;
+         }});
   r.add({.name = "solve",
          .doc = "solve(a, b): x with a @ x = b for a square float matrix a",
          .params = {},

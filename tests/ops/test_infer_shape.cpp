@@ -345,6 +345,11 @@ std::map<std::string, Gen> generators() {
     b.in(f64, {3, 3}).in(f64, {3, 2});
     return b.c;
   };
+  g["block_diag"] = [] {
+    Builder b;
+    b.in(f64, {2, 3}).in(f32, {1, 2}, {1, 2}).in(f64, {0, 1});
+    return b.c;
+  };
   g["solve_triangular"] = [] {
     Builder b;
     b.param("lower", true).in(f64, {3, 3}, 1, 2).in(f64, {3});

@@ -312,6 +312,9 @@ std::map<std::string, Entry> table() {
   t["solve"] = {{{[](Inputs in) { return rw::solve(in[0], in[1]); }, {well(3), uni({3, 2})}},
                  {[](Inputs in) { return rw::solve(in[0], in[1]); }, {well(2), uni({2})}}},
                 {}};
+  t["block_diag"] = {{{[](Inputs in) { return rw::block_diag({in[0], in[1]}); }, {uni({2, 3}), uni({1, 2})}},
+                      {[](Inputs in) { return rw::block_diag({in[0], in[0]}) * 2; }, {uni({2, 2})}}},
+                     {}};
   t["solve_triangular"] = {{{[](Inputs in) { return rw::solve_triangular(in[0], in[1], true); },
                             {well(3), uni({3, 2})}},
                            {[](Inputs in) { return rw::solve_triangular(in[0], in[1]); },

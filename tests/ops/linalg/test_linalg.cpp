@@ -3,6 +3,7 @@
 // dot22scalar, matrix_inverse, det, solve, trace, kron; the factorisations
 // (cholesky, solve_triangular, slogdet, eigh, eigvalsh, svd, qr, pinv) against
 // hand-computed values and reconstructions; lstsq, matrix_power and norm;
+// block_diag;
 // softmax and log_softmax.
 #include <algorithm>
 #include <cmath>
@@ -216,6 +217,23 @@ TEST_CASE("matrix_inverse, det and solve agree with hand-computed values", "[ops
   CHECK_THROWS_AS(rw::solve(rw::matrix("s", f64, 3, 3), rw::vector("u", f64, 2)), TypeError);
   CHECK(rw::solve(rw::matrix("s", f32, 3, kUnknownDim), rw::matrix("c", f32, kUnknownDim, 4))
             ->tensor_type()->to_string() == "f32[3,4]");
+}
+
+TEST_CASE("block_diag puts matrices on the diagonal, zeros elsewhere", "[ops][linalg]") {
+  auto a = rw::matrix("a"), b = rw::matrix("b", i32);
+  rw::Function f = rw::function({a, b}, rw::block_diag({a, b, a}));
+  const Tensor va = Tensor::from({{1.0, 2.0}});
+  const Tensor vb = Tensor::from({{3, 4}, {5, 6}}).astype(i32);
+  require_same(f(va, vb), Tensor::from({{1.0, 2.0, 0.0, 0.0, 0.0, 0.0},
+                                        {0.0, 0.0, 3.0, 4.0, 0.0, 0.0},
+                                        {0.0, 0.0, 5.0, 6.0, 0.0, 0.0},
+                                        {0.0, 0.0, 0.0, 0.0, 1.0, 2.0}}));
+  CHECK(rw::block_diag({rw::matrix("p", f32, 2, 3), rw::matrix("q", f32, 1, 1)})
+            ->tensor_type()->to_string() == "f32[3,4]");
+  CHECK(rw::block_diag({a, b})->tensor_type()->to_string() == "f64[?,?]");
+  CHECK_THROWS_WITH(rw::block_diag({a, rw::vector("v")}),
+                    "`block_diag`: input 1 (`v`) has rank 1, expected a matrix");
+  CHECK_THROWS_AS(rw::block_diag({rw::matrix("t", DType::Bool)}), TypeError);
 }
 
 TEST_CASE("kron builds the block matrix of products", "[ops]") {
