@@ -819,7 +819,9 @@ Var eigvalsh(const Var& a) {
   return (*op)({a});
 }
 
-std::vector<Var> svd(const Var& a, bool compute_uv) { return outputs_of(std::make_shared<Svd>(compute_uv), a); }
+std::vector<Var> svd(const Var& a, bool compute_uv) {
+  return outputs_of(std::make_shared<Svd>(compute_uv), a);
+}
 
 std::pair<Var, Var> qr(const Var& a) {
   const auto outs = outputs_of(std::make_shared<Qr>(), a);

@@ -215,7 +215,8 @@ template <class O> void add_plain(OpRegistry& r, const char* name, const char* d
 }  // namespace
 
 void register_decomp(OpRegistry& r) {
-  add_plain<Cholesky>(r, "cholesky", "the lower Cholesky factor of a positive-definite float matrix");
+  add_plain<Cholesky>(r, "cholesky",
+                      "the lower Cholesky factor of a positive-definite float matrix");
   r.add({.name = "solve_triangular",
          .doc = "solve_triangular(a, b): x with a @ x = b, reading one triangle of a",
          .params = {{"lower", ParamKind::Bool, PropValue{false}, false,
@@ -225,7 +226,8 @@ void register_decomp(OpRegistry& r) {
          .factory = [](const Props& p) -> OpPtr {
            return std::make_shared<SolveTriangular>(std::get<bool>(p[0].value));
          }});
-  add_plain<SLogDet>(r, "slogdet", "the sign and log-absolute determinant of a square float matrix");
+  add_plain<SLogDet>(r, "slogdet",
+                     "the sign and log-absolute determinant of a square float matrix");
   add_plain<Eigh>(r, "eigh", "the eigenvalues and eigenvectors of a symmetric float matrix");
   add_plain<Eigvalsh>(r, "eigvalsh", "the eigenvalues of a symmetric float matrix");
   r.add({.name = "svd",

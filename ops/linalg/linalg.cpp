@@ -414,7 +414,8 @@ std::vector<ShapeVars> Det::infer_shape(const Apply&, std::span<const ShapeVars>
 ApplyRef Solve::make_node(std::span<const Var> inputs) const {
   ops_detail::check_arity(*this, inputs, 2, 2);
   const TensorType& a = square_float_input(*this, inputs, 0);
-  return ops_detail::make_apply(*this, inputs, a.dtype(), ops_detail::solve_result_shape(*this, inputs));
+  return ops_detail::make_apply(*this, inputs, a.dtype(),
+                                ops_detail::solve_result_shape(*this, inputs));
 }
 
 void Solve::perform(const Apply&, std::span<const Tensor> inputs, std::span<Tensor> outputs) const {

@@ -102,7 +102,8 @@ EighResult eigh(const Tensor& a) {
     const Eigen::SelfAdjointEigenSolver<RowMat<T>> es(eigen_copy<T>(a));
     if (es.info() != Eigen::Success)
       throw std::invalid_argument("`eigh`: the eigenvalue iteration did not converge");
-    return EighResult{vector_from_eigen<T>(es.eigenvalues()), from_eigen<T>(es.eigenvectors(), a.shape())};
+    return EighResult{vector_from_eigen<T>(es.eigenvalues()),
+                      from_eigen<T>(es.eigenvectors(), a.shape())};
   });
 }
 
@@ -140,12 +141,14 @@ Tensor pinv(const Tensor& a) {
     const Eigen::Index m = a.shape()[0], n = a.shape()[1];
     const std::int64_t shape[] = {n, m};
     if (m == 0 || n == 0) return from_eigen<T>(RowMat<T>::Zero(n, m), shape);
-    const Eigen::JacobiSVD<RowMat<T>> s(eigen_copy<T>(a), Eigen::ComputeThinU | Eigen::ComputeThinV);
+    const Eigen::JacobiSVD<RowMat<T>> s(eigen_copy<T>(a),
+                                        Eigen::ComputeThinU | Eigen::ComputeThinV);
     const auto& sv = s.singularValues();
     const T cutoff = static_cast<T>(std::max(m, n)) * std::numeric_limits<T>::epsilon() * sv(0);
     Eigen::Matrix<T, Eigen::Dynamic, 1> inv(sv.size());
     for (Eigen::Index i = 0; i < sv.size(); ++i) inv(i) = sv(i) > cutoff ? T(1) / sv(i) : T(0);
-    return from_eigen<T>(RowMat<T>(s.matrixV() * inv.asDiagonal() * s.matrixU().transpose()), shape);
+    const RowMat<T> p = s.matrixV() * inv.asDiagonal() * s.matrixU().transpose();
+    return from_eigen<T>(p, shape);
   });
 }
 

@@ -1,6 +1,7 @@
 // Linear algebra kernels; with kernels/decomp.cpp, the only translation units
-// that include Eigen (through detail/eigen_dense.hpp): operands are mapped in place (Eigen::Map with an outer stride, transposed
-// when column-major) and copied only when neither layout fits.
+// that include Eigen (through detail/eigen_dense.hpp): operands are mapped in
+// place (Eigen::Map with an outer stride, transposed when column-major) and
+// copied only when neither layout fits.
 #include "runtime/kernels/linalg.hpp"
 
 #include <algorithm>
