@@ -13,6 +13,7 @@
 #include "ops/elemwise/elemwise.hpp"
 #include "ops/indexing/advanced.hpp"
 #include "ops/indexing/subtensor.hpp"
+#include "ops/linalg/decomp.hpp"
 #include "ops/linalg/linalg.hpp"
 #include "ops/nnet/softmax.hpp"
 #include "ops/reduce/cumulative.hpp"
@@ -197,6 +198,8 @@ Var xlogy(const Operand& x, const Operand& y) { return binary(ScalarOp::Xlogy, x
 Var xlog1py(const Operand& x, const Operand& y) { return binary(ScalarOp::Xlog1py, x, y); }
 Var softsign(const Var& x) { return unary(ScalarOp::Softsign, x); }
 Var gelu(const Var& x) { return unary(ScalarOp::Gelu, x); }
+Var i0(const Var& x) { return unary(ScalarOp::I0, x); }
+Var i1(const Var& x) { return unary(ScalarOp::I1, x); }
 Var relu(const Var& x) { return unary(ScalarOp::Relu, x); }
 Var floor(const Var& x) { return unary(ScalarOp::Floor, x); }
 Var ceil(const Var& x) { return unary(ScalarOp::Ceil, x); }
@@ -285,12 +288,20 @@ std::vector<std::int64_t> keepdims_order(const std::vector<bool>& mask) {
   return order;
 }
 
-Var reduce_var(ReduceOp op, const Var& x, const Axes& axes, bool keepdims) {
+/// x reduced by the Op `make(axis)` builds (axis none: all), keepdims as a
+/// dimshuffle after it.
+template <class Make> Var reduce_by(const Var& x, const Axes& axes, bool keepdims, Make&& make) {
   std::optional<std::vector<std::int64_t>> axis;
   if (!axes.is_all()) axis.emplace(axes.list().begin(), axes.list().end());
-  Var out = (*std::make_shared<Reduce>(op, std::move(axis)))({x});
+  Var out = (*make(std::move(axis)))({x});
   if (!keepdims) return out;
   return dimshuffle(out, keepdims_order(reduced_mask(x, axes)));
+}
+
+Var reduce_var(ReduceOp op, const Var& x, const Axes& axes, bool keepdims) {
+  return reduce_by(x, axes, keepdims, [op](std::optional<std::vector<std::int64_t>> axis) {
+    return std::make_shared<Reduce>(op, std::move(axis));
+  });
 }
 
 Var arg_reduce(bool is_max, const Var& x, std::optional<std::int64_t> axis, bool keepdims) {
@@ -323,6 +334,25 @@ Var any(const Var& x, const Axes& axes, bool keepdims) {
 Var all(const Var& x, const Axes& axes, bool keepdims) {
   return reduce_var(ReduceOp::All, x, axes, keepdims);
 }
+Var logsumexp(const Var& x, const Axes& axes, bool keepdims) {
+  return reduce_by(x, axes, keepdims, [](std::optional<std::vector<std::int64_t>> axis) {
+    return std::make_shared<LogSumExpReduce>(std::move(axis));
+  });
+}
+Var var(const Var& x, const Axes& axes, std::int64_t ddof, bool keepdims) {
+  const Var squares = sum(sqr(x - mean(x, axes, /*keepdims=*/true)), axes, keepdims);
+  // The group size as a 0-d of the result's dtype: the product of the reduced extents.
+  const std::vector<bool> reduced = reduced_mask(x, axes);
+  Var n = integer_constant(1, DType::Int64);
+  for (std::size_t a = 0; a < reduced.size(); ++a)
+    if (reduced[a]) n = n * shape_i(x, static_cast<std::int64_t>(a));
+  return squares / cast(n - ddof, dtype_of_var(squares));
+}
+
+Var std(const Var& x, const Axes& axes, std::int64_t ddof, bool keepdims) {
+  return sqrt(var(x, axes, ddof, keepdims));
+}
+
 Var argmax(const Var& x, std::optional<std::int64_t> axis, bool keepdims) {
   return arg_reduce(true, x, axis, keepdims);
 }
@@ -753,6 +783,102 @@ Var solve(const Var& a, const Var& b) {
   static const OpPtr op = std::make_shared<Solve>();
   const Var in[] = {a, b};
   return (*op)(in);
+}
+
+Var cholesky(const Var& a) {
+  static const OpPtr op = std::make_shared<Cholesky>();
+  return (*op)({a});
+}
+
+Var solve_triangular(const Var& a, const Var& b, bool lower) {
+  const Var in[] = {a, b};
+  return (*std::make_shared<SolveTriangular>(lower))(in);
+}
+
+namespace {
+
+/// The outputs of `op` applied to the one input a.
+std::vector<Var> outputs_of(const OpPtr& op, const Var& a) {
+  return op->make_node(std::span(&a, 1))->outputs();
+}
+
+}  // namespace
+
+std::pair<Var, Var> slogdet(const Var& a) {
+  const auto outs = outputs_of(std::make_shared<SLogDet>(), a);
+  return {outs[0], outs[1]};
+}
+
+std::pair<Var, Var> eigh(const Var& a) {
+  const auto outs = outputs_of(std::make_shared<Eigh>(), a);
+  return {outs[0], outs[1]};
+}
+
+Var eigvalsh(const Var& a) {
+  static const OpPtr op = std::make_shared<Eigvalsh>();
+  return (*op)({a});
+}
+
+std::vector<Var> svd(const Var& a, bool compute_uv) {
+  return outputs_of(std::make_shared<Svd>(compute_uv), a);
+}
+
+std::pair<Var, Var> qr(const Var& a) {
+  const auto outs = outputs_of(std::make_shared<Qr>(), a);
+  return {outs[0], outs[1]};
+}
+
+Var pinv(const Var& a) {
+  static const OpPtr op = std::make_shared<Pinv>();
+  return (*op)({a});
+}
+
+Var lstsq(const Var& a, const Var& b) { return dot(pinv(a), b); }
+
+Var matrix_power(const Var& a, std::int64_t n) {
+  if (rank_of(a) != 2)
+    throw TypeError(fmt::format("`matrix_power`: a is {}, expected a square matrix",
+                                a->type()->to_string()));
+  if (n == 0) return identity_like(a);
+  Var base = n < 0 ? matrix_inverse(a) : a;
+  // Binary powering: about log2(n) products instead of n - 1.
+  std::uint64_t e = n < 0 ? 0 - static_cast<std::uint64_t>(n) : static_cast<std::uint64_t>(n);
+  Var result;
+  while (true) {
+    if (e & 1) result = result ? dot(result, base) : base;
+    e >>= 1;
+    if (e == 0) break;
+    base = dot(base, base);
+  }
+  return result;
+}
+
+Var norm(const Var& x, NormOrd ord) {
+  const std::size_t r = rank_of(x);
+  if (r != 1 && r != 2)
+    throw TypeError(fmt::format("`norm`: x is {}, expected a vector or a matrix",
+                                x->type()->to_string()));
+  if (r == 1) {
+    switch (ord) {
+      case NormOrd::L1: return sum(abs(x));
+      case NormOrd::Inf: return max(abs(x));
+      case NormOrd::Frobenius:
+        throw TypeError("`norm`: the Frobenius norm is for matrices; a vector's is L2");
+      default: return sqrt(sum(sqr(x)));
+    }
+  }
+  switch (ord) {
+    case NormOrd::L1: return max(sum(abs(x), {0}));
+    case NormOrd::Inf: return max(sum(abs(x), {1}));
+    // The singular values are descending: the first is the largest.
+    case NormOrd::L2: return subtensor(svd(x, false)[0], {0});
+    default: return sqrt(sum(sqr(x)));
+  }
+}
+
+Var block_diag(const std::vector<Var>& blocks) {
+  static const OpPtr op = std::make_shared<BlockDiag>();
+  return (*op)(blocks);
 }
 
 Var trace(const Var& x, std::int64_t k) { return sum(extract_diag(x, k)); }

@@ -169,6 +169,9 @@ Var xlog1py(const Operand& x, const Operand& y);
 Var softsign(const Var& x);
 Var gelu(const Var& x);
 Var relu(const Var& x);
+/// The modified Bessel functions of the first kind of orders 0 and 1.
+Var i0(const Var& x);
+Var i1(const Var& x);
 Var floor(const Var& x);
 Var ceil(const Var& x);
 /// Rounds half to even.
@@ -252,6 +255,14 @@ Var min(const Var& x, const Axes& axes = Axes::all(), bool keepdims = false);
 Var mean(const Var& x, const Axes& axes = Axes::all(), bool keepdims = false);
 Var any(const Var& x, const Axes& axes = Axes::all(), bool keepdims = false);
 Var all(const Var& x, const Axes& axes = Axes::all(), bool keepdims = false);
+/// log(sum(exp(x))) over `axes`, computed without overflow (shifted by the
+/// maximum); x a float.
+Var logsumexp(const Var& x, const Axes& axes = Axes::all(), bool keepdims = false);
+/// The variance and standard deviation over `axes`: sum((x - mean)²) / (n -
+/// ddof), n the elements per group (NumPy's var and std), built from mean,
+/// sum and sqrt. A float result (float64 for integers).
+Var var(const Var& x, const Axes& axes = Axes::all(), std::int64_t ddof = 0, bool keepdims = false);
+Var std(const Var& x, const Axes& axes = Axes::all(), std::int64_t ddof = 0, bool keepdims = false);
 /// Index (int64) of the first maximum along `axis`, or of the flattened
 /// tensor.
 Var argmax(const Var& x, std::optional<std::int64_t> axis = std::nullopt, bool keepdims = false);
@@ -455,6 +466,40 @@ Var matrix_inverse(const Var& a);
 Var inv(const Var& a);
 Var det(const Var& a);
 Var solve(const Var& a, const Var& b);
+/// The lower Cholesky factor L (L Lᵀ = a) of a symmetric positive-definite
+/// matrix, reading a's lower triangle.
+Var cholesky(const Var& a);
+/// x with a @ x = b, reading only a's lower (`lower`) or upper triangle.
+Var solve_triangular(const Var& a, const Var& b, bool lower = false);
+/// The sign of det(a) and log|det(a)| (NumPy's slogdet).
+std::pair<Var, Var> slogdet(const Var& a);
+/// The ascending eigenvalues and the eigenvectors (columns) of the symmetric
+/// matrix whose lower triangle is a's.
+std::pair<Var, Var> eigh(const Var& a);
+/// eigh's eigenvalues alone.
+Var eigvalsh(const Var& a);
+/// The reduced SVD: {u, s, vt} with a = u diag(s) vt, or {s} alone without
+/// `compute_uv`.
+std::vector<Var> svd(const Var& a, bool compute_uv = true);
+/// The reduced QR: q with orthonormal columns and upper-triangular r, a = q r.
+std::pair<Var, Var> qr(const Var& a);
+/// The Moore-Penrose pseudo-inverse.
+Var pinv(const Var& a);
+/// The minimum-norm least-squares solution x of a @ x ≈ b: pinv(a) @ b
+/// (NumPy's lstsq's first result).
+Var lstsq(const Var& a, const Var& b);
+/// a multiplied by itself n times (by squaring); identity_like(a) for n = 0,
+/// powers of matrix_inverse(a) for n < 0.
+Var matrix_power(const Var& a, std::int64_t n);
+/// Which norm `norm` computes (NumPy's `ord`): Default is Frobenius for a
+/// matrix and L2 for a vector.
+enum class NormOrd { Default, Frobenius, L1, L2, Inf };
+/// The norm of a vector (L1: sum |x|, L2: sqrt(sum x²), Inf: max |x|) or of
+/// a matrix (Frobenius: sqrt(sum x²), L1: max column sum of |x|, Inf: max
+/// row sum, L2: the largest singular value), 0-d; built from other Ops.
+Var norm(const Var& x, NormOrd ord = NormOrd::Default);
+/// The matrices along the diagonal of one block matrix, zeros elsewhere.
+Var block_diag(const std::vector<Var>& blocks);
 /// The sum of diagonal k of a matrix (extract_diag, then sum).
 Var trace(const Var& x, std::int64_t k = 0);
 /// The Kronecker product of two matrices: (m, n) and (p, q) give (m p, n q),
@@ -475,6 +520,7 @@ using api::any;
 using api::argsort;
 using api::bincount;
 using api::argmax;
+using api::cholesky;
 using api::argmin;
 using api::cast;
 using api::concatenate;
@@ -483,6 +529,7 @@ using api::cumsum;
 using api::diff;
 using api::det;
 using api::dot;
+using api::eigh;
 using api::fill;
 using api::gemm;
 using api::gemv;
@@ -495,13 +542,18 @@ using api::max;
 using api::mean;
 using api::min;
 using api::outer;
+using api::pinv;
 using api::prod;
+using api::qr;
 using api::searchsorted;
+using api::slogdet;
 using api::sort;
 using api::softmax;
 using api::solve;
+using api::solve_triangular;
 using api::split;
 using api::stack;
+using api::svd;
 using api::sum;
 using api::take;
 using api::unique;

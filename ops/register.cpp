@@ -4,6 +4,7 @@
 #include "ops/creation/creation.hpp"
 #include "ops/elemwise/elemwise.hpp"
 #include "ops/indexing/register.hpp"
+#include "ops/linalg/decomp.hpp"
 #include "ops/linalg/linalg.hpp"
 #include "ops/nnet/softmax.hpp"
 #include "ops/reduce/cumulative.hpp"
@@ -19,6 +20,7 @@ void register_standard_ops(OpRegistry& registry) {
   register_shape(registry);
   register_indexing(registry);
   register_linalg(registry);
+  register_decomp(registry);
   register_nnet(registry);
   register_creation(registry);
   register_cumulative(registry);

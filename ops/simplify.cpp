@@ -191,67 +191,6 @@ RewriteResult FillSink::transform(FunctionGraph&, Apply& node, const RewriteCont
 }
 
 // ---------------------------------------------------------------------------
-// LogSumExp
-
-namespace {
-
-/// `m`, or the max reduction that `m` switches on, or null.
-const Apply* max_below(const Var& m) {
-  Var t = m;
-  auto strip_dimshuffle = [&] {
-    if (const Apply* d = t->owner(); d && op_as<DimShuffle>(d->op())) t = d->input(0);
-  };
-  strip_dimshuffle();
-  if (elemwise_of(*t, ScalarOp::Switch)) t = t->owner()->input(1);
-  strip_dimshuffle();
-  const Apply* r = t->owner();
-  const auto* reduce = r ? op_as<Reduce>(r->op()) : nullptr;
-  return reduce && reduce->reduce_op() == ReduceOp::Max ? r : nullptr;
-}
-
-/// Whether `x` is `y - max(y)` as LogSumExp builds it.
-bool already_shifted(const Var& x) {
-  if (!elemwise_of(*x, ScalarOp::Sub)) return false;
-  const Apply* m = max_below(x->owner()->input(1));
-  return m && m->input(0) == x->owner()->input(0);
-}
-
-}  // namespace
-
-LogSumExp::LogSumExp() : NodeRewriter("log_sum_exp", Tracks{"log"}, /*depth=*/3) {
-  set_filter(NodeFilter().computed(std::array<std::uint32_t, 1>{0}));
-}
-
-RewriteResult LogSumExp::transform(FunctionGraph&, Apply& node, const RewriteContext&) const {
-  if (!elemwise_of(*node.output(0), ScalarOp::Log)) return RewriteResult::fail("not a log");
-  const Var& s = node.input(0);
-  const Apply* r = s->owner();
-  const auto* reduce = r ? op_as<Reduce>(r->op()) : nullptr;
-  if (!reduce || reduce->reduce_op() != ReduceOp::Sum)
-    return RewriteResult::fail("not the log of a sum");
-  const Var& e = r->input(0);
-  if (!elemwise_of(*e, ScalarOp::Exp)) return RewriteResult::fail("not the log of a sum of exp");
-  const Var& x = e->owner()->input(0);
-  const TensorType* t = x->tensor_type();
-  if (!t || !is_float(t->dtype()) || s->tensor_type()->dtype() != t->dtype())
-    return RewriteResult::fail("not a float sum of the exp's dtype");
-  if (already_shifted(x)) return RewriteResult::fail("the exponent is already shifted by its max");
-  std::vector<std::int64_t> axes;
-  const std::vector<bool> reduced = reduce->reduced_axes(*r);
-  for (std::size_t k = 0; k < reduced.size(); ++k)
-    if (reduced[k]) axes.push_back(static_cast<std::int64_t>(k));
-  const Axes over(axes);
-  // The shift: m where finite, else 0; kept as a reduction with the summed
-  // axes for the subtraction, without them for the result.
-  auto finite_or_zero = [](const Var& m) { return where(eq(m - m, 0.0), m, zeros_like(m)); };
-  const Var shift = finite_or_zero(max(x, over, /*keepdims=*/true));
-  const Var result = finite_or_zero(max(x, over)) + log(sum(exp(x - shift), over));
-  if (!node.output(0)->type()->is_super(*result->type()))
-    return RewriteResult::fail("the shifted form does not have the log's type");
-  return RewriteResult::replace_output(result);
-}
-
-// ---------------------------------------------------------------------------
 // CancellingDistributor
 
 namespace {
@@ -675,7 +614,6 @@ void register_simplify_rewrites(SequenceDB& optdb) {
   const std::vector<std::string> both{"fast_run", "fast_compile"};
   optdb.sub<EquilibriumDB>("canonicalize").add(std::make_shared<UselessFill>(), both);
   optdb.sub<EquilibriumDB>("canonicalize").add(std::make_shared<FillSink>(), both);
-  optdb.sub<EquilibriumDB>("stabilize").add(std::make_shared<LogSumExp>(), {"fast_run"});
   // After stabilize: by then canonicalize has merged equal factors and
   // stabilize's rules have given them the forms that cancel (`1 - sigmoid(z)
   // -> sigmoid(-z)`, `1 / (1 + exp(-z)) -> sigmoid(z)`). In canonicalize or

@@ -73,19 +73,6 @@ class FillSink final : public NodeRewriter {
                           const RewriteContext& ctx) const override;
 };
 
-/// `log(sum(exp(x), axes)) -> m + log(sum(exp(x - m), axes))`, m the max of
-/// x over the same axes (PyTensor's local_log_sum_exp): exp overflows for
-/// x > 709, and shifted the largest term is 1. An infinite or NaN m shifts
-/// by 0 instead (`m - m == 0` holds only for finite m), so the result is the
-/// original's there. A sum that is already shifted is left alone. Rewrites
-/// also when `exp(x)` has other uses (a gradient reads it).
-class LogSumExp final : public NodeRewriter {
- public:
-  LogSumExp();
-  RewriteResult transform(FunctionGraph& fgraph, Apply& node,
-                          const RewriteContext& ctx) const override;
-};
-
 /// Cancellation in products, read through mul, true_div, reciprocal and neg
 /// nodes used only there (Aesara's local_mul_canonizer cancellation and
 /// local_greedy_distributor, restricted to what keeps gradients finite):
@@ -126,7 +113,7 @@ class ProductCancellation final : public GraphRewriter {
 };
 
 /// Registers UselessFill and FillSink in the standard database's
-/// `canonicalize` group, LogSumExp in `stabilize`, and CancellingDistributor
+/// `canonicalize` group, and CancellingDistributor
 /// as ProductCancellation right after stabilize (position::kStabilizeProducts).
 void register_simplify_rewrites(SequenceDB& optdb);
 

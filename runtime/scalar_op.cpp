@@ -46,6 +46,8 @@ constexpr std::array<ScalarOpInfo, std::size(kAllScalarOps)> kInfo = {{
     {"softsign", 1, R::Float, false, true, 3},
     {"gelu", 1, R::Float, false, true, 14},
     {"relu", 1, R::Promote, false, true, 1},
+    {"i0", 1, R::Float, false, true, 40},
+    {"i1", 1, R::Float, false, true, 40},
     {"floor", 1, R::Float, false, true, 1},
     {"ceil", 1, R::Float, false, true, 1},         {"round", 1, R::Float, false, true, 2},
     {"lt", 2, R::Compare, false, true, 1},         {"gt", 2, R::Compare, false, true, 1},

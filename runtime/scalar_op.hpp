@@ -66,6 +66,8 @@ enum class ScalarOp : std::uint8_t {
   Softsign,
   Gelu,
   Relu,
+  I0,
+  I1,
   // Rounding.
   Floor,
   Ceil,
@@ -98,7 +100,7 @@ inline constexpr ScalarOp kAllScalarOps[] = {
     ScalarOp::Log1p,  ScalarOp::Sqrt,       ScalarOp::Sigmoid, ScalarOp::Softplus, ScalarOp::Sin,
     ScalarOp::Cos,    ScalarOp::Tan,        ScalarOp::Sinh,    ScalarOp::Cosh,     ScalarOp::Tanh,
     ScalarOp::ArcSin, ScalarOp::ArcCos,     ScalarOp::ArcTan,  ScalarOp::Erf,      ScalarOp::Erfc,
-    ScalarOp::Erfinv, ScalarOp::Erfcx, ScalarOp::Gammaln, ScalarOp::Digamma, ScalarOp::Trigamma, ScalarOp::Betaln, ScalarOp::Log1mexp, ScalarOp::Logit, ScalarOp::Xlogy, ScalarOp::Xlog1py, ScalarOp::Softsign, ScalarOp::Gelu, ScalarOp::Relu,
+    ScalarOp::Erfinv, ScalarOp::Erfcx, ScalarOp::Gammaln, ScalarOp::Digamma, ScalarOp::Trigamma, ScalarOp::Betaln, ScalarOp::Log1mexp, ScalarOp::Logit, ScalarOp::Xlogy, ScalarOp::Xlog1py, ScalarOp::Softsign, ScalarOp::Gelu, ScalarOp::Relu, ScalarOp::I0, ScalarOp::I1,
     ScalarOp::Floor,  ScalarOp::Ceil,       ScalarOp::Round,   ScalarOp::Lt,       ScalarOp::Gt,
     ScalarOp::Le,     ScalarOp::Ge,         ScalarOp::Eq,      ScalarOp::Neq,      ScalarOp::And,
     ScalarOp::Or,     ScalarOp::Xor,        ScalarOp::Not,     ScalarOp::Switch,   ScalarOp::Clip,

@@ -67,6 +67,7 @@
 #include "engine/unify/unify.hpp"
 #include "runtime/dtype.hpp"
 #include "runtime/kernels/cumulative.hpp"
+#include "runtime/kernels/decomp.hpp"
 #include "runtime/kernels/elemwise.hpp"
 #include "runtime/kernels/indexing.hpp"
 #include "runtime/kernels/linalg.hpp"

@@ -408,6 +408,8 @@ std::string_view scalar_doc(ScalarOp op) {
     case ScalarOp::Xlogy: return "x * log(y), 0 where x == 0";
     case ScalarOp::Xlog1py: return "x * log(1 + y), 0 where x == 0";
     case ScalarOp::Softsign: return "x / (1 + |x|)";
+    case ScalarOp::I0: return "the modified Bessel function of the first kind, order 0";
+    case ScalarOp::I1: return "the modified Bessel function of the first kind, order 1";
     case ScalarOp::Gelu: return "x * Phi(x), Phi the standard normal CDF (exact, via erfc)";
     case ScalarOp::Relu: return "max(x, 0), NaN kept";
     case ScalarOp::Floor: return "largest integer not above x";

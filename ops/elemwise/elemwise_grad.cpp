@@ -108,6 +108,9 @@ std::vector<Var> partials(ScalarOp op, std::span<const Var> x, const Var& z) {
       p[1] = x[0] / (x[1] + 1);
       break;
     case ScalarOp::Softsign: p[0] = reciprocal(sqr(1 + abs(x[0]))); break;
+    case ScalarOp::I0: p[0] = i1(x[0]); break;
+    // i1' = i0 - i1 / x, whose limit at 0 is 1/2.
+    case ScalarOp::I1: p[0] = where(eq(x[0], 0.0), 0.5, i0(x[0]) - z / x[0]); break;
     case ScalarOp::Gelu:
       p[0] = 0.5 * erfc(x[0] * -0.7071067811865476) +
              x[0] * exp(-0.5 * sqr(x[0])) * (1 / std::sqrt(2 * std::numbers::pi));

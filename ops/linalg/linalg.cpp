@@ -1,28 +1,26 @@
-// Dot, MatMul, Outer, Gemm, Gemv, Ger, Dot22Scalar, MatrixInverse, Det, Solve
+// Dot, MatMul, Outer, Gemm, Gemv, Ger, Dot22Scalar, MatrixInverse, Det, Solve,
+// BlockDiag
 // and their registration.
 #include "ops/linalg/linalg.hpp"
 
 #include <fmt/format.h>
 
 #include "engine/graph/errors.hpp"
+#include "ops/api.hpp"
+#include "ops/detail/matrix_checks.hpp"
 #include "ops/detail/util.hpp"
 #include "runtime/kernels/indexing.hpp"
 #include "runtime/kernels/linalg.hpp"
 
 namespace rw {
 
+using ops_detail::extents_agree;
 using ops_detail::input_label;
+using ops_detail::merge_extent;
+using ops_detail::square_float_input;
 using ops_detail::shape_str;
 
 namespace {
-
-// Whether two static extents can be equal at run time.
-bool extents_agree(std::int64_t a, std::int64_t b) {
-  return a == kUnknownDim || b == kUnknownDim || a == b;
-}
-
-// The known one of two extents that must be equal.
-std::int64_t merge_extent(std::int64_t a, std::int64_t b) { return a == kUnknownDim ? b : a; }
 
 void check_inner(const Op& op, std::span<const Var> inputs, std::int64_t ka, std::int64_t kb) {
   if (!extents_agree(ka, kb))
@@ -382,20 +380,6 @@ std::vector<ShapeVars> Dot22Scalar::infer_shape(const Apply&, std::span<const Sh
 // ---------------------------------------------------------------------------
 // matrix_inverse, det, solve
 
-namespace {
-
-/// Input i as a square float matrix, or TypeError naming it.
-const TensorType& square_float_input(const Op& op, std::span<const Var> inputs, std::size_t i) {
-  const TensorType& t = ops_detail::tensor_input(op, inputs, i);
-  const bool square = t.ndim() == 2 && extents_agree(t.shape()[0], t.shape()[1]);
-  if (!square || !is_float(t.dtype()))
-    throw TypeError(fmt::format("`{}`: {} is {}, expected a square matrix of float32 or float64",
-                                op.to_string(), input_label(i, inputs[i]), t.to_string()));
-  return t;
-}
-
-}  // namespace
-
 ApplyRef MatrixInverse::make_node(std::span<const Var> inputs) const {
   ops_detail::check_arity(*this, inputs, 1, 1);
   const TensorType& a = square_float_input(*this, inputs, 0);
@@ -430,14 +414,8 @@ std::vector<ShapeVars> Det::infer_shape(const Apply&, std::span<const ShapeVars>
 ApplyRef Solve::make_node(std::span<const Var> inputs) const {
   ops_detail::check_arity(*this, inputs, 2, 2);
   const TensorType& a = square_float_input(*this, inputs, 0);
-  const TensorType& b = ops_detail::tensor_input(*this, inputs, 1);
-  if ((b.ndim() != 1 && b.ndim() != 2) || b.dtype() != a.dtype())
-    throw TypeError(fmt::format("`{}`: {} is {}, expected a vector or matrix of {}", to_string(),
-                                input_label(1, inputs[1]), b.to_string(), dtype_name(a.dtype())));
-  check_inner(*this, inputs, a.shape()[1], b.shape()[0]);
-  StaticShape out = b.shape();
-  out[0] = merge_extent(merge_extent(a.shape()[0], a.shape()[1]), b.shape()[0]);
-  return ops_detail::make_apply(*this, inputs, a.dtype(), std::move(out));
+  return ops_detail::make_apply(*this, inputs, a.dtype(),
+                                ops_detail::solve_result_shape(*this, inputs));
 }
 
 void Solve::perform(const Apply&, std::span<const Tensor> inputs, std::span<Tensor> outputs) const {
@@ -446,6 +424,57 @@ void Solve::perform(const Apply&, std::span<const Tensor> inputs, std::span<Tens
 
 std::vector<ShapeVars> Solve::infer_shape(const Apply&, std::span<const ShapeVars> in) const {
   return {in[1]};
+}
+
+// ---------------------------------------------------------------------------
+// block_diag
+
+ApplyRef BlockDiag::make_node(std::span<const Var> inputs) const {
+  ops_detail::check_arity(*this, inputs, 1, -1);
+  DType dtype = ops_detail::tensor_input(*this, inputs, 0).dtype();
+  std::int64_t rows = 0, cols = 0;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    check_numeric(*this, inputs, i);
+    const TensorType& t = *inputs[i]->tensor_type();
+    if (t.ndim() != 2)
+      throw TypeError(fmt::format("`{}`: {} has rank {}, expected a matrix", to_string(),
+                                  input_label(i, inputs[i]), t.ndim()));
+    dtype = promote(dtype, t.dtype());
+    auto add = [](std::int64_t total, std::int64_t e) {
+      return total == kUnknownDim || e == kUnknownDim ? kUnknownDim : total + e;
+    };
+    rows = add(rows, t.shape()[0]);
+    cols = add(cols, t.shape()[1]);
+  }
+  return ops_detail::make_apply(*this, inputs, dtype, {rows, cols});
+}
+
+void BlockDiag::perform(const Apply& node, std::span<const Tensor> inputs,
+                        std::span<Tensor> outputs) const {
+  std::int64_t rows = 0, cols = 0;
+  for (const Tensor& t : inputs) {
+    rows += t.shape()[0];
+    cols += t.shape()[1];
+  }
+  const std::int64_t shape[] = {rows, cols};
+  Tensor out = Tensor::zeros(shape, node.output(0)->tensor_type()->dtype());
+  std::int64_t r = 0, c = 0;
+  for (const Tensor& t : inputs) {
+    Tensor block = out.slice(0, r, r + t.shape()[0]).slice(1, c, c + t.shape()[1]);
+    ops_detail::run_kernel(*this, [&] { copy_into(block, t); });
+    r += t.shape()[0];
+    c += t.shape()[1];
+  }
+  outputs[0] = std::move(out);
+}
+
+std::vector<ShapeVars> BlockDiag::infer_shape(const Apply&, std::span<const ShapeVars> in) const {
+  Var rows = in[0][0], cols = in[0][1];
+  for (std::size_t i = 1; i < in.size(); ++i) {
+    rows = rows + in[i][0];
+    cols = cols + in[i][1];
+  }
+  return {ShapeVars{rows, cols}};
 }
 
 // ---------------------------------------------------------------------------
@@ -526,6 +555,15 @@ void register_linalg(OpRegistry& r) {
              static const OpPtr d = std::make_shared<Det>();
              return det ? d : inv;
            }});
+  r.add({.name = "block_diag",
+         .doc = "the matrices along the diagonal of one block matrix, zeros elsewhere",
+         .params = {},
+         .min_inputs = 1,
+         .max_inputs = -1,
+         .factory = [](const Props&) -> OpPtr {
+           static const OpPtr op = std::make_shared<BlockDiag>();
+           return op;
+         }});
   r.add({.name = "solve",
          .doc = "solve(a, b): x with a @ x = b for a square float matrix a",
          .params = {},

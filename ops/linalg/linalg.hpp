@@ -1,5 +1,5 @@
 // Linear algebra Ops: dot, matmul (batched), outer, gemm, gemv, ger, dot22scalar,
-// matrix_inverse, det and solve.
+// matrix_inverse, det, solve and block_diag.
 #pragma once
 
 #include "engine/graph/op.hpp"
@@ -169,8 +169,25 @@ class Solve final : public Op {
   std::vector<Var> R_op(const Apply& node, std::span<const Var> eval_points) const override;
 };
 
+/// `block_diag(a, b, …)`: the matrices along the diagonal of one matrix of
+/// their summed extents, zeros elsewhere (PyTensor's BlockDiagonal); dtype
+/// promoted.
+class BlockDiag final : public Op {
+ public:
+  std::string_view name() const override { return "block_diag"; }
+  ApplyRef make_node(std::span<const Var> inputs) const override;
+  void perform(const Apply& node, std::span<const Tensor> inputs,
+               std::span<Tensor> outputs) const override;
+  std::vector<ShapeVars> infer_shape(const Apply& node,
+                                     std::span<const ShapeVars> input_shapes) const override;
+  /// Each block's part of the output gradient; forward mode the block
+  /// matrix of the eval points.
+  std::vector<Var> L_op(const Apply& node, std::span<const Var> output_grads) const override;
+  std::vector<Var> R_op(const Apply& node, std::span<const Var> eval_points) const override;
+};
+
 /// Registers dot, matmul, outer, gemm (`inplace`), gemv, ger, dot22scalar,
-/// matrix_inverse, det and solve.
+/// matrix_inverse, det, solve and block_diag.
 void register_linalg(OpRegistry& registry);
 
 }  // namespace rw

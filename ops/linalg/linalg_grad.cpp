@@ -1,7 +1,9 @@
 // Gradients of dot, matmul, outer and gemm: products with the transposed
-// other operand; forward mode by the product rule.
+// other operand; forward mode by the product rule. block_diag slices the
+// output gradient per block.
 #include "ops/api.hpp"
 #include "ops/detail/grad_util.hpp"
+#include "ops/detail/util.hpp"
 #include "ops/linalg/linalg.hpp"
 
 namespace rw {
@@ -221,6 +223,31 @@ std::vector<Var> Solve::R_op(const Apply& node, std::span<const Var> ev) const {
     rhs = rhs ? rhs - da_x : neg(da_x);
   }
   return {solve(a, rhs)};
+}
+
+std::vector<Var> BlockDiag::L_op(const Apply& node, std::span<const Var> output_grads) const {
+  const Var& g = output_grads[0];
+  std::vector<Var> out;
+  Var r = ops_detail::int64_constant(0), c = ops_detail::int64_constant(0);
+  for (std::size_t i = 0; i < node.num_inputs(); ++i) {
+    const Var& x = node.input(i);
+    const Var r1 = r + shape_i(x, 0), c1 = c + shape_i(x, 1);
+    out.push_back(for_input(subtensor(g, {slice(r, r1), slice(c, c1)}), x));
+    r = r1;
+    c = c1;
+  }
+  return out;
+}
+
+std::vector<Var> BlockDiag::R_op(const Apply& node, std::span<const Var> ev) const {
+  std::vector<Var> blocks;
+  bool any = false;
+  for (std::size_t i = 0; i < node.num_inputs(); ++i) {
+    any = any || static_cast<bool>(ev[i]);
+    blocks.push_back(ev[i] ? ev[i] : zeros_like(node.input(i)));
+  }
+  if (!any) return {Var()};
+  return {block_diag(blocks)};
 }
 
 }  // namespace rw

@@ -1,10 +1,13 @@
-// Reduce and ArgReduce.
+// Reduce, LogSumExpReduce and ArgReduce.
 #include "ops/reduce/reduce.hpp"
+
+#include <limits>
 
 #include <fmt/format.h>
 
 #include "engine/graph/errors.hpp"
 #include "ops/detail/util.hpp"
+#include "runtime/kernels/elemwise.hpp"
 
 namespace rw {
 
@@ -15,6 +18,12 @@ namespace {
 PropValue axis_value(const std::optional<std::vector<std::int64_t>>& axis) {
   if (!axis) return std::monostate{};
   return *axis;
+}
+
+/// The `axis` property as the Ops take it: none, or the tuple.
+std::optional<std::vector<std::int64_t>> axis_param(const PropValue& value) {
+  if (const auto* v = std::get_if<std::vector<std::int64_t>>(&value)) return *v;
+  return std::nullopt;
 }
 
 std::vector<std::int64_t> reduced_list(const std::vector<bool>& reduced) {
@@ -136,6 +145,52 @@ std::vector<ShapeVars> ArgReduce::infer_shape(const Apply& node,
 
 // ---------------------------------------------------------------------------
 
+LogSumExpReduce::LogSumExpReduce(std::optional<std::vector<std::int64_t>> axis)
+    : sum_(std::make_shared<Reduce>(ReduceOp::Sum, std::move(axis))) {}
+
+ApplyRef LogSumExpReduce::make_node(std::span<const Var> inputs) const {
+  ops_detail::check_arity(*this, inputs, 1, 1);
+  const TensorType& t = ops_detail::tensor_input(*this, inputs, 0);
+  if (!is_float(t.dtype()))
+    throw TypeError(fmt::format("`{}`: {} is {}, expected float32 or float64", to_string(),
+                                input_label(0, inputs[0]), t.to_string()));
+  const ApplyRef s = sum_->make_node(inputs);
+  return ops_detail::make_apply(*this, inputs, t.dtype(), s->output(0)->tensor_type()->shape());
+}
+
+void LogSumExpReduce::perform(const Apply& node, std::span<const Tensor> inputs,
+                              std::span<Tensor> outputs) const {
+  const Tensor& x = inputs[0];
+  const std::vector<bool> reduced = sum_->reduced_axes(node);
+  const auto list = reduced_list(reduced);
+  const Axes axes{std::span<const std::int64_t>(list)};
+  Shape out_shape;
+  bool empty_group = false;
+  for (std::size_t a = 0; a < reduced.size(); ++a) {
+    if (!reduced[a]) out_shape.push_back(x.shape()[a]);
+    else if (x.shape()[a] == 0) empty_group = true;
+  }
+  outputs[0] = ops_detail::run_kernel(*this, [&] {
+    if (empty_group)
+      return Tensor::full(out_shape, -std::numeric_limits<double>::infinity(), x.dtype());
+    // The shift: the maximum, or 0 where it is not finite (inf - inf would be NaN).
+    const Tensor m = max(x, axes, /*keepdims=*/true);
+    const Tensor zero = Tensor::full({}, 0.0, x.dtype());
+    const Tensor finite = elemwise(ScalarOp::Eq, elemwise(ScalarOp::Sub, m, m), zero);
+    const Tensor shift = elemwise(ScalarOp::Switch, finite, m, zero);
+    const Tensor s = sum(elemwise(ScalarOp::Exp, elemwise(ScalarOp::Sub, x, shift)), axes, true);
+    const Tensor out = elemwise(ScalarOp::Add, elemwise(ScalarOp::Log, s), shift);
+    return out.contiguous().reshape(out_shape);
+  });
+}
+
+std::vector<ShapeVars> LogSumExpReduce::infer_shape(const Apply& node,
+                                                    std::span<const ShapeVars> input_shapes) const {
+  return sum_->infer_shape(node, input_shapes);
+}
+
+// ---------------------------------------------------------------------------
+
 void register_reduce(OpRegistry& registry) {
   static constexpr std::pair<ReduceOp, const char*> kReductions[] = {
       {ReduceOp::Sum, "sum of the elements over `axis`"},
@@ -156,12 +211,18 @@ void register_reduce(OpRegistry& registry) {
                   .min_inputs = 1,
                   .max_inputs = 1,
                   .factory = [op](const Props& p) -> OpPtr {
-                    std::optional<std::vector<std::int64_t>> axis;
-                    if (const auto* v = std::get_if<std::vector<std::int64_t>>(&p[0].value))
-                      axis = *v;
-                    return std::make_shared<Reduce>(op, std::move(axis));
+                    return std::make_shared<Reduce>(op, axis_param(p[0].value));
                   }});
   }
+  registry.add({.name = "logsumexp",
+                .doc = "log(sum(exp(x))) over `axis` of a float x, shifted by the maximum",
+                .params = {{"axis", ParamKind::Ints, PropValue{std::monostate{}}, true,
+                            "the axes to reduce (none: all)"}},
+                .min_inputs = 1,
+                .max_inputs = 1,
+                .factory = [](const Props& p) -> OpPtr {
+                  return std::make_shared<LogSumExpReduce>(axis_param(p[0].value));
+                }});
   for (bool is_max : {true, false}) {
     registry.add({.name = is_max ? "argmax" : "argmin",
                   .doc = is_max ? "index of the first maximum along `axis` (none: flattened)"

@@ -1,5 +1,5 @@
-// Reductions: sum, prod, max, min, mean, any, all over a set of axes, and
-// argmax, argmin along one axis or all.
+// Reductions: sum, prod, max, min, mean, any, all and logsumexp over a set of
+// axes, and argmax, argmin along one axis or all.
 #pragma once
 
 #include <cstdint>
@@ -73,8 +73,34 @@ class ArgReduce final : public Op {
   std::optional<std::int64_t> axis_;
 };
 
-/// Registers sum, prod, max, min, mean, any, all (`axis`: tuple or none)
-/// and argmax, argmin (`axis`: int or none).
+/// log(sum(exp(x))) over `axis` (every axis when none) of a float x, shifted
+/// by the maximum so that it neither overflows nor underflows (scipy's
+/// logsumexp); the reduced axes are removed, as in Reduce. An empty group
+/// gives -inf; an infinite maximum shifts by 0. The gradient is the softmax
+/// over the group times the output gradient.
+class LogSumExpReduce final : public Op {
+ public:
+  explicit LogSumExpReduce(std::optional<std::vector<std::int64_t>> axis);
+  const std::optional<std::vector<std::int64_t>>& axis() const { return sum_->axis(); }
+
+  std::string_view name() const override { return "logsumexp"; }
+  Props props() const override { return sum_->props(); }
+  ApplyRef make_node(std::span<const Var> inputs) const override;
+  void perform(const Apply& node, std::span<const Tensor> inputs,
+               std::span<Tensor> outputs) const override;
+  std::vector<ShapeVars> infer_shape(const Apply& node,
+                                     std::span<const ShapeVars> input_shapes) const override;
+  std::vector<Var> L_op(const Apply& node, std::span<const Var> output_grads) const override;
+  std::vector<Var> R_op(const Apply& node, std::span<const Var> eval_points) const override;
+
+ private:
+  // The sum over the same axes: its axis checks, output shape and
+  // reduced_axes are this Op's.
+  std::shared_ptr<const Reduce> sum_;
+};
+
+/// Registers sum, prod, max, min, mean, any, all (`axis`: tuple or none),
+/// logsumexp (`axis`) and argmax, argmin (`axis`: int or none).
 void register_reduce(OpRegistry& registry);
 
 }  // namespace rw

@@ -87,6 +87,23 @@ std::vector<Var> Reduce::R_op(const Apply& node, std::span<const Var> eval_point
   }
 }
 
+std::vector<Var> LogSumExpReduce::L_op(const Apply& node, std::span<const Var> output_grads) const {
+  // ∂z/∂x = exp(x - z): the softmax over each group, finite wherever z is.
+  const Var& x = node.input(0);
+  const std::vector<bool> reduced = sum_->reduced_axes(node);
+  const Var gk = keep_dims(output_grads[0], reduced);
+  return {gk * exp(x - keep_dims(node.output(0), reduced))};
+}
+
+std::vector<Var> LogSumExpReduce::R_op(const Apply& node, std::span<const Var> eval_points) const {
+  const Var& v = eval_points[0];
+  if (!v) return {Var()};
+  const std::vector<bool> reduced = sum_->reduced_axes(node);
+  const std::vector<std::int64_t> axes = axes_list(reduced);
+  const Var softmax = exp(node.input(0) - keep_dims(node.output(0), reduced));
+  return {sum(softmax * v, Axes{std::span<const std::int64_t>(axes)})};
+}
+
 std::vector<Var> ArgReduce::L_op(const Apply& node, std::span<const Var>) const {
   return {float_zeros_like(node.input(0))};
 }

@@ -224,6 +224,20 @@ template <> struct Fn<ScalarOp::Xlog1py> {
     return a == T(0) && !std::isnan(b) ? T(0) : a * std::log1p(b);
   }
 };
+// The modified Bessel functions of the first kind, orders 0 and 1, from
+// libstdc++'s std::cyl_bessel_i, which takes x >= 0 only: i0 is even and i1
+// odd.
+template <> struct Fn<ScalarOp::I0> : FloatOp {
+  template <class T> static T apply(T a) {
+    return static_cast<T>(std::cyl_bessel_i(0.0, std::abs(static_cast<double>(a))));
+  }
+};
+template <> struct Fn<ScalarOp::I1> : FloatOp {
+  template <class T> static T apply(T a) {
+    const double v = std::cyl_bessel_i(1.0, std::abs(static_cast<double>(a)));
+    return static_cast<T>(a < 0 ? -v : v);
+  }
+};
 template <> struct Fn<ScalarOp::Softsign> : FloatOp {
   template <class T> static T apply(T a) { return a / (T(1) + std::fabs(a)); }
 };

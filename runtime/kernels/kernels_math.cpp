@@ -42,6 +42,8 @@ KernelFn find_math_kernel(ScalarOp op, DType t) {
     case ScalarOp::Xlog1py: return kernel_for<ScalarOp::Xlog1py>(t);
     case ScalarOp::Softsign: return kernel_for<ScalarOp::Softsign>(t);
     case ScalarOp::Gelu: return kernel_for<ScalarOp::Gelu>(t);
+    case ScalarOp::I0: return kernel_for<ScalarOp::I0>(t);
+    case ScalarOp::I1: return kernel_for<ScalarOp::I1>(t);
     case ScalarOp::Floor: return kernel_for<ScalarOp::Floor>(t);
     case ScalarOp::Ceil: return kernel_for<ScalarOp::Ceil>(t);
     case ScalarOp::Round: return kernel_for<ScalarOp::Round>(t);

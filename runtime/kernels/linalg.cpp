@@ -1,6 +1,7 @@
-// Linear algebra kernels. The only translation unit that includes Eigen:
-// operands are mapped in place (Eigen::Map with an outer stride, transposed
-// when column-major) and copied only when neither layout fits.
+// Linear algebra kernels; with kernels/decomp.cpp, the only translation units
+// that include Eigen (through detail/eigen_dense.hpp): operands are mapped in
+// place (Eigen::Map with an outer stride, transposed when column-major) and
+// copied only when neither layout fits.
 #include "runtime/kernels/linalg.hpp"
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include <Eigen/LU>
 #include <fmt/format.h>
 
+#include "runtime/detail/eigen_dense.hpp"
 #include "runtime/detail/scalar_math.hpp"
 #include "runtime/kernels/elemwise.hpp"
 #include "runtime/scalar_program.hpp"
@@ -20,6 +22,8 @@
 #include "runtime/thread_pool.hpp"
 
 namespace rw {
+
+using detail::check_valid;
 
 namespace {
 
@@ -55,7 +59,7 @@ MatView mat_view(const Tensor& t, Tensor& keep) {
   return *view_of(keep);
 }
 
-template <class T> using RowMat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using detail::RowMat;
 template <class T>
 using ConstMap = Eigen::Map<const RowMat<T>, Eigen::Unaligned, Eigen::OuterStride<>>;
 template <class T> using MutMap = Eigen::Map<RowMat<T>, Eigen::Unaligned, Eigen::OuterStride<>>;
@@ -185,14 +189,6 @@ void gemm_checked(Tensor& c, double alpha, const Tensor& a, const Tensor& b, dou
 std::string dtypes3(const Tensor& a, const Tensor& b, const Tensor& c) {
   return fmt::format("{}, {} and {}", dtype_name(a.dtype()), dtype_name(b.dtype()),
                      dtype_name(c.dtype()));
-}
-
-void check_valid(const char* op, std::initializer_list<const Tensor*> ts) {
-  int i = 0;
-  for (const Tensor* t : ts) {
-    if (!t->valid()) throw std::invalid_argument(fmt::format("`{}`: operand {} is null", op, i));
-    ++i;
-  }
 }
 
 // c ← alpha a b + beta c, through a temporary when c overlaps an operand.
@@ -375,35 +371,10 @@ Tensor outer(const Tensor& x, const Tensor& y) {
   return elemwise(ScalarOp::Mul, x.expand_dims(1), y.expand_dims(0));
 }
 
-namespace {
-
-/// The checks the LU kernels share: a valid, square float matrix.
-void check_square(const char* op, const Tensor& a) {
-  check_valid(op, {&a});
-  if (a.ndim() != 2 || a.shape()[0] != a.shape()[1] || !is_float(a.dtype()))
-    throw std::invalid_argument(fmt::format("`{}`: expected a square float matrix, got {} of shape {}",
-                                            op, dtype_name(a.dtype()), shape_to_string(a.shape())));
-}
-
-/// f.template operator()<float or double>() by the (float) dtype.
-template <class F> decltype(auto) visit_float(DType d, F&& f) {
-  if (d == DType::Float32) return f.template operator()<float>();
-  return f.template operator()<double>();
-}
-
-template <class T> RowMat<T> eigen_copy(const Tensor& t) {
-  const Tensor c = t.contiguous();
-  const std::int64_t cols = t.ndim() == 2 ? t.shape()[1] : 1;
-  return Eigen::Map<const RowMat<T>>(c.data<T>(), t.shape()[0], cols);
-}
-
-template <class T> Tensor from_eigen(const RowMat<T>& m, std::span<const std::int64_t> shape) {
-  Tensor out = Tensor::empty(dtype_of<T>(), shape);
-  Eigen::Map<RowMat<T>>(out.data<T>(), m.rows(), m.cols()) = m;
-  return out;
-}
-
-}  // namespace
+using detail::check_square;
+using detail::eigen_copy;
+using detail::from_eigen;
+using detail::visit_float;
 
 Tensor matrix_inverse(const Tensor& a) {
   check_square("matrix_inverse", a);

@@ -304,6 +304,11 @@ std::map<std::string, Gen> generators() {
       b.param("axis", std::monostate{}).in(f64, {2, 3});
       return b.c;
     };
+  g["logsumexp"] = [] {
+    Builder b;
+    b.param("axis", std::vector<std::int64_t>{0, 2}).in(f32, {2, 3, 2});
+    return b.c;
+  };
   g["diff"] = [] {
     Builder b;
     b.param("n", std::int64_t{2}).param("axis", std::int64_t{0}).in(f64, {5, 3});
@@ -339,6 +344,53 @@ std::map<std::string, Gen> generators() {
   g["solve"] = [] {
     Builder b;
     b.in(f64, {3, 3}).in(f64, {3, 2});
+    return b.c;
+  };
+  g["block_diag"] = [] {
+    Builder b;
+    b.in(f64, {2, 3}).in(f32, {1, 2}, {1, 2}).in(f64, {0, 1});
+    return b.c;
+  };
+  g["solve_triangular"] = [] {
+    Builder b;
+    b.param("lower", true).in(f64, {3, 3}, 1, 2).in(f64, {3});
+    return b.c;
+  };
+  // Symmetric positive definite: x xᵀ + 3 I.
+  g["cholesky"] = [] {
+    Builder b;
+    b.in(f64, {3, 3}, {3, kUnknownDim});
+    const Tensor& x = b.c.values[0];
+    Tensor spd = Tensor::empty(f64, {3, 3});
+    for (std::int64_t i = 0; i < 3; ++i)
+      for (std::int64_t j = 0; j < 3; ++j) {
+        double s = i == j ? 3.0 : 0.0;
+        for (std::int64_t k = 0; k < 3; ++k) s += x.at({i, k}) * x.at({j, k});
+        spd.data<double>()[i * 3 + j] = s;
+      }
+    b.c.values[0] = spd;
+    return b.c;
+  };
+  for (const char* r : {"slogdet", "eigh", "eigvalsh"})
+    g[r] = [] {
+      Builder b;
+      b.in(f64, {3, 3});
+      return b.c;
+    };
+  // Wide and tall, so that k = min(m, n) is each extent in turn.
+  g["svd"] = [] {
+    Builder b;
+    b.param("compute_uv", true).in(f64, {2, 3});
+    return b.c;
+  };
+  g["qr"] = [] {
+    Builder b;
+    b.in(f64, {4, 3}, {4, kUnknownDim});
+    return b.c;
+  };
+  g["pinv"] = [] {
+    Builder b;
+    b.in(f32, {2, 3});
     return b.c;
   };
   return g;

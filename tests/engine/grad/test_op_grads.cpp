@@ -125,6 +125,10 @@ std::map<std::string, Entry> table() {
   t["max"] = reduce_cases("max", -1, 1);
   t["min"] = reduce_cases("min", -1, 1);
   t["prod"] = reduce_cases("prod", 0.5, 1.5);
+  t["logsumexp"] = reduce_cases("logsumexp", -1, 1);
+  // Where exp overflows: the gradient is still the softmax.
+  t["logsumexp"].cases.push_back({[](Inputs in) { return rw::logsumexp(in[0], {0}); },
+                                  {uni({3, 2}, 800, 801)}});
   // A zero in a group: the product of the others flows to it.
   t["prod"].cases.push_back({[](Inputs in) { return rw::prod(in[0], {1}); },
                              {Tensor::from({{0.5, 0.0, 2.0}, {1.5, -1.0, 0.7}})}});
@@ -290,6 +294,10 @@ std::map<std::string, Entry> table() {
   t["softsign"] = unary("softsign", -1, 1);
   t["gelu"] = unary("gelu", -2, 2);
   t["relu"] = unary("relu", 0.2, 1);
+  t["i0"] = unary("i0", -2, 2);
+  t["i1"] = unary("i1", -2, 2);
+  // At 0, where i1's derivative is the limit 1/2.
+  t["i1"].cases.push_back({[](Inputs in) { return rw::i1(in[0]); }, {Tensor::from({0.0, 0.3})}});
   t["relu"].cases.push_back({[](Inputs in) { return rw::relu(in[0]) + in[0]; }, {uni({4}, -1, -0.2)}});
   // Well-conditioned matrices: the identity plus a small perturbation.
   auto well = [](std::int64_t n) {
@@ -304,6 +312,77 @@ std::map<std::string, Entry> table() {
   t["solve"] = {{{[](Inputs in) { return rw::solve(in[0], in[1]); }, {well(3), uni({3, 2})}},
                  {[](Inputs in) { return rw::solve(in[0], in[1]); }, {well(2), uni({2})}}},
                 {}};
+  t["block_diag"] = {{{[](Inputs in) { return rw::block_diag({in[0], in[1]}); }, {uni({2, 3}), uni({1, 2})}},
+                      {[](Inputs in) { return rw::block_diag({in[0], in[0]}) * 2; }, {uni({2, 2})}}},
+                     {}};
+  t["solve_triangular"] = {{{[](Inputs in) { return rw::solve_triangular(in[0], in[1], true); },
+                            {well(3), uni({3, 2})}},
+                           {[](Inputs in) { return rw::solve_triangular(in[0], in[1]); },
+                            {well(3), uni({3})}}},
+                          {}};
+  // Symmetric positive definite: well(n) wᵀ w.
+  auto spd = [&](std::int64_t n) {
+    const Tensor w = well(n);
+    Tensor m = Tensor::empty(DType::Float64, {n, n});
+    for (std::int64_t i = 0; i < n; ++i)
+      for (std::int64_t j = 0; j < n; ++j) {
+        double s = 0;
+        for (std::int64_t k = 0; k < n; ++k) s += w.at({k, i}) * w.at({k, j});
+        m.data<double>()[i * n + j] = s;
+      }
+    return m;
+  };
+  t["cholesky"] = {{{[](Inputs in) { return rw::cholesky(in[0]); }, {spd(3)}},
+                    {[](Inputs in) { return rw::cholesky(in[0]) * 2; }, {spd(1)}}},
+                   {}};
+  // A negative determinant too: well(3) with its first row negated.
+  auto negated = [&] {
+    Tensor m = well(3);
+    for (std::int64_t j = 0; j < 3; ++j) m.data<double>()[j] = -m.data<double>()[j];
+    return m;
+  };
+  t["slogdet"] = {{{[](Inputs in) { return rw::slogdet(in[0]).second; }, {well(3)}},
+                   {[](Inputs in) {
+                      auto [sign, logabs] = rw::slogdet(in[0]);
+                      return sign * logabs;
+                    },
+                    {negated()}}},
+                  {}};
+  // Distinct eigenvalues (about 1, 2, 3); squared eigenvectors, as their sign is arbitrary.
+  auto spread = [] {
+    Tensor m = uni({3, 3}, -0.2, 0.2);
+    for (std::int64_t i = 0; i < 3; ++i) m.data<double>()[i * 3 + i] += static_cast<double>(i + 1);
+    return m;
+  };
+  t["eigh"] = {{{[](Inputs in) { return rw::eigh(in[0]).first; }, {spread()}},
+                {[](Inputs in) { return rw::sqr(rw::eigh(in[0]).second); }, {spread()}},
+                {[](Inputs in) {
+                   auto [w, v] = rw::eigh(in[0]);
+                   return rw::sum(rw::sqr(v), {0}) * w;
+                 },
+                 {spread()}}},
+               {}};
+  t["eigvalsh"] = {{{[](Inputs in) { return rw::eigvalsh(in[0]); }, {spread()}},
+                    {[](Inputs in) { return rw::eigvalsh(in[0]) * 2; }, {well(1)}}},
+                   {}};
+  // Through the singular values only: the gradient of u and vt is not implemented.
+  t["svd"] = {{{[](Inputs in) { return rw::svd(in[0], false)[0]; }, {uni({3, 2})}},
+               {[](Inputs in) { return rw::svd(in[0], false)[0]; }, {uni({2, 3})}},
+               {[](Inputs in) { return rw::norm(in[0], rw::NormOrd::L2); }, {well(3)}}},
+              {}};
+  // qr's derivatives need a static shape with m >= n.
+  t["qr"] = {{{[](Inputs in) { return rw::qr(rw::specify_shape(in[0], {4, 3})).first; }, {uni({4, 3})}},
+              {[](Inputs in) { return rw::qr(rw::specify_shape(in[0], {4, 3})).second; }, {uni({4, 3})}},
+              {[](Inputs in) {
+                 auto [q, r] = rw::qr(rw::specify_shape(in[0], {3, 3}));
+                 return rw::dot(q, r) + q;
+               },
+               {well(3)}}},
+             {}};
+  t["pinv"] = {{{[](Inputs in) { return rw::pinv(in[0]); }, {uni({3, 2})}},
+                {[](Inputs in) { return rw::pinv(in[0]); }, {uni({2, 3})}},
+                {[](Inputs in) { return rw::lstsq(in[0], in[1]); }, {uni({4, 2}), uni({4})}}},
+               {}};
   return t;
 }
 

@@ -1,7 +1,8 @@
 // The special-function scalar ops against values computed with mpmath at 30
 // digits: gammaln, digamma, trigamma, betaln, erfinv, erfcx, log1mexp, logit,
 // xlogy, xlog1py, softsign, gelu, relu; poles, domain edges, float32. (gelu(-10)
-// from erfc, since 1 + erf cancels even at 30 digits.)
+// from erfc, since 1 + erf cancels even at 30 digits.) i0 and i1 against
+// SciPy's values (17 digits).
 #include <cmath>
 #include <limits>
 #include <numbers>
@@ -129,4 +130,17 @@ TEST_CASE("special functions fuse with their neighbours into one Composite", "[o
     composites += node->op().name() == "composite";
   }
   CHECK(composites == 1);
+}
+
+TEST_CASE("i0 and i1, the modified Bessel functions: even and odd", "[ops]") {
+  check_close(run(rw::i0, {0, 0.5, 1, -2, 10, kNaN}),
+              {1.0, 1.0634833707413236, 1.2660658777520082, 2.2795853023360673, 2815.716628466254,
+               kNaN},
+              1e-13);
+  check_close(run(rw::i1, {0, 0.5, 1, -2, 10, kNaN}),
+              {0.0, 0.25789430539089636, 0.5651591039924851, -1.5906368546373291,
+               2670.9883037012546, kNaN},
+              1e-13);
+  CHECK(rw::i0(rw::vector("i", i32))->tensor_type()->dtype() == f64);
+  CHECK(rw::i1(rw::vector("h", f32))->tensor_type()->dtype() == f32);
 }

@@ -1,8 +1,13 @@
 // Linear algebra and nnet Ops through rw::function against loops: dot of
 // every rank pair, batched matmul, outer, gemm (and its in-place form), gemv, ger,
-// dot22scalar,
+// dot22scalar, matrix_inverse, det, solve, trace, kron; the factorisations
+// (cholesky, solve_triangular, slogdet, eigh, eigvalsh, svd, qr, pinv) against
+// hand-computed values and reconstructions; lstsq, matrix_power and norm;
+// block_diag;
 // softmax and log_softmax.
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include <catch2/catch.hpp>
 
@@ -214,6 +219,23 @@ TEST_CASE("matrix_inverse, det and solve agree with hand-computed values", "[ops
             ->tensor_type()->to_string() == "f32[3,4]");
 }
 
+TEST_CASE("block_diag puts matrices on the diagonal, zeros elsewhere", "[ops][linalg]") {
+  auto a = rw::matrix("a"), b = rw::matrix("b", i32);
+  rw::Function f = rw::function({a, b}, rw::block_diag({a, b, a}));
+  const Tensor va = Tensor::from({{1.0, 2.0}});
+  const Tensor vb = Tensor::from({{3, 4}, {5, 6}}).astype(i32);
+  require_same(f(va, vb), Tensor::from({{1.0, 2.0, 0.0, 0.0, 0.0, 0.0},
+                                        {0.0, 0.0, 3.0, 4.0, 0.0, 0.0},
+                                        {0.0, 0.0, 5.0, 6.0, 0.0, 0.0},
+                                        {0.0, 0.0, 0.0, 0.0, 1.0, 2.0}}));
+  CHECK(rw::block_diag({rw::matrix("p", f32, 2, 3), rw::matrix("q", f32, 1, 1)})
+            ->tensor_type()->to_string() == "f32[3,4]");
+  CHECK(rw::block_diag({a, b})->tensor_type()->to_string() == "f64[?,?]");
+  CHECK_THROWS_WITH(rw::block_diag({a, rw::vector("v")}),
+                    "`block_diag`: input 1 (`v`) has rank 1, expected a matrix");
+  CHECK_THROWS_AS(rw::block_diag({rw::matrix("t", DType::Bool)}), TypeError);
+}
+
 TEST_CASE("kron builds the block matrix of products", "[ops]") {
   auto a = rw::matrix("a"), b = rw::matrix("b");
   rw::Function f = rw::function({a, b}, rw::kron(a, b));
@@ -222,4 +244,213 @@ TEST_CASE("kron builds the block matrix of products", "[ops]") {
                  return va.at({i[0] / 4, i[1] / 2}) * vb.at({i[0] % 4, i[1] % 2});
                }));
   CHECK_THROWS_AS(rw::kron(rw::vector("v"), b), TypeError);
+}
+
+namespace {
+
+/// The tensor's elements on and below (`lower`) or above the main diagonal
+/// are all that is nonzero.
+bool is_triangular(const Tensor& t, bool lower) {
+  for (std::int64_t i = 0; i < t.shape()[0]; ++i)
+    for (std::int64_t j = 0; j < t.shape()[1]; ++j)
+      if ((lower ? j > i : j < i) && t.at({i, j}) != 0.0) return false;
+  return true;
+}
+
+Tensor identity(std::int64_t n) {
+  return make_tensor({n, n}, [](const Idx& i) { return i[0] == i[1] ? 1.0 : 0.0; });
+}
+
+}  // namespace
+
+TEST_CASE("cholesky gives the lower factor and reads only the lower triangle", "[ops][linalg]") {
+  auto a = rw::matrix("a");
+  rw::Function f = rw::function({a}, rw::cholesky(a));
+  // [[4, 2], [2, 3]] = L Lᵀ with L = [[2, 0], [1, √2]].
+  const Tensor l = f(Tensor::from({{4.0, 2.0}, {2.0, 3.0}}));
+  CHECK(allclose(l, Tensor::from({{2.0, 0.0}, {1.0, std::sqrt(2.0)}}), 1e-15, 1e-15));
+  // What the upper triangle holds does not matter.
+  CHECK(allclose(f(Tensor::from({{4.0, -70.0}, {2.0, 3.0}})), l, 0, 0));
+  const Tensor spd = Tensor::from({{6.0, 1.0, -2.0}, {1.0, 5.0, 0.5}, {-2.0, 0.5, 4.0}});
+  const Tensor l3 = f(spd);
+  CHECK(is_triangular(l3, true));
+  CHECK(allclose(rw::dot(l3, l3.transpose()), spd, 1e-14, 1e-14));
+  CHECK_THROWS_AS(f(Tensor::from({{1.0, 2.0}, {2.0, 1.0}})), ExecutionError);  // not positive definite
+  CHECK_THROWS_WITH(rw::cholesky(rw::matrix("p", f64, 2, 3)),
+                    "`cholesky`: input 0 (`p`) is f64[2,3], expected a square matrix of float32 or float64");
+  CHECK_THROWS_AS(rw::cholesky(rw::matrix("q", i64)), TypeError);
+  CHECK_THROWS_AS(rw::cholesky(rw::vector("v")), TypeError);
+  CHECK(rw::cholesky(rw::matrix("r", f32, kUnknownDim, 4))->tensor_type()->to_string() == "f32[4,4]");
+}
+
+TEST_CASE("solve_triangular solves with one triangle of a", "[ops][linalg]") {
+  auto a = rw::matrix("a"), b = rw::matrix("b");
+  auto v = rw::vector("v");
+  rw::Function f = rw::function({a, b, v}, {rw::solve_triangular(a, b, true),
+                                            rw::solve_triangular(a, v, false)});
+  // Lower [[2, 0], [1, 4]] (the 9 above is ignored); upper [[2, 9], [0, 4]].
+  const Tensor va = Tensor::from({{2.0, 9.0}, {1.0, 4.0}});
+  const auto out = f(va, Tensor::from({{2.0, 4.0}, {9.0, 2.0}}), Tensor::from({20.0, 8.0}));
+  CHECK(allclose(out[0], Tensor::from({{1.0, 2.0}, {2.0, 0.0}}), 1e-15, 1e-15));
+  CHECK(allclose(out[1], Tensor::from({1.0, 2.0}), 1e-15, 1e-15));
+  CHECK_THROWS_AS(f(Tensor::from({{0.0, 1.0}, {1.0, 4.0}}), Tensor::from({{1.0, 0.0}, {0.0, 1.0}}),
+                    Tensor::from({1.0, 1.0})),
+                  ExecutionError);  // a zero on the diagonal
+  CHECK_THROWS_WITH(rw::solve_triangular(a, rw::vector("w", f32)),
+                    "`solve_triangular{lower=false}`: input 1 (`w`) is f32[?], expected a vector or matrix of float64");
+  CHECK_THROWS_AS(rw::solve_triangular(rw::matrix("s", f64, 3, 3), rw::vector("u", f64, 2)), TypeError);
+  CHECK_THROWS_AS(rw::solve_triangular(rw::matrix("n", f64, 2, 3), v), TypeError);
+}
+
+TEST_CASE("slogdet gives the sign and log |det|", "[ops][linalg]") {
+  auto a = rw::matrix("a");
+  auto [sign, logabs] = rw::slogdet(a);
+  rw::Function f = rw::function({a}, {sign, logabs});
+  // det = -6.
+  auto out = f(Tensor::from({{0.0, 2.0}, {3.0, 0.0}}));
+  CHECK(out[0].item<double>() == -1.0);
+  CHECK(out[1].item<double>() == Approx(std::log(6.0)).epsilon(1e-15));
+  out = f(Tensor::from({{2.0, 0.0, 1.0}, {1.0, 3.0, 2.0}, {1.0, 1.0, 2.0}}));
+  CHECK(out[0].item<double>() == 1.0);
+  CHECK(out[1].item<double>() == Approx(std::log(6.0)).epsilon(1e-14));
+  out = f(Tensor::from({{1.0, 2.0}, {2.0, 4.0}}));
+  CHECK(out[0].item<double>() == 0.0);
+  CHECK(out[1].item<double>() == -std::numeric_limits<double>::infinity());
+  out = f(Tensor::empty(f64, {0, 0}));
+  CHECK(out[0].item<double>() == 1.0);
+  CHECK(out[1].item<double>() == 0.0);
+  CHECK(sign->tensor_type()->to_string() == "f64[]");
+  CHECK_THROWS_AS(rw::slogdet(rw::matrix("p", f64, 2, 3)), TypeError);
+  CHECK_THROWS_AS(rw::slogdet(rw::matrix("q", i32)), TypeError);
+}
+
+TEST_CASE("eigh gives ascending eigenvalues and orthonormal eigenvectors", "[ops][linalg]") {
+  auto a = rw::matrix("a");
+  auto [w, v] = rw::eigh(a);
+  rw::Function f = rw::function({a}, {w, v});
+  // [[2, 1], [1, 2]]: 1 with (1, -1)/√2, 3 with (1, 1)/√2; the -5 above is ignored.
+  auto out = f(Tensor::from({{2.0, -5.0}, {1.0, 2.0}}));
+  CHECK(allclose(out[0], Tensor::from({1.0, 3.0}), 1e-14, 1e-14));
+  const double r = 1 / std::sqrt(2.0);
+  CHECK(std::abs(out[1].at({0, 0})) == Approx(r).epsilon(1e-14));
+  CHECK(out[1].at({0, 0}) * out[1].at({1, 0}) == Approx(-0.5).epsilon(1e-14));
+  CHECK(out[1].at({0, 1}) * out[1].at({1, 1}) == Approx(0.5).epsilon(1e-14));
+  const Tensor sym = Tensor::from({{4.0, 1.0, -2.0}, {1.0, 0.5, 0.3}, {-2.0, 0.3, -1.0}});
+  out = f(sym);
+  CHECK(out[0].at({0}) < out[0].at({1}));
+  CHECK(out[0].at({1}) < out[0].at({2}));
+  // A V = V diag(w), Vᵀ V = I.
+  const Tensor vw = make_tensor({3, 3}, [&](const Idx& i) { return out[1].at(i) * out[0].at({i[1]}); });
+  CHECK(allclose(rw::dot(sym, out[1]), vw, 1e-13, 1e-13));
+  CHECK(allclose(rw::dot(out[1].transpose(), out[1]), identity(3), 1e-14, 1e-14));
+  CHECK(w->tensor_type()->to_string() == "f64[?]");
+  // eigvalsh: the same eigenvalues, without the vectors.
+  rw::Function values = rw::function({a}, rw::eigvalsh(a));
+  CHECK(allclose(values(sym), out[0], 1e-15, 1e-15));
+  CHECK_THROWS_AS(rw::eigvalsh(rw::matrix("n", f64, 2, 3)), TypeError);
+  CHECK_THROWS_AS(rw::eigh(rw::matrix("p", f64, 3, 2)), TypeError);
+  CHECK_THROWS_AS(rw::eigh(rw::tensor("t", f64, {2, 2, 2})), TypeError);
+}
+
+TEST_CASE("svd reconstructs a from u diag(s) vt, with s descending", "[ops][linalg]") {
+  auto a = rw::matrix("a");
+  const auto usv = rw::svd(a);
+  REQUIRE(usv.size() == 3);
+  rw::Function f = rw::function({a}, {usv[0], usv[1], usv[2], rw::svd(a, false)[0]});
+  for (const Tensor& va : {lcg_tensor({4, 2}, 11), lcg_tensor({2, 3}, 12)}) {
+    const auto out = f(va);
+    const std::int64_t m = va.shape()[0], n = va.shape()[1], k = std::min(m, n);
+    CHECK(out[0].shape() == Shape{m, k});
+    CHECK(out[2].shape() == Shape{k, n});
+    CHECK(out[1].at({0}) >= out[1].at({1}));
+    CHECK(out[1].at({1}) >= 0.0);
+    const Tensor us = make_tensor({m, k}, [&](const Idx& i) { return out[0].at(i) * out[1].at({i[1]}); });
+    CHECK(allclose(rw::dot(us, out[2]), va, 1e-13, 1e-14));
+    CHECK(allclose(rw::dot(out[0].transpose(), out[0]), identity(k), 1e-14, 1e-14));
+    CHECK(allclose(out[3], out[1], 1e-14, 1e-15));
+  }
+  // diag(3, -4): singular values 4 and 3.
+  CHECK(allclose(f(Tensor::from({{3.0, 0.0}, {0.0, -4.0}}))[1], Tensor::from({4.0, 3.0}), 1e-15, 1e-15));
+  CHECK(rw::svd(rw::matrix("p", f32, 5, 2))[0]->tensor_type()->to_string() == "f32[5,2]");
+  CHECK_THROWS_WITH(rw::svd(rw::vector("v")),
+                    "`svd{compute_uv=true}`: input 0 (`v`) is f64[?], expected a matrix of float32 or float64");
+  CHECK_THROWS_AS(rw::svd(rw::matrix("q", i32)), TypeError);
+}
+
+TEST_CASE("svd's singular values have the same gradient with and without u and vt", "[ops][linalg][grad]") {
+  auto a = rw::matrix("a");
+  const Var g_uv = rw::grad(rw::sum(rw::svd(a)[1]), a);
+  const Var g_s = rw::grad(rw::sum(rw::svd(a, false)[0]), a);
+  rw::Function f = rw::function({a}, {g_uv, g_s});
+  const auto out = f(lcg_tensor({3, 2}, 13));
+  CHECK(allclose(out[0], out[1], 1e-13, 1e-14));
+  // Through u, the gradient is undefined: grad says so instead of returning zeros.
+  CHECK_THROWS(rw::grad(rw::sum(rw::svd(a)[0]), a));
+}
+
+TEST_CASE("qr gives orthonormal q and upper-triangular r with q r = a", "[ops][linalg]") {
+  auto a = rw::matrix("a");
+  auto [q, r] = rw::qr(a);
+  rw::Function f = rw::function({a}, {q, r});
+  for (const Tensor& va : {lcg_tensor({4, 3}, 21), lcg_tensor({2, 3}, 22), lcg_tensor({3, 3}, 23)}) {
+    const auto out = f(va);
+    const std::int64_t m = va.shape()[0], n = va.shape()[1], k = std::min(m, n);
+    CHECK(out[0].shape() == Shape{m, k});
+    CHECK(out[1].shape() == Shape{k, n});
+    CHECK(is_triangular(out[1], false));
+    CHECK(allclose(rw::dot(out[0], out[1]), va, 1e-14, 1e-14));
+    CHECK(allclose(rw::dot(out[0].transpose(), out[0]), identity(k), 1e-14, 1e-14));
+  }
+  CHECK(rw::qr(rw::matrix("w", f64, 2, 5)).second->tensor_type()->to_string() == "f64[2,5]");
+  CHECK_THROWS_AS(rw::qr(rw::vector("v")), TypeError);
+  // Without a static m >= n, the gradient is undefined rather than wrong.
+  CHECK_THROWS(rw::grad(rw::sum(q), a));
+}
+
+TEST_CASE("pinv, lstsq and matrix_power", "[ops][linalg]") {
+  auto a = rw::matrix("a"), b = rw::vector("b");
+  rw::Function p = rw::function({a}, rw::pinv(a));
+  // Invertible: the inverse.
+  const Tensor va = Tensor::from({{2.0, 0.0, 1.0}, {1.0, 3.0, 2.0}, {1.0, 1.0, 2.0}});
+  const Tensor inv_ref = Tensor::from({{4.0, 1.0, -3.0}, {0.0, 3.0, -3.0}, {-2.0, -2.0, 6.0}});
+  CHECK(allclose(p(va), make_tensor({3, 3}, [&](const Idx& i) { return inv_ref.at(i) / 6; }), 1e-14, 1e-14));
+  // Rank one, a = σ² u uᵀ-like: pinv(a) = aᵀ / |a|_F² = a / 25.
+  const Tensor rank1 = Tensor::from({{1.0, 2.0}, {2.0, 4.0}});
+  CHECK(allclose(p(rank1), make_tensor({2, 2}, [&](const Idx& i) { return rank1.at(i) / 25; }), 1e-14, 1e-15));
+  const Tensor wide = lcg_tensor({2, 4}, 31);
+  const Tensor pw = p(wide);
+  CHECK(pw.shape() == Shape{4, 2});
+  CHECK(allclose(rw::dot(rw::dot(wide, pw), wide), wide, 1e-13, 1e-14));
+
+  // The least-squares fit of x0 e1 + x1 e2 + (x0 + x1) e3 to (1, 1, 0): (1/3, 1/3).
+  rw::Function l = rw::function({a, b}, rw::lstsq(a, b));
+  CHECK(allclose(l(Tensor::from({{1.0, 0.0}, {0.0, 1.0}, {1.0, 1.0}}), Tensor::from({1.0, 1.0, 0.0})),
+                 Tensor::from({1.0 / 3, 1.0 / 3}), 1e-14, 1e-15));
+
+  rw::Function mp = rw::function({a}, {rw::matrix_power(a, 5), rw::matrix_power(a, 0), rw::matrix_power(a, -2)});
+  const auto out = mp(Tensor::from({{1.0, 1.0}, {0.0, 1.0}}));
+  CHECK(allclose(out[0], Tensor::from({{1.0, 5.0}, {0.0, 1.0}}), 0, 0));
+  CHECK(allclose(out[1], identity(2), 0, 0));
+  CHECK(allclose(out[2], Tensor::from({{1.0, -2.0}, {0.0, 1.0}}), 1e-15, 1e-15));
+  CHECK_THROWS_AS(rw::matrix_power(b, 2), TypeError);
+  CHECK_THROWS_AS(rw::pinv(rw::matrix("i", i32)), TypeError);
+}
+
+TEST_CASE("norm of vectors and matrices", "[ops][linalg]") {
+  auto v = rw::vector("v"), m = rw::matrix("m");
+  using rw::NormOrd;
+  rw::Function f = rw::function(
+      {v, m}, {rw::norm(v), rw::norm(v, NormOrd::L1), rw::norm(v, NormOrd::Inf), rw::norm(m),
+               rw::norm(m, NormOrd::L1), rw::norm(m, NormOrd::Inf), rw::norm(m, NormOrd::L2)});
+  const auto out = f(Tensor::from({3.0, -4.0}), Tensor::from({{1.0, -2.0}, {3.0, 4.0}}));
+  CHECK(out[0].item<double>() == 5.0);
+  CHECK(out[1].item<double>() == 7.0);
+  CHECK(out[2].item<double>() == 4.0);
+  CHECK(out[3].item<double>() == Approx(std::sqrt(30.0)).epsilon(1e-15));
+  CHECK(out[4].item<double>() == 6.0);
+  CHECK(out[5].item<double>() == 7.0);
+  // mᵀ m = [[10, 10], [10, 20]]: the largest eigenvalue is 15 + √125.
+  CHECK(out[6].item<double>() == Approx(std::sqrt(15 + std::sqrt(125.0))).epsilon(1e-14));
+  CHECK_THROWS_AS(rw::norm(v, NormOrd::Frobenius), TypeError);
+  CHECK_THROWS_AS(rw::norm(rw::tensor("t", f64, {2, 2, 2})), TypeError);
 }
