@@ -18,7 +18,7 @@ const std::vector<std::string>& known_options() {
       "--rules",   "--mode",     "--include", "--exclude", "--trace",  "--json", "--why-not",
       "--profile", "--no-times", "--dot",     "--seed",    "--trials", "--rule", "--help",
       "--expand-ofg", "--strict", "--full", "--version", "--add-rules", "--print-after",
-      "--print-after-all", "--explain"};
+      "--print-after-all", "--explain", "--attempts"};
   return names;
 }
 
@@ -122,6 +122,9 @@ Options parse_args(std::span<const std::string> args) {
     } else if (name == "--print-after-all") {
       only(run, "`rwcheck GRAPH`");
       flag(o.print_after_all);
+    } else if (name == "--attempts") {
+      only(run, "`rwcheck GRAPH`");
+      flag(o.attempts);
     } else if (name == "--explain") {
       only(run, "`rwcheck GRAPH`");
       o.explain.push_back(static_cast<std::size_t>(parse_number(name, value())));
@@ -148,9 +151,11 @@ Options parse_args(std::span<const std::string> args) {
       throw CliError(msg);
     }
   }
-  if (o.json && (o.print_after_all || !o.print_after.empty() || !o.explain.empty()))
-    throw CliError("`--print-after`, `--print-after-all` and `--explain` print text; they do "
-                   "not go with `--json` (its `events` hold the same)");
+  if (o.attempts && !o.trace)
+    throw CliError("`--attempts` adds the failed attempts to `--trace`; give both");
+  if (o.json && (o.print_after_all || !o.print_after.empty() || !o.explain.empty() || o.attempts))
+    throw CliError("`--print-after`, `--print-after-all`, `--explain` and `--attempts` print "
+                   "text; they do not go with `--json`");
   if (o.command == Command::Run) {
     if (positional.empty()) throw CliError("no graph file given (usage: rwcheck [OPTIONS] GRAPH)");
     if (positional.size() > 1)
@@ -187,6 +192,7 @@ options of `rwcheck GRAPH`:
   --strict          leave out the rules that hold only under a value assumption
                     (tag `assumes`: `x / x => 1` needs x != 0); docs/rules-library.md
   --trace           print each replacement in order: pass, rule, the node before, after
+  --attempts        with --trace: also every attempt that failed, with its reason
   --print-after PASS
                     print the graph each time the pass PASS (canonicalize, stabilize,
                     specialize, merge1, …) ends (repeatable)

@@ -67,6 +67,8 @@ struct Options {
   /// each time those passes (every pass) end, in the manner of mlir-opt.
   std::vector<std::string> print_after;
   bool print_after_all = false;
+  /// `--attempts` (with `--trace`): the failed attempts, with their reasons.
+  bool attempts = false;
   /// `--explain OUTPUT` (repeatable): the chain of replacements that made
   /// each of these outputs, from rwcheck's provenance.
   std::vector<std::size_t> explain;

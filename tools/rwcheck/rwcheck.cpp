@@ -129,6 +129,35 @@ class PassPrinter final : public TraceListener {
   std::vector<std::string> sections_;
 };
 
+/// --attempts: every attempt that failed, in order, with its reason; the
+/// node by its provenance id (the one --trace prints).
+class AttemptRecorder final : public TraceListener {
+ public:
+  explicit AttemptRecorder(const Provenance& p) : p_(p) {}
+  bool wants_attempts() const override { return true; }
+  void on_event(const TraceEvent& e) override {
+    if (e.kind == TraceKind::Tried) ++tried_;
+    if (e.kind != TraceKind::Failed) return;
+    const auto id = e.node ? p_.id_of(*e.node) : std::nullopt;
+    lines_.push_back(fmt::format("  {} / {} on {}: {}\n", e.pass, e.rewriter,
+                                 id ? fmt::format("#{}", *id) : std::string("a node"),
+                                 e.message));
+  }
+  std::string text(bool full) const {
+    std::string out = fmt::format("attempts: {} tried, {} failed\n", tried_, lines_.size());
+    const std::size_t shown = full ? lines_.size() : std::min(lines_.size(), kMaxTreeLines);
+    for (std::size_t i = 0; i < shown; ++i) out += lines_[i];
+    if (shown < lines_.size())
+      out += fmt::format("  … {} more failed attempts{}\n", lines_.size() - shown, kFullNote);
+    return out;
+  }
+
+ private:
+  const Provenance& p_;
+  std::size_t tried_ = 0;
+  std::vector<std::string> lines_;
+};
+
 std::string format_trace(const Provenance& p) {
   std::string out = fmt::format("trace: {} replacement{}\n", p.firings().size(),
                                 p.firings().size() == 1 ? "" : "s");
@@ -386,6 +415,8 @@ int run_graph(const Options& o, std::ostream& out, std::ostream& err, const Chec
   Trace trace;
   trace.subscribe(provenance);
   if (o.print_after_all || !o.print_after.empty()) trace.subscribe(pass_printer);
+  auto attempts = std::make_shared<AttemptRecorder>(*provenance);
+  if (o.attempts) trace.subscribe(attempts);
   RewriteProfile profile;
   RewriteContext ctx{.trace = &trace, .profile = o.profile ? &profile : nullptr};
 
@@ -503,6 +534,7 @@ int run_graph(const Options& o, std::ostream& out, std::ostream& err, const Chec
     out << fmt::format("before: {}\n", nodes_text(nodes_before));
     out << format_outputs(before, o.full);
     if (o.trace) out << format_trace(*provenance);
+    if (o.attempts) out << attempts->text(o.full);
     for (const std::string& section : pass_printer->sections()) out << section;
     for (const std::size_t k : o.explain) out << format_explain(*provenance, fg, k, after[k]);
     out << fmt::format("after: {}\n", nodes_text(nodes_after));

@@ -265,7 +265,7 @@ TEST_CASE("the examples of docs/rwcheck.md print what the page shows", "[rwcheck
     CHECK(r.out + r.err == expected);
     ++blocks;
   }
-  CHECK(blocks == 13);
+  CHECK(blocks == 14);
 }
 
 TEST_CASE("the built executable behaves as the library entry point", "[rwcheck]") {
@@ -565,4 +565,26 @@ TEST_CASE("rwcheck --explain OUTPUT lists the replacements that made an output, 
   const auto bad = rwcheck(with_rules({"--explain", "2", "examples/softplus.graph"}), pt_environment());
   CHECK(bad.status == 2);
   CHECK(bad.err.find("--explain: the graph has 2 outputs (0 to 1), not 2") != std::string::npos);
+}
+
+TEST_CASE("rwcheck --trace --attempts adds every failed attempt with its reason", "[rwcheck]") {
+  const auto r = rwcheck(with_rules({"--trace", "--attempts", "examples/softplus.graph"}),
+                         pt_environment());
+  CHECK(r.status == 0);
+  CHECK(r.err.empty());
+  const auto at = r.out.find("attempts: ");
+  REQUIRE(at != std::string::npos);
+  CHECK(r.out.find("trace: ") < at);
+  // A rule that did not match says where its pattern parted from the graph.
+  CHECK(r.out.find("stabilize / softplus on #4: input 0 of `log`, input 1 of `add`: expected "
+                   "`exp`, got `y` (a graph input)\n") != std::string::npos);
+  CHECK(r.out.find("canonicalize / mul_by_one on #6: input 1 of `mul`: expected constant 1, got "
+                   "`w`\n") != std::string::npos);
+  // Without --attempts, none of that.
+  const auto plain = rwcheck(with_rules({"--trace", "examples/softplus.graph"}), pt_environment());
+  CHECK(plain.out.find("attempts: ") == std::string::npos);
+  const auto alone = rwcheck(with_rules({"--attempts", "examples/softplus.graph"}), pt_environment());
+  CHECK(alone.status == 2);
+  CHECK(alone.err.find("`--attempts` adds the failed attempts to `--trace`; give both") !=
+        std::string::npos);
 }
