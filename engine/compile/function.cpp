@@ -339,7 +339,8 @@ void FunctionBase::reset_profile() {
   if (!core_ || !core_->profile()) return;
   FunctionProfile& p = *core_->profile();
   FunctionProfile fresh;
-  for (const NodeProfile& n : p.nodes) fresh.nodes.push_back({n.op, n.node, 0});
+  for (const NodeProfile& n : p.nodes)
+    fresh.nodes.push_back({.op = n.op, .op_class = n.op_class, .node = n.node});
   p = std::move(fresh);
 }
 

@@ -12,10 +12,16 @@ namespace rw {
 struct NodeProfile {
   /// The Op, as `Op::to_string` prints it.
   std::string op;
+  /// The Op's C++ class without its namespace (`Elemwise`, `Composite`,
+  /// `Dot`): what PyTensor's "Class" table groups by.
+  std::string op_class;
   /// The node's first output in infix form, for telling nodes apart.
   std::string node;
   /// Time spent in the Op's perform over all calls.
   double seconds = 0;
+  /// The bytes of the node's outputs in the last call (views and in-place
+  /// outputs count their own size too).
+  std::size_t output_bytes = 0;
 };
 
 /// Counters of a function compiled with `FunctionOptions::profile`.
@@ -42,7 +48,11 @@ struct FunctionProfile {
   std::uint64_t reused_buffers = 0;
   std::uint64_t new_buffers = 0;
 
-  /// A table: one line per node with its share of the time, then the totals.
+  /// PyTensor's profile tables: the time by Op class, by Op and by node (with
+  /// each node's output bytes), each with its share of the time in nodes and
+  /// the classes and Ops sorted by time; then memory and buffer counts. An Op
+  /// whose text is long (a Composite's) is written once at the end and named
+  /// `[k]` in the tables, so that lines stay readable.
   std::string summary() const;
 };
 

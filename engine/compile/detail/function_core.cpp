@@ -1,9 +1,15 @@
 // The VM: runs a Program's steps over a Function's slots and cells.
 #include "engine/compile/detail/function_core.hpp"
 
+#include <cxxabi.h>
+
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <exception>
+#include <memory>
+#include <string>
+#include <typeinfo>
 
 #include <fmt/format.h>
 
@@ -46,6 +52,20 @@ void FunctionCore::load_fixed_cells() {
 FunctionCore::FunctionCore(const FunctionCore& other)
     : FunctionCore(other.program_, other.profile_ != nullptr, other.guard_) {}
 
+namespace {
+/// The Op's C++ class, demangled, without its namespace.
+std::string class_name(const Op& op) {
+  const char* mangled = typeid(op).name();
+  int status = 0;
+  std::unique_ptr<char, void (*)(void*)> demangled(
+      abi::__cxa_demangle(mangled, nullptr, nullptr, &status), std::free);
+  std::string name = status == 0 && demangled ? demangled.get() : mangled;
+  if (const auto colons = name.rfind("::"); colons != std::string::npos)
+    name = name.substr(colons + 2);
+  return name;
+}
+}  // namespace
+
 void FunctionCore::init_profile() {
   profile_ = std::make_unique<FunctionProfile>();
   std::size_t max_out = 0;
@@ -54,6 +74,7 @@ void FunctionCore::init_profile() {
   for (const Step& s : program_->steps) {
     NodeProfile np;
     np.op = s.op->to_string();
+    np.op_class = class_name(*s.op);
     np.node = s.n_out ? describe(s.node->output_var(0)) : np.op;
     profile_->nodes.push_back(std::move(np));
   }
@@ -189,7 +210,11 @@ template <bool kProfile, bool kGuard> void FunctionCore::run() {
       fail_node(k);
     }
     if constexpr (kProfile) {
-      profile_->nodes[k].seconds += std::chrono::duration<double>(Clock::now() - t0).count();
+      NodeProfile& np = profile_->nodes[k];
+      np.seconds += std::chrono::duration<double>(Clock::now() - t0).count();
+      np.output_bytes = 0;
+      for (std::uint32_t j = 0; j < step.n_out; ++j)
+        if (out[j].valid()) np.output_bytes += out[j].nbytes();
     }
 
     for (std::uint32_t j = 0; j < step.n_out; ++j) {

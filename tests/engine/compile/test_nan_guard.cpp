@@ -288,3 +288,27 @@ TEST_CASE("RW_FLAGS=trace_rewrites,profile_rewrites print the pipeline's work to
   auto quiet = rw::function({x}, {y});
   CHECK(err.text.str().empty());
 }
+
+TEST_CASE("a long Op is written once at the end of the profile, wrapped", "[compile]") {
+  const Var x = rw::vector("x");
+  const Var y = rw::vector("y");
+  // Fused into one Composite whose text is long.
+  Var e = x;
+  for (int i = 0; i < 12; ++i) e = rw::tanh(e * y + 1.5);
+  auto f = rw::function({x, y}, {e}, {.profile = true});
+  f(rw::Tensor::from({0.5, 1.0}), rw::Tensor::from({2.0, 3.0}));
+  const rw::FunctionProfile& p = *f.profile();
+  REQUIRE(p.nodes.size() == 1);
+  REQUIRE(p.nodes[0].op_class == "Composite");
+  REQUIRE(p.nodes[0].op.size() > 96);
+  const std::string table = p.summary();
+  INFO(table);
+  CHECK(table.find("= [1]\n") != std::string::npos);
+  CHECK(table.find("ops in full:\n  [1] Composite{") != std::string::npos);
+  // The op's text appears once, and no line is wider than 96 columns.
+  CHECK(table.find(p.nodes[0].op.substr(0, 60)) == table.rfind(p.nodes[0].op.substr(0, 60)));
+  std::size_t widest = 0, at = 0;
+  for (std::size_t nl; (nl = table.find('\n', at)) != std::string::npos; at = nl + 1)
+    widest = std::max(widest, nl - at);
+  CHECK(widest <= 96);
+}

@@ -143,3 +143,27 @@ TEST_CASE("the profile times each node in run order and can be reset", "[compile
   auto g = compile_function({x}, neg(x));
   REQUIRE(g.profile() == nullptr);
 }
+
+TEST_CASE("the profile's tables: by Op class, by Op, by node with output bytes", "[compile]") {
+  Var x = fvec("x");
+  auto f = compile_function({x}, add(exp(x), exp(neg(x))), {.profile = true});
+  f(small_input());
+  const FunctionProfile& p = *f.profile();
+  REQUIRE(p.nodes.size() == 4);
+  for (const NodeProfile& n : p.nodes) {
+    CHECK(n.output_bytes == 8000);  // one f64[1000] each
+    CHECK_FALSE(n.op_class.empty());
+    CHECK(n.op_class.find("::") == std::string::npos);
+  }
+  const std::string table = p.summary();
+  INFO(table);
+  const auto cls = table.find("by Op class:\n");
+  const auto ops = table.find("by Op:\n");
+  const auto per_node = table.find("by node, in run order:\n");
+  REQUIRE(cls != std::string::npos);
+  REQUIRE(cls < ops);
+  REQUIRE(ops < per_node);
+  // exp runs twice: one line in the Op table with 2 nodes.
+  CHECK(table.find("      2  exp\n") != std::string::npos);
+  CHECK(table.find("      8000  `exp(x)` = exp\n") != std::string::npos);
+}
