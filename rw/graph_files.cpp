@@ -47,25 +47,12 @@ dsl::GraphFile load_graph_file(const std::filesystem::path& path) {
 
 namespace {
 
-/// The language's keywords: neither a name nor a callee.
-bool keyword(std::string_view w) {
-  static const std::unordered_set<std::string_view> kWords = {
-      "import", "ruleset", "rule", "declare", "input", "output", "where",
-      "and",    "or",      "not",  "inf",     "nan",   "def",    "const"};
-  return kWords.contains(w);
-}
+using dsl::is_identifier;
+using dsl::is_keyword;
 
 /// Keywords and the words read as values: never a variable's name.
 bool reserved_word(std::string_view w) {
-  return keyword(w) || w == "true" || w == "false" || w == "none" || w == "all";
-}
-
-bool identifier(std::string_view w) {
-  const auto start = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
-  if (w.empty() || !start(w[0])) return false;
-  for (char c : w)
-    if (!start(c) && !(c >= '0' && c <= '9')) return false;
-  return true;
+  return is_keyword(w) || w == "true" || w == "false" || w == "none" || w == "all";
 }
 
 std::string quoted(const std::string& text) {
@@ -147,7 +134,7 @@ class GraphWriter {
     // A new name for `v`: its own where the language can write it, else `%N`.
     std::string name_for(const Variable& v, GraphWriter& w) {
       std::string n = v.name();
-      if (!identifier(n) || reserved_word(n) || used.contains(n) || w.ops_.find(n) ||
+      if (!is_identifier(n) || reserved_word(n) || used.contains(n) || w.ops_.find(n) ||
           w.def_names_.contains(n)) {
         do n = fmt::format("%{}", next++);
         while (used.contains(n));
@@ -299,12 +286,12 @@ class GraphWriter {
     std::string name(op.name());
     const OpInfo* info = ops_.find(name);
     // An Op named by a word of the language is called by an alias.
-    if (info && keyword(name)) {
+    if (info && is_keyword(name)) {
       static const std::pair<std::string_view, std::string_view> kAliases[] = {
           {"and", "and_"}, {"or", "or_"}, {"not", "invert"}};
       for (const auto& [word, alias] : kAliases)
         if (name == word && ops_.find(alias) == info) name = alias;
-      if (keyword(name))
+      if (is_keyword(name))
         throw Error(fmt::format("cannot write the graph: op `{}` is named by a word of the "
                                 "language and has no alias to call it by",
                                 op.to_string()));
@@ -340,7 +327,7 @@ class GraphWriter {
   std::string def_of(const OpFromGraph& op) {
     if (auto it = defs_written_.find(&op); it != defs_written_.end()) return it->second;
     std::string name(op.name());
-    if (!identifier(name) || reserved_word(name) || ops_.find(name)) name = "op_from_graph";
+    if (!is_identifier(name) || reserved_word(name) || ops_.find(name)) name = "op_from_graph";
     // Distinct from other defs and from the variables named so far.
     const std::string base = name;
     for (std::size_t k = 2; def_names_.contains(name) || all_names_.contains(name); ++k)

@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "engine/dsl/grammar.hpp"
+#include "engine/dsl/literals.hpp"
 #include "engine/dsl/parse.hpp"
 
 namespace rw::dsl::grammar {
@@ -38,30 +39,8 @@ constexpr bool is_ident_char(char c) {
   return is_ident_start(c) || is_digit(c);
 }
 
-/// Reserved words: they start statements, separate clauses or are literals,
-/// so they cannot be names.
-inline bool is_keyword(std::string_view w) {
-  static constexpr std::string_view kKeywords[] = {"import", "ruleset", "rule",  "declare",
-                                                   "input",  "output",  "where", "and",
-                                                   "or",     "not",     "inf",   "nan",
-                                                   "def",    "const"};
-  // Most names are not keywords: rule them out without comparing strings.
-  if (w.size() < 2 || w.size() > 7) return false;
-  switch (w[0]) {
-    case 'a':
-    case 'c':
-    case 'd':
-    case 'i':
-    case 'n':
-    case 'o':
-    case 'r':
-    case 'w':
-      break;
-    default:
-      return false;
-  }
-  return std::find(std::begin(kKeywords), std::end(kKeywords), w) != std::end(kKeywords);
-}
+/// Reserved words (dsl::kKeywords): they cannot be names.
+inline bool is_keyword(std::string_view w) { return dsl::is_keyword(w); }
 
 template <class Ctx>
 ParseState& state(Ctx const& ctx) {
