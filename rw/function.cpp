@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "engine/graph/errors.hpp"
 #include "engine/rewrite/context.hpp"
@@ -16,7 +17,7 @@ namespace {
 
 /// Where a hook's run reports, besides its early stop.
 struct Listeners {
-  std::shared_ptr<TraceListener> trace;
+  std::vector<std::shared_ptr<TraceListener>> trace;
   std::shared_ptr<RewriteProfile> profile;
   /// RW_FLAGS=profile_rewrites: the profile's table to std::cerr after the run.
   bool print_profile = false;
@@ -29,10 +30,8 @@ GraphRewrite hook_for(GraphRewriterPtr pass, RewriteStopHook on_stop, Listeners 
           listeners = std::move(listeners)](FunctionGraph& fgraph) {
     Trace trace;
     RewriteContext ctx;
-    if (listeners.trace) {
-      trace.subscribe(listeners.trace);
-      ctx.trace = &trace;
-    }
+    for (const auto& l : listeners.trace) trace.subscribe(l);
+    if (trace.active()) ctx.trace = &trace;
     ctx.profile = listeners.profile.get();
     const PassReport report = pass->rewrite(fgraph, ctx);
     if (listeners.print_profile) std::cerr << listeners.profile->table();
@@ -80,32 +79,15 @@ FunctionOptions with_mode(FunctionOptions options, const Mode* mode) {
                 "pipeline; a hand-written `options.rewrite` reports as it likes");
   if (options.rewrite) return options;  // RW_FLAGS' rewriting flags cannot reach into it
   const EnvironmentFlags flags = environment_flags();
-  Listeners listeners{options.rewrite_trace, options.rewrite_profile, false};
-  if (flags.trace_rewrites) {
-    auto printer = std::make_shared<TracePrinter>();
-    if (!listeners.trace) {
-      listeners.trace = std::move(printer);
-    } else {
-      // Both the options' listener and the printer: a fan-out of two.
-      struct Both final : TraceListener {
-        std::shared_ptr<TraceListener> a, b;
-        void on_event(const TraceEvent& e) override {
-          a->on_event(e);
-          b->on_event(e);
-        }
-        bool wants_attempts() const override { return a->wants_attempts(); }
-      };
-      auto both = std::make_shared<Both>();
-      both->a = std::move(listeners.trace);
-      both->b = std::move(printer);
-      listeners.trace = std::move(both);
-    }
-  }
+  Listeners listeners{{}, options.rewrite_profile, false};
+  // The Trace hears both the options' listener and RW_FLAGS' printer.
+  if (options.rewrite_trace) listeners.trace.push_back(options.rewrite_trace);
+  if (flags.trace_rewrites) listeners.trace.push_back(std::make_shared<TracePrinter>());
   if (flags.profile_rewrites) {
     if (!listeners.profile) listeners.profile = std::make_shared<RewriteProfile>();
     listeners.print_profile = true;
   }
-  const bool plain = !listeners.trace && !listeners.profile;
+  const bool plain = listeners.trace.empty() && !listeners.profile;
   if (mode) {
     options.rewrite = hook_for(mode->rewriter(), options.on_rewrite_stop, std::move(listeners));
   } else if (plain && !options.on_rewrite_stop) {
