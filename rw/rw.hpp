@@ -9,6 +9,7 @@
 #include "engine/compile/map_op.hpp"
 #include "engine/compile/op_from_graph.hpp"
 #include "engine/compile/profile.hpp"
+#include "engine/compile/scan.hpp"
 #include "engine/compile/shared.hpp"
 #include "engine/dsl/diagnostic.hpp"
 #include "engine/dsl/graph_file.hpp"
@@ -89,6 +90,7 @@
 #include "rw/function.hpp"
 #include "rw/graph_files.hpp"
 #include "rw/registry.hpp"
+#include "rw/scan.hpp"
 #include "rw/standard_rules.hpp"
 #include "runtime/thread_pool.hpp"
 

@@ -354,6 +354,20 @@ void FunctionBase::call_into(std::span<const Tensor* const> args, Tensor* out) c
   core_->call(args, out);
 }
 
+void FunctionBase::run_step(std::span<const Tensor* const> args) const {
+  need(core_);
+  core_->run_step(args);
+}
+
+const Tensor& FunctionBase::result(std::size_t r) const {
+  need(core_);
+  return core_->result(r);
+}
+
+void FunctionBase::end_steps() const {
+  if (core_) core_->end_steps();
+}
+
 namespace detail {
 void throw_arity_mismatch(const char* what, std::size_t want, std::size_t got) {
   throw Error(fmt::format("a function returning {} needs {} output{}, not {}", what, want,

@@ -72,6 +72,19 @@ class FunctionBase {
   void call_into(std::span<const Tensor> args, Tensor* out) const;
   void call_into(std::span<const Tensor* const> args, Tensor* out) const;
 
+  /// For an Op that runs this function once per step of a loop (Scan): runs
+  /// it on `args`, one per explicit input, which must already be valid for
+  /// the inputs' types (nothing is checked or converted; no default values)
+  /// and leaves the returned outputs in the function's storage, where
+  /// `result(r)` reads them until the next run or `end_steps()`. A run
+  /// reuses the buffers of the one before, so a step allocates only what its
+  /// Ops do. No update is assigned. Throws ExecutionError as call_into does.
+  /// The caller serialises the runs (the loop Op holds a lock).
+  void run_step(std::span<const Tensor* const> args) const;
+  const Tensor& result(std::size_t r) const;
+  /// Lets go of the last step's inputs and outputs.
+  void end_steps() const;
+
  private:
   std::unique_ptr<detail::FunctionCore> core_;
 };

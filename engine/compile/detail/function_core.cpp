@@ -157,6 +157,38 @@ template <class Args> void FunctionCore::call_impl(const Args& args, Tensor* out
   }
 }
 
+void FunctionCore::run_step(std::span<const Tensor* const> args) {
+  const Program& p = *program_;
+  Tensor* slots = slots_.data();
+  const std::size_t n_inputs = p.inputs.size();
+  for (std::size_t i = 0; i < n_inputs; ++i) slots[i] = *args[i];
+  for (std::size_t j = 0; j < p.shared_vars.size(); ++j)
+    slots[n_inputs + j] = p.shared_vars[j]->value_;
+  try {
+    if (guard_) {
+      if (guard_->check_inputs) guard_inputs(n_inputs + p.shared_vars.size());
+      if (profile_) run<true, true>();
+      else run<false, true>();
+    } else if (profile_) {
+      run<true, false>();
+    } else {
+      run<false, false>();
+    }
+  } catch (...) {
+    abandon();
+    throw;
+  }
+  if (profile_) ++profile_->calls;
+}
+
+void FunctionCore::end_steps() noexcept {
+  const Program& p = *program_;
+  const std::size_t n_graph_inputs = p.inputs.size() + p.shared_vars.size();
+  for (std::size_t j = 0; j < n_graph_inputs; ++j) slots_[j] = Tensor();
+  for (std::uint32_t s : p.output_slots)
+    if (s >= p.first_node_slot) slots_[s] = Tensor();
+}
+
 template <bool kProfile, bool kGuard> void FunctionCore::run() {
   const Program& p = *program_;
   Tensor* slots = slots_.data();

@@ -29,6 +29,10 @@ class FunctionCore {
 
   void call(std::span<const Tensor* const> args, Tensor* out);
   void call(std::span<const Tensor> args, Tensor* out);
+  /// FunctionBase::run_step, result and end_steps.
+  void run_step(std::span<const Tensor* const> args);
+  const Tensor& result(std::size_t r) const { return slots_[program_->output_slots[r]]; }
+  void end_steps() noexcept;
 
  private:
   template <class Args> void call_impl(const Args& args, Tensor* out);
