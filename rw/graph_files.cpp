@@ -1,4 +1,4 @@
-// Graph-file defaults: OpFromGraph for `def` blocks.
+// Graph-file defaults: OpFromGraph for `def` blocks, Scan for loop bodies.
 #include "rw/graph_files.hpp"
 
 #include <cerrno>
@@ -11,18 +11,77 @@
 #include <fmt/ranges.h>
 
 #include "engine/compile/op_from_graph.hpp"
+#include "engine/compile/scan.hpp"
 #include "engine/dsl/ast.hpp"
 #include "engine/dsl/literals.hpp"
+#include "engine/graph/apply.hpp"
 #include "engine/graph/errors.hpp"
+#include "engine/graph/traversal.hpp"
 #include "engine/graph/type.hpp"
+#include "ops/api.hpp"
 #include "rw/function.hpp"
 #include "rw/registry.hpp"
 
 namespace rw {
 
+namespace {
+
+/// The Op of a loop def: never a node itself; each call builds a Scan whose
+/// body is the def's block (make_scan), and returns its node.
+class LoopDef final : public Op {
+ public:
+  explicit LoopDef(dsl::DefSpec spec) : spec_(std::move(spec)) {}
+  std::string_view name() const override { return spec_.name; }
+  bool equals(const Op& other) const override { return this == &other; }
+
+  ApplyRef make_node(std::span<const Var> inputs) const override {
+    const dsl::DefSpec::Loop& l = *spec_.loop;
+    const std::size_t n_out = spec_.outputs.size() - (l.until ? 1 : 0);
+    if (n_out < l.states)
+      throw Error(fmt::format("`{}` has {} state{} but {} output{} for them", spec_.name, l.states,
+                              l.states == 1 ? "" : "s", n_out, n_out == 1 ? "" : "s"));
+    auto body = [&](std::span<const Var> args) {
+      std::unordered_map<const Variable*, Var> map;
+      for (std::size_t k = 0; k < spec_.inputs.size(); ++k) map.emplace(spec_.inputs[k].get(), args[k]);
+      std::vector<Var> outs = clone_replace(spec_.outputs, map);
+      Var until;
+      if (l.until) {
+        until = outs.back();
+        outs.pop_back();
+      }
+      return ScanStep(std::move(outs), {}, std::move(until));
+    };
+    std::vector<ScanSequence> seqs(inputs.begin(), inputs.begin() + static_cast<std::ptrdiff_t>(l.sequences));
+    std::vector<ScanOutput> info(inputs.begin() + static_cast<std::ptrdiff_t>(l.sequences),
+                                 inputs.begin() + static_cast<std::ptrdiff_t>(l.sequences + l.states));
+    for (std::size_t k = l.states; k < n_out; ++k) info.push_back(ScanOutput::none());
+    std::vector<Var> non_seqs(inputs.begin() + static_cast<std::ptrdiff_t>(l.sequences + l.states),
+                              inputs.end());
+    ScanOptions o;
+    o.name = spec_.name;
+    o.go_backwards = l.backwards;
+    if (l.steps) o.n_steps = integer_constant(*l.steps, DType::Int64);
+    o.rewrite = [](FunctionGraph& fg) { default_rewrite()(fg); };
+    const ScanResult r = make_scan(body, std::move(seqs), std::move(info), std::move(non_seqs),
+                                   std::move(o));
+    // The states come first among the node's outputs, then the others: the
+    // def's order.
+    return ApplyRef(r.outputs.front()->owner());
+  }
+
+ private:
+  dsl::DefSpec spec_;
+};
+
+}  // namespace
+
 dsl::GraphFileOptions graph_file_options() {
   dsl::GraphFileOptions options;
   options.define = [](const dsl::DefSpec& spec) -> OpPtr {
+    if (spec.loop) {
+      if (spec.outputs.empty()) throw Error("a loop body needs an output");
+      return std::make_shared<LoopDef>(spec);
+    }
     OpFromGraphOptions o;
     o.name = spec.name;
     o.inline_graph = spec.inline_graph;

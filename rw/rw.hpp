@@ -10,6 +10,7 @@
 #include "engine/compile/op_from_graph.hpp"
 #include "engine/compile/profile.hpp"
 #include "engine/compile/scan.hpp"
+#include "engine/compile/scan_rewrites.hpp"
 #include "engine/compile/shared.hpp"
 #include "engine/dsl/diagnostic.hpp"
 #include "engine/dsl/graph_file.hpp"

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/compile/op_from_graph.hpp"
+#include "engine/compile/scan_rewrites.hpp"
 #include "engine/dsl/resolver.hpp"
 #include "engine/rewrite/standard.hpp"
 #include "ops/elemwise/canonizer.hpp"
@@ -46,6 +47,7 @@ struct StandardRules {
 StandardRules make_default() {
   std::shared_ptr<SequenceDB> db = make_standard_db();
   register_op_from_graph_rewrites(*db);
+  register_scan_rewrites(*db);
   register_fast_run_rewrites(*db);
   register_simplify_rewrites(*db);
   register_canonizers(*db);

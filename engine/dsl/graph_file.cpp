@@ -102,6 +102,7 @@ class GraphBuilder {
     std::vector<Var> inputs;
     std::vector<Var> outputs;
     bool inline_graph = false;
+    std::optional<DefSpec::Loop> loop;
     std::size_t errors_at_open = 0;  // out_.size() before the header was checked
   };
 
@@ -283,23 +284,62 @@ class GraphBuilder {
     opened_.try_emplace(name, s.name.span);
     block_ = Block{};  // not emplace(): clang 14 rejects it for a nested class with NSDMIs
     block_->decl = &s;
-    for (const ast::Param& o : s.options) {
-      if (o.name.text != "inline") {
-        static const std::vector<std::string> kOptions = {"inline"};
-        error(o.name.span, fmt::format("`def` has no option `{}`{}", o.name.text,
-                                       detail::did_you_mean(o.name.text, kOptions)));
-      } else if (o.value.kind != ast::ParamValue::Kind::Word ||
-                 (o.value.text != "true" && o.value.text != "false")) {
-        error(o.value.span, "`inline` takes `true` or `false`");
-      } else {
-        block_->inline_graph = o.value.text == "true";
-      }
+    for (const ast::Param& o : s.options) def_option(o);
+    if (block_->loop) {
+      const DefSpec::Loop& l = *block_->loop;
+      if (block_->inline_graph)
+        error(s.name.span, fmt::format("`def {}` is a loop body; it cannot be inline", name));
+      if (l.sequences + l.states > s.params.size())
+        error(s.name.span,
+              fmt::format("`def {}` has {} parameter{}, fewer than its {} sequence{} and {} "
+                          "state{}",
+                          name, s.params.size(), s.params.size() == 1 ? "" : "s", l.sequences,
+                          l.sequences == 1 ? "" : "s", l.states, l.states == 1 ? "" : "s"));
     }
     for (const ast::DefParam& p : s.params) {
       Var v = typed_variable(p.name, p.type);
       if (define(p.name, v) && v) block_->inputs.push_back(std::move(v));
     }
     block_->errors_at_open = errors_before;
+  }
+
+  // One `key=value` of a def's header.
+  void def_option(const ast::Param& o) {
+    static const std::vector<std::string> kOptions = {"inline", "sequences", "states",
+                                                      "steps",  "until",     "backwards"};
+    const std::string& key = o.name.text;
+    const bool is_bool = key == "inline" || key == "until" || key == "backwards";
+    const bool is_count = key == "sequences" || key == "states" || key == "steps";
+    if (!is_bool && !is_count) {
+      error(o.name.span, fmt::format("`def` has no option `{}`{}", key,
+                                     detail::did_you_mean(key, kOptions)));
+      return;
+    }
+    if (is_bool) {
+      if (o.value.kind != ast::ParamValue::Kind::Word ||
+          (o.value.text != "true" && o.value.text != "false")) {
+        error(o.value.span, fmt::format("`{}` takes `true` or `false`", key));
+        return;
+      }
+      const bool on = o.value.text == "true";
+      if (key == "inline") {
+        block_->inline_graph = on;
+        return;
+      }
+      DefSpec::Loop& l = block_->loop ? *block_->loop : block_->loop.emplace();
+      (key == "until" ? l.until : l.backwards) = on;
+      return;
+    }
+    std::int64_t n = -1;
+    if (o.value.kind == ast::ParamValue::Kind::Int) n = o.value.int_value;
+    if (n < 0) {
+      error(o.value.span, fmt::format("`{}` takes a number of at least 0", key));
+      return;
+    }
+    DefSpec::Loop& l = block_->loop ? *block_->loop : block_->loop.emplace();
+    if (key == "sequences") l.sequences = static_cast<std::size_t>(n);
+    else if (key == "states") l.states = static_cast<std::size_t>(n);
+    else l.steps = n;
   }
 
   void handle(const ast::BlockEnd& s) {
@@ -330,10 +370,19 @@ class GraphBuilder {
     def.span = decl.name.span;
     for (const ast::DefParam& p : decl.params) def.params.push_back(p.name.text);
     for (const Var& v : b.inputs) def.types.push_back(v->type());
-    def.num_outputs = b.outputs.size();
+    // A loop's call passes whole sequences: their elements with a first axis.
+    if (b.loop)
+      for (std::size_t k = 0; k < b.loop->sequences && k < def.types.size(); ++k)
+        if (const TensorType* t = def.types[k]->as_tensor()) {
+          StaticShape shape{kUnknownDim};
+          shape.insert(shape.end(), t->shape().begin(), t->shape().end());
+          def.types[k] = TensorType::make(t->dtype(), std::move(shape));
+        }
+    def.num_outputs = b.outputs.size() - (b.loop && b.loop->until ? 1 : 0);
     try {
       def.op = options_.define(
-          DefSpec{decl.name.text, std::move(b.inputs), std::move(b.outputs), b.inline_graph});
+          DefSpec{decl.name.text, std::move(b.inputs), std::move(b.outputs), b.inline_graph,
+                  b.loop});
     } catch (const std::exception& e) {
       error(decl.name.span, fmt::format("cannot define `{}`: {}", decl.name.text, e.what()));
       failed_.insert(decl.name.text);

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -28,6 +29,22 @@ struct DefSpec {
   std::vector<Var> outputs;
   /// `inline=true`: the Op asks to be expanded into the graph that uses it.
   bool inline_graph = false;
+  /// A loop body (`sequences=N states=M …`): a call runs the block once per
+  /// step (docs/scan.md). Its first N parameters are the step's elements of
+  /// the sequences the call passes, the next M the recurrent states (their
+  /// last values; the call passes their initial values), the rest
+  /// non-sequences; its first M outputs are the states' new values, and with
+  /// `until` its last output is the stopping condition.
+  struct Loop {
+    std::size_t sequences = 0;
+    std::size_t states = 0;
+    /// `steps=K`: the number of steps (else the sequences' length; in a
+    /// while-loop, no bound).
+    std::optional<std::int64_t> steps;
+    bool until = false;
+    bool backwards = false;
+  };
+  std::optional<Loop> loop;
 };
 
 /// Builds the Op of a `def` block; throws rw::Error to refuse it (the load

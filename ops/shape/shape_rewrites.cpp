@@ -129,8 +129,9 @@ RewriteResult ShapeIFold::transform(FunctionGraph&, Apply& node, const RewriteCo
   if (next.dim) return RewriteResult::replace_output(as_int64(next.dim));
   if (next.var)
     return RewriteResult::replace_output(shape_i_of(next.var, static_cast<std::int64_t>(next.axis)));
-  // Any other Op: its infer_shape, when that gives the extent as a constant
-  // or as an extent of one of the node's inputs (dot, reshape to constants…).
+  // Any other Op: its infer_shape, when that gives the extent as a constant,
+  // as an extent of one of the node's inputs (dot, reshape to constants…) or
+  // as one of its inputs.
   std::vector<ShapeVars> in_shapes;
   for (const Var& in : owner->inputs()) {
     ShapeVars dims;
@@ -153,6 +154,9 @@ RewriteResult ShapeIFold::transform(FunctionGraph&, Apply& node, const RewriteCo
     return RewriteResult::replace_output(ops_detail::int64_constant(*c));
   for (const ShapeVars& dims : in_shapes)
     if (std::find(dims.begin(), dims.end(), e) != dims.end()) return RewriteResult::replace_output(e);
+  // An input of the node itself (a loop's number of steps).
+  if (std::find(owner->inputs().begin(), owner->inputs().end(), e) != owner->inputs().end())
+    return RewriteResult::replace_output(as_int64(e));
   // An arithmetic of extents (a join's sum) is left to run as it is.
   return RewriteResult::fail("the op's infer_shape gives the extent as an expression");
 }

@@ -2,6 +2,7 @@
 #include "tools/rwcheck/environment.hpp"
 
 #include "engine/compile/op_from_graph.hpp"
+#include "engine/compile/scan_rewrites.hpp"
 #include "engine/dsl/resolver.hpp"
 #include "engine/rewrite/standard.hpp"
 #include "rw/graph_files.hpp"
@@ -14,6 +15,7 @@ CheckEnvironment make_environment(const OpRegistry& ops) {
   env.make_db = [] {
     std::shared_ptr<SequenceDB> db = make_standard_db();
     register_op_from_graph_rewrites(*db);
+    register_scan_rewrites(*db);
     return db;
   };
   env.graph_options = graph_file_options();

@@ -50,15 +50,22 @@ ProfileSummary summarize_profile(const RewriteProfile& profile, const RuleSet& r
 }
 
 std::string format_profile(const ProfileSummary& s, bool times) {
+  // Columns as wide as their longest entry (at least the usual 28 and 16).
+  std::size_t name_w = 28, pass_w = 16;
+  for (const ProfileRow& row : s.rows) {
+    name_w = std::max(name_w, row.stats.name.size() + (row.is_rule ? 0 : 2));
+    pass_w = std::max(pass_w, row.pass.size());
+  }
   std::string out =
-      fmt::format("{:<28} {:<16} {:>7} {:>7} {:>6} {:>7} {:>7} {:>7} {:>9}\n", "rewriter", "pass",
-                  "tried", "applied", "no-op", "refused", "created", "removed", "time_ms");
+      fmt::format("{:<{}} {:<{}} {:>7} {:>7} {:>6} {:>7} {:>7} {:>7} {:>9}\n", "rewriter", name_w,
+                  "pass", pass_w, "tried", "applied", "no-op", "refused", "created", "removed",
+                  "time_ms");
   for (const ProfileRow& row : s.rows) {
     const RewriterStats& st = row.stats;
     const std::string t = times ? fmt::format("{:.3f}", st.seconds * 1e3) : "-";
-    out += fmt::format("{:<28} {:<16} {:>7} {:>7} {:>6} {:>7} {:>7} {:>7} {:>9}\n",
-                       st.name + (row.is_rule ? "" : " *"), row.pass, st.attempts, st.applied,
-                       st.no_change, st.refused, st.nodes_created, st.nodes_removed, t);
+    out += fmt::format("{:<{}} {:<{}} {:>7} {:>7} {:>6} {:>7} {:>7} {:>7} {:>9}\n",
+                       st.name + (row.is_rule ? "" : " *"), name_w, row.pass, pass_w, st.attempts,
+                       st.applied, st.no_change, st.refused, st.nodes_created, st.nodes_removed, t);
   }
   out += "(* not a rule of the loaded rule files)\n";
   if (s.never_fired.empty()) {
