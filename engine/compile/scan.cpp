@@ -3,12 +3,14 @@
 #include "engine/compile/scan.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <unordered_map>
 #include <unordered_set>
 
 #include <fmt/format.h>
 
+#include "engine/compile/compile_ops.hpp"
 #include "engine/compile/shared.hpp"
 #include "engine/graph/apply.hpp"
 #include "engine/graph/errors.hpp"
@@ -16,7 +18,9 @@
 #include "engine/graph/traversal.hpp"
 #include "engine/graph/type.hpp"
 #include "ops/api.hpp"
+#include "ops/elemwise/elemwise.hpp"
 #include "ops/errors.hpp"
+#include "runtime/scalar_program.hpp"
 
 namespace rw {
 
@@ -227,6 +231,124 @@ ApplyRef ScanOp::make_node(std::span<const Var> inputs) const {
   return Apply::create(ptr(), inputs, types);
 }
 
+// ---------------------------------------------------------------------------
+// The scalar loop: a body of 0-d elementwise work, run on registers.
+
+namespace detail {
+
+/// The compiled body as one ScalarProgram (its inputs and outputs those of
+/// the body), with each instruction's operands resolved to register slots.
+struct ScanScalarLoop {
+  ScalarProgram program;
+  std::vector<std::uint64_t> init;  // every register: constants set, the rest 0
+  struct Op {
+    KernelFn kernel;
+    std::uint32_t out;
+    std::uint32_t n_args;
+    std::uint32_t args[3];
+  };
+  std::vector<Op> ops;
+  std::vector<std::uint32_t> inputs, outputs;  // register per body input / output
+  std::vector<std::size_t> input_size, output_size;  // bytes of one element
+  std::vector<DType> output_dtype;
+};
+
+}  // namespace detail
+
+namespace {
+
+/// The body as a scalar loop, or null when it is not one.
+std::shared_ptr<const detail::ScanScalarLoop> scalar_loop_of(const FunctionBase& fn) {
+  const FunctionGraph& fg = fn.fgraph();
+  if (fg.inputs().size() != fn.num_inputs()) return nullptr;  // shared variables inside
+  auto zero_d = [](const Var& v) {
+    const TensorType* t = v->tensor_type();
+    return t && t->ndim() == 0;
+  };
+  auto loop = std::make_shared<detail::ScanScalarLoop>();
+  ScalarProgram& p = loop->program;
+  std::unordered_map<const Variable*, Reg> reg;
+  for (const Var& in : fg.inputs()) {
+    if (!zero_d(in)) return nullptr;
+    reg.emplace(in.get(), p.input(in->tensor_type()->dtype()));
+  }
+  auto constant_reg = [&](const Tensor& value) {
+    return visit_dtype(value.dtype(), [&]<class T>() { return p.constant_of(value.item<T>()); });
+  };
+  auto reg_of = [&](const Var& v) -> std::optional<Reg> {
+    if (auto it = reg.find(v.get()); it != reg.end()) return it->second;
+    if (const Constant* c = v->as_constant(); c && zero_d(v)) {
+      const Reg r = constant_reg(c->value());
+      reg.emplace(v.get(), r);
+      return r;
+    }
+    return std::nullopt;
+  };
+  for (const Apply* node : fn.schedule()) {
+    for (std::size_t j = 0; j < node->num_outputs(); ++j)
+      if (!zero_d(node->output(j))) return nullptr;
+    std::vector<Reg> args;
+    for (const Var& in : node->inputs()) {
+      const auto r = reg_of(in);
+      if (!r) return nullptr;
+      args.push_back(*r);
+    }
+    if (dynamic_cast<const DeepCopyOp*>(&node->op())) {
+      reg.emplace(&node->output_var(0), args[0]);
+      continue;
+    }
+    const auto* e = dynamic_cast<const ElemwiseBase*>(&node->op());
+    if (!e) return nullptr;
+    std::vector<DType> dtypes;
+    for (const Var& in : node->inputs()) dtypes.push_back(in->tensor_type()->dtype());
+    const ScalarProgram& sub = e->program(dtypes);
+    std::unordered_map<std::uint32_t, Reg> in_sub;
+    for (std::size_t i = 0; i < sub.num_inputs(); ++i) in_sub.emplace(sub.inputs()[i].id, args[i]);
+    auto sub_reg = [&](Reg r) {
+      if (auto it = in_sub.find(r.id); it != in_sub.end()) return it->second;
+      // A constant of the sub-program.
+      const std::uint64_t bits = sub.constant_bits(r);
+      const Reg c = visit_dtype(sub.dtype(r), [&]<class T>() {
+        T v;
+        std::memcpy(&v, &bits, sizeof(T));
+        return p.constant_of(v);
+      });
+      in_sub.emplace(r.id, c);
+      return c;
+    };
+    for (const ScalarInstr& instr : sub.instructions()) {
+      std::vector<Reg> a;
+      for (Reg r : instr.args) a.push_back(sub_reg(r));
+      in_sub.emplace(instr.out.id, p.append_from(sub, instr, a));
+    }
+    for (std::size_t j = 0; j < node->num_outputs(); ++j)
+      reg.emplace(&node->output_var(j), sub_reg(sub.outputs()[j]));
+  }
+  for (const Var& out : fg.outputs()) {
+    const auto r = reg_of(out);
+    if (!r) return nullptr;
+    loop->outputs.push_back(r->id);
+    loop->output_size.push_back(itemsize(out->tensor_type()->dtype()));
+    loop->output_dtype.push_back(out->tensor_type()->dtype());
+  }
+  for (std::size_t i = 0; i < p.num_inputs(); ++i) {
+    loop->inputs.push_back(p.inputs()[i].id);
+    loop->input_size.push_back(itemsize(p.input_dtype(i)));
+  }
+  loop->init.assign(p.num_registers(), 0);
+  for (std::uint32_t r = 0; r < p.num_registers(); ++r)
+    if (p.kind(Reg{r}) == RegKind::Constant) loop->init[r] = p.constant_bits(Reg{r});
+  for (const ScalarInstr& instr : p.instructions()) {
+    detail::ScanScalarLoop::Op op{instr.kernel, instr.out.id, static_cast<std::uint32_t>(instr.args.size()), {}};
+    if (op.n_args > 3) return nullptr;
+    for (std::size_t a = 0; a < instr.args.size(); ++a) op.args[a] = instr.args[a].id;
+    loop->ops.push_back(op);
+  }
+  return loop;
+}
+
+}  // namespace
+
 const FunctionBase& ScanOp::body() const {
   std::call_once(compiled_once_, [&] {
     std::vector<In> ins(inner_inputs_.begin(), inner_inputs_.end());
@@ -236,8 +358,14 @@ const FunctionBase& ScanOp::body() const {
     o.allow_gc = false;  // each step reuses the buffers of the one before
     o.on_unused_input = UnusedInput::Ignore;
     fn_ = std::make_unique<FunctionBase>(std::move(ins), inner_outputs_, std::move(o));
+    scalar_ = scalar_loop_of(*fn_);
   });
   return *fn_;
+}
+
+bool ScanOp::runs_on_scalars() const {
+  (void)body();
+  return scalar_ != nullptr;
 }
 
 namespace {
@@ -280,6 +408,159 @@ Tensor stacked_rows(const RowBuffer& b, std::int64_t steps, std::int64_t keep, c
   for (std::int64_t r = 0; r < m; ++r)
     out.select(0, r).assign(b.data.select(0, b.pos(steps - m + r)));
   return out;
+}
+
+
+/// The general loop: the compiled body run once per step on views of the
+/// rows it reads. Returns the number of steps run.
+std::int64_t run_loop(const FunctionBase& fn, const ScanInfo& in, std::span<const Tensor> inputs,
+                      std::int64_t steps, std::vector<RowBuffer>& bufs,
+                      std::vector<Shape>& row_shape, std::vector<Tensor>& shared_now) {
+  const std::string& nm = in.name;
+  const std::size_t n_states = in.n_states();
+  // The step's arguments: views of the rows it reads, refreshed each step.
+  const std::size_t n_views = in.n_seqs + in.n_state_taps();
+  std::vector<Tensor> views(n_views);
+  std::vector<const Tensor*> args(in.n_inner_inputs());
+  for (std::size_t v = 0; v < n_views; ++v) args[v] = &views[v];
+  for (std::size_t i = 0; i < in.n_shared; ++i) args[in.inner_shared(i)] = &shared_now[i];
+  for (std::size_t i = 0; i < in.n_non_seqs; ++i)
+    args[in.inner_non_seq(i)] = &inputs[in.outer_non_seq(i)];
+
+  struct EndSteps {
+    const FunctionBase& f;
+    ~EndSteps() { f.end_steps(); }
+  } end{fn};
+
+  std::int64_t t = 0;
+  for (; t < steps; ++t) {
+    for (std::size_t i = 0; i < in.n_seqs; ++i) views[i] = inputs[in.outer_seq(i)].select(0, t);
+    std::size_t v = in.n_seqs;
+    for (std::size_t j = 0; j < n_states; ++j)
+      for (std::int64_t tap : in.state_taps[j])
+        views[v++] = bufs[j].data.select(0, bufs[j].pos(t + tap));
+    fn.run_step(args);
+
+    for (std::size_t j = 0; j < in.n_stacked(); ++j) {
+      const Tensor& r = fn.result(j);
+      RowBuffer& b = bufs[j];
+      if (j >= n_states && t == 0) {
+        row_shape[j] = r.shape();
+        b.rows = std::max<std::int64_t>(b.rows, 1);
+        b.data = Tensor::empty(r.dtype(), with_rows(b.rows, r.shape()));
+      }
+      if (!(r.shape() == row_shape[j]))
+        throw ValueError(fmt::format(
+            "`{}`: step {} computed {} {} of shape {}, but {} {}", nm, t,
+            j < n_states ? "state" : "output", j, shape_to_string(r.shape()),
+            j < n_states ? "its initial values have rows of shape" : "the first step's has shape",
+            shape_to_string(row_shape[j])));
+      reserve_step(b, t, row_shape[j]);
+      b.data.select(0, b.pos(t)).assign(r);
+    }
+    for (std::size_t i = 0; i < in.n_shared; ++i) shared_now[i] = fn.result(in.n_stacked() + i);
+    if (in.as_while && fn.result(in.n_inner_outputs() - 1).item<bool>()) {
+      ++t;
+      break;
+    }
+  }
+  return t;
+}
+
+/// The scalar loop: every row is one element, every step the body's scalar
+/// program on registers, loaded from and stored to the buffers directly.
+void run_scalar_loop(const detail::ScanScalarLoop& L, const ScanInfo& in,
+                     std::span<const Tensor> inputs, std::int64_t& steps,
+                     std::vector<RowBuffer>& bufs, std::vector<Shape>& row_shape,
+                     std::vector<Tensor>& shared_now) {
+  std::vector<std::uint64_t> regs = L.init;
+  std::uint64_t* R = regs.data();
+  auto load = [&](std::size_t inner, const void* from) {
+    std::memcpy(&R[L.inputs[inner]], from, L.input_size[inner]);
+  };
+  for (std::size_t i = 0; i < in.n_non_seqs; ++i)
+    load(in.inner_non_seq(i), inputs[in.outer_non_seq(i)].raw_data());
+  for (std::size_t i = 0; i < in.n_shared; ++i) load(in.inner_shared(i), shared_now[i].raw_data());
+  for (std::size_t j = in.n_states(); j < in.n_stacked(); ++j) {
+    RowBuffer& b = bufs[j];
+    b.rows = std::max<std::int64_t>(b.rows, 1);
+    b.data = Tensor::empty(L.output_dtype[j], {b.rows});
+    row_shape[j] = Shape();
+  }
+  struct Seq {
+    const std::byte* base;
+    std::int64_t stride;  // bytes
+  };
+  std::vector<Seq> seqs;
+  for (std::size_t i = 0; i < in.n_seqs; ++i) {
+    const Tensor& x = inputs[in.outer_seq(i)];
+    seqs.push_back({static_cast<const std::byte*>(x.raw_data()),
+                    x.strides()[0] * static_cast<std::int64_t>(itemsize(x.dtype()))});
+  }
+  struct Step {
+    detail::KernelFn kernel;
+    const void* args[3];
+    void* out;
+  };
+  std::vector<Step> ops;
+  for (const auto& op : L.ops) {
+    Step st{op.kernel, {}, &R[op.out]};
+    for (std::uint32_t a = 0; a < op.n_args; ++a) st.args[a] = &R[op.args[a]];
+    ops.push_back(st);
+  }
+  const std::size_t n_states = in.n_states();
+  std::int64_t t = 0;
+  for (; t < steps; ++t) {
+    for (std::size_t i = 0; i < in.n_seqs; ++i) load(i, seqs[i].base + t * seqs[i].stride);
+    std::size_t v = in.n_seqs;
+    for (std::size_t j = 0; j < n_states; ++j) {
+      const RowBuffer& b = bufs[j];
+      const auto* data = static_cast<const std::byte*>(b.data.raw_data());
+      const std::size_t size = itemsize(b.data.dtype());
+      for (std::int64_t tap : in.state_taps[j])
+        load(v++, data + static_cast<std::size_t>(b.pos(t + tap)) * size);
+    }
+    for (const Step& st : ops) st.kernel(1, st.args, st.out);
+    for (std::size_t j = 0; j < in.n_stacked(); ++j) {
+      RowBuffer& b = bufs[j];
+      reserve_step(b, t, row_shape[j]);
+      auto* data = static_cast<std::byte*>(b.data.raw_data());
+      std::memcpy(data + static_cast<std::size_t>(b.pos(t)) * L.output_size[j], &R[L.outputs[j]],
+                  L.output_size[j]);
+    }
+    for (std::size_t i = 0; i < in.n_shared; ++i)
+      R[L.inputs[in.inner_shared(i)]] = R[L.outputs[in.n_stacked() + i]];
+    if (in.as_while && *reinterpret_cast<const std::uint8_t*>(&R[L.outputs.back()]) != 0) {
+      ++t;
+      break;
+    }
+  }
+  steps = t;
+  for (std::size_t i = 0; i < in.n_shared && t > 0; ++i) {
+    Tensor v = Tensor::empty(shared_now[i].dtype(), {});
+    std::memcpy(v.raw_data(), &R[L.inputs[in.inner_shared(i)]], itemsize(v.dtype()));
+    shared_now[i] = std::move(v);
+  }
+}
+
+/// The outer outputs from the row buffers after `steps` steps.
+void finish_outputs(const ScanInfo& in, const Apply& node, std::int64_t steps,
+                    const std::vector<RowBuffer>& bufs, const std::vector<Shape>& row_shape,
+                    std::vector<Tensor>& shared_now, std::span<Tensor> outputs) {
+  for (std::size_t j = 0; j < in.n_stacked(); ++j) {
+    const RowBuffer& b = bufs[j];
+    if (!b.data.valid()) {
+      // No step ran: the rows' shape is what the types know.
+      const TensorType& ot = *node.output_var(j).tensor_type();
+      Shape row(ot.shape().begin() + 1, ot.shape().end());
+      for (std::int64_t& e : row) e = e == kUnknownDim ? 0 : e;
+      outputs[j] = Tensor::empty(ot.dtype(), with_rows(0, row));
+      continue;
+    }
+    outputs[j] = stacked_rows(b, steps, in.store_steps[j], row_shape[j]);
+  }
+  for (std::size_t i = 0; i < in.n_shared; ++i)
+    outputs[in.n_stacked() + i] = steps == 0 ? shared_now[i].copy() : std::move(shared_now[i]);
 }
 
 }  // namespace
@@ -348,69 +629,12 @@ void ScanOp::perform(const Apply& node, std::span<const Tensor> inputs,
   std::vector<Tensor> shared_now(in.n_shared);
   for (std::size_t i = 0; i < in.n_shared; ++i) shared_now[i] = inputs[in.outer_shared(i)];
 
-  // The step's arguments: views of the rows it reads, refreshed each step.
-  const std::size_t n_views = in.n_seqs + in.n_state_taps();
-  std::vector<Tensor> views(n_views);
-  std::vector<const Tensor*> args(in.n_inner_inputs());
-  for (std::size_t v = 0; v < n_views; ++v) args[v] = &views[v];
-  for (std::size_t i = 0; i < in.n_shared; ++i) args[in.inner_shared(i)] = &shared_now[i];
-  for (std::size_t i = 0; i < in.n_non_seqs; ++i)
-    args[in.inner_non_seq(i)] = &inputs[in.outer_non_seq(i)];
-
-  struct EndSteps {
-    const FunctionBase& f;
-    ~EndSteps() { f.end_steps(); }
-  } end{fn};
-
-  std::int64_t t = 0;
-  for (; t < steps; ++t) {
-    for (std::size_t i = 0; i < in.n_seqs; ++i) views[i] = inputs[in.outer_seq(i)].select(0, t);
-    std::size_t v = in.n_seqs;
-    for (std::size_t j = 0; j < n_states; ++j)
-      for (std::int64_t tap : in.state_taps[j]) views[v++] = bufs[j].data.select(0, bufs[j].pos(t + tap));
-    fn.run_step(args);
-
-    for (std::size_t j = 0; j < in.n_stacked(); ++j) {
-      const Tensor& r = fn.result(j);
-      RowBuffer& b = bufs[j];
-      if (j >= n_states && t == 0) {
-        row_shape[j] = r.shape();
-        b.data = Tensor::empty(r.dtype(), with_rows(std::max<std::int64_t>(b.rows, 1), r.shape()));
-        b.rows = std::max<std::int64_t>(b.rows, 1);
-      }
-      if (!(r.shape() == row_shape[j]))
-        throw ValueError(fmt::format(
-            "`{}`: step {} computed {} {} of shape {}, but {} {}", nm, t,
-            j < n_states ? "state" : "output", j, shape_to_string(r.shape()),
-            j < n_states ? "its initial values have rows of shape" : "the first step's has shape",
-            shape_to_string(row_shape[j])));
-      reserve_step(b, t, row_shape[j]);
-      b.data.select(0, b.pos(t)).assign(r);
-    }
-    for (std::size_t i = 0; i < in.n_shared; ++i) shared_now[i] = fn.result(in.n_stacked() + i);
-    if (in.as_while && fn.result(in.n_inner_outputs() - 1).item<bool>()) {
-      ++t;
-      break;
-    }
+  if (scalar_) {
+    run_scalar_loop(*scalar_, in, inputs, steps, bufs, row_shape, shared_now);
+  } else {
+    steps = run_loop(fn, in, inputs, steps, bufs, row_shape, shared_now);
   }
-  steps = t;
-
-  for (std::size_t j = 0; j < in.n_stacked(); ++j) {
-    RowBuffer& b = bufs[j];
-    if (!b.data.valid()) {
-      // No step ran: the rows' shape is what the types know.
-      const TensorType& rt = *inner_outputs_[j]->tensor_type();
-      Shape row;
-      for (std::int64_t e : node.output_var(j).tensor_type()->shape()) row.push_back(e);
-      row.erase(row.begin());
-      for (std::int64_t& e : row) e = e == kUnknownDim ? 0 : e;
-      outputs[j] = Tensor::empty(rt.dtype(), with_rows(0, row));
-      continue;
-    }
-    outputs[j] = stacked_rows(b, steps, in.store_steps[j], row_shape[j]);
-  }
-  for (std::size_t i = 0; i < in.n_shared; ++i)
-    outputs[in.n_stacked() + i] = steps == 0 ? shared_now[i].copy() : std::move(shared_now[i]);
+  finish_outputs(in, node, steps, bufs, row_shape, shared_now, outputs);
 }
 
 std::vector<ShapeVars> ScanOp::infer_shape(const Apply& node,

@@ -21,6 +21,10 @@
 
 namespace rw {
 
+namespace detail {
+struct ScanScalarLoop;
+}
+
 /// A sequence the loop walks along its first axis, read at offsets `taps` of
 /// the step (Aesara's `dict(input=x, taps=[-1, 0])`): with taps k, the step t
 /// reads `x[t + k - min(0, min(taps))]`, so that the first step reads the
@@ -187,6 +191,10 @@ class ScanOp final : public Op {
 
   /// The compiled body (compiled on the first call).
   const FunctionBase& body() const;
+  /// Whether the loop runs as one scalar program on registers: every input
+  /// and output of the compiled body is 0-d and every node elementwise
+  /// (compiles the body).
+  bool runs_on_scalars() const;
 
  private:
   ScanInfo info_;
@@ -195,6 +203,7 @@ class ScanOp final : public Op {
   std::vector<std::vector<bool>> inner_pattern_;  // inner input i → inner output j
   mutable std::once_flag compiled_once_;
   mutable std::unique_ptr<FunctionBase> fn_;
+  mutable std::shared_ptr<const detail::ScanScalarLoop> scalar_;  // null: the general loop
   mutable std::mutex call_mutex_;
 };
 

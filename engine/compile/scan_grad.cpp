@@ -186,11 +186,12 @@ std::vector<Var> ScanOp::L_op(const Apply& node, std::span<const Var> output_gra
     const Var& dk = d_of[in.inner_non_seq(k)];
     if (!connected(dk)) continue;
     if (!is_float(inner_inputs_[in.inner_non_seq(k)]->tensor_type()->dtype())) continue;
-    Var a = Variable::make(dk->type(), fmt::format("acc{}", k));
+    // Of the non-sequence's type: the step's gradient may know more of its shape.
+    Var a = Variable::make(inner_inputs_[in.inner_non_seq(k)]->type(), fmt::format("acc{}", k));
     acc_of[k] = static_cast<int>(b_state_inner.size());
     b_state_inner.push_back(a);
     b_state_new.push_back(add(a, dk));
-    b_state_outer.push_back(expand_dims(zeros_like(node.input(in.outer_non_seq(k)), dk->tensor_type()->dtype()), 0));
+    b_state_outer.push_back(expand_dims(zeros_like(node.input(in.outer_non_seq(k))), 0));
   }
   // Per-step gradients of the sequences.
   std::vector<int> seq_out(in.n_seqs, -1);

@@ -20,6 +20,7 @@
 #include "ops/detail/util.hpp"
 #include "ops/indexing/subtensor.hpp"
 #include "ops/linalg/linalg.hpp"
+#include "ops/shape/dimshuffle.hpp"
 
 namespace rw {
 
@@ -438,6 +439,89 @@ RewriteResult push_out_seq(FunctionGraph&, Apply& node, const RewriteContext&) {
 }
 
 // ---------------------------------------------------------------------------
+// scan_push_out_dot1
+
+/// `m` when it is a matrix product of two matrices: its operands.
+std::optional<std::pair<Var, Var>> matrix_product(const Var& m) {
+  const Apply* a = m->owner();
+  if (!a || !(ops_detail::op_as<MatMul>(a->op()) || ops_detail::op_as<Dot>(a->op()))) return std::nullopt;
+  if (a->input(0)->tensor_type()->ndim() != 2 || a->input(1)->tensor_type()->ndim() != 2) return std::nullopt;
+  return std::pair{a->input(0), a->input(1)};
+}
+
+/// `v` when it is the transpose of a matrix: that matrix.
+Var transposed_of(const Var& v) {
+  const Apply* a = v->owner();
+  if (!a) return nullptr;
+  const auto* ds = ops_detail::op_as<DimShuffle>(a->op());
+  if (!ds || ds->order() != std::vector<std::int64_t>{1, 0}) return nullptr;
+  return a->input(0);
+}
+
+/// Rows (T, r, c) of matrices as one (r, T*c) matrix: side by side.
+Var side_by_side(const Var& rows) {
+  const Var t = dimshuffle(rows, {1, 0, 2});
+  return reshape(t, std::vector<Operand>{shape_i(rows, 1), mul(shape_i(rows, 0), shape_i(rows, 2))});
+}
+
+/// Rows (T, r, c) of matrices as one (T*r, c) matrix: stacked.
+Var stacked(const Var& rows) {
+  return reshape(rows, std::vector<Operand>{mul(shape_i(rows, 0), shape_i(rows, 1)), shape_i(rows, 2)});
+}
+
+RewriteResult push_out_dot1(FunctionGraph&, Apply& node, const RewriteContext&) {
+  const ScanOp* op = as_scan(node);
+  if (!op) return RewriteResult::fail("not a scan");
+  if (op->info().as_while) return RewriteResult::fail("a while-loop's steps are not known before");
+  ScanParts p = ScanParts::of(node, *op);
+  const std::vector<Var> outs = p.inner_outputs();
+  for (std::size_t j = 0; j < p.states.size(); ++j) {
+    const ScanParts::State& st = p.states[j];
+    if (st.keep != 1 || st.taps != std::vector<std::int64_t>{-1}) continue;
+    const Apply* add = st.update->owner();
+    const auto* e = add ? ops_detail::op_as<Elemwise>(add->op()) : nullptr;
+    if (!e || e->scalar_op() != ScalarOp::Add || add->num_inputs() != 2) continue;
+    const Var& acc = st.inner[0];
+    const int k = add->input(0) == acc ? 1 : add->input(1) == acc ? 0 : -1;
+    if (k < 0) continue;
+    const auto prod = matrix_product(add->input(static_cast<std::size_t>(k)));
+    if (!prod) continue;
+    // The accumulator feeds nothing but its own sum.
+    std::vector<Var> others;
+    for (const Var& o : outs)
+      if (o != st.update) others.push_back(o);
+    others.push_back(prod->first);
+    others.push_back(prod->second);
+    bool used = false;
+    for (const Var& r : graph_inputs(others)) used |= r == acc;
+    if (used) continue;
+
+    // The products' operands become outputs of every step; their sum over
+    // the steps is one product after the loop.
+    const Var lhs_t = transposed_of(prod->first);
+    ScanParts q = p;
+    const ScanParts::State gone = q.states[j];
+    q.states.erase(q.states.begin() + static_cast<std::ptrdiff_t>(j));
+    const std::size_t first_new = q.outputs.size();
+    q.outputs.push_back({lhs_t ? lhs_t : prod->first, 0, -1});
+    q.outputs.push_back({prod->second, 0, -1});
+    const ScanParts::Built b = q.build();
+    const Var lhs_rows = b.node->output(q.states.size() + first_new);
+    const Var rhs_rows = b.node->output(q.states.size() + first_new + 1);
+    const Var lhs = lhs_t ? transpose(stacked(lhs_rows)) : side_by_side(lhs_rows);
+    const Var total = rw::add(subtensor(gone.init, {-1}), matmul(lhs, stacked(rhs_rows)));
+    std::vector<std::pair<Var, Var>> pairs;
+    for (const auto& [old, v] : b.replaced) pairs.emplace_back(node.output(static_cast<std::size_t>(old)), v);
+    const Var& was = node.output(static_cast<std::size_t>(gone.old));
+    Var now = expand_dims(total, 0);
+    if (!was->type()->is_super(*now->type())) now = specify_shape(now, was->tensor_type()->shape());
+    pairs.emplace_back(was, now);
+    return RewriteResult::replace(std::move(pairs));
+  }
+  return RewriteResult::fail("no accumulator `acc + a_t @ b_t` of which only the last value is read");
+}
+
+// ---------------------------------------------------------------------------
 // scan_save_mem
 
 /// How many last rows `client` reads of the stacked output it uses, or
@@ -531,6 +615,12 @@ NodeRewriterPtr scan_push_out_seq_rewriter() {
                        push_out_seq);
 }
 
+NodeRewriterPtr scan_push_out_dot1_rewriter() {
+  return scan_rewriter("scan_push_out_dot1",
+                       "an accumulator acc + a_t @ b_t read at its end is one product after the loop",
+                       push_out_dot1);
+}
+
 NodeRewriterPtr scan_save_mem_rewriter() {
   return scan_rewriter("scan_save_mem", "outputs read only at their last rows keep only those",
                        save_mem);
@@ -545,6 +635,7 @@ void register_scan_rewrites(RewriteDB& optdb) {
   auto eq2 = std::make_shared<EquilibriumDB>("scan_eqopt2");
   eq2->add(scan_remove_unused_rewriter(), {"fast_run", "scan"});
   eq2->add(scan_merge_inouts_rewriter(), {"fast_run", "scan"});
+  eq2->add(scan_push_out_dot1_rewriter(), {"fast_run", "scan"});
   optdb.add(eq2, {"fast_run", "scan"}, EntryOptions{.position = 1.6});
   auto mem = std::make_shared<EquilibriumDB>("scan_save_mem_db");
   mem->add(scan_save_mem_rewriter(), {"fast_run", "scan"});

@@ -22,12 +22,18 @@ NodeRewriterPtr scan_push_out_non_seq_rewriter();
 /// non-sequences, and `x_t @ W` products, are computed for all steps at once
 /// before the loop and read as sequences (`scan_push_out_seq`, PushOutSeqScan).
 NodeRewriterPtr scan_push_out_seq_rewriter();
+/// An accumulator `acc + a_t @ b_t` whose last value alone is read becomes
+/// one matrix product after the loop, of the a_t side by side and the b_t
+/// stacked (`scan_push_out_dot1`; PyTensor's PushOutDot1 and
+/// scan_push_out_add): the weight gradients of back-propagation through time
+/// become single products.
+NodeRewriterPtr scan_push_out_dot1_rewriter();
 /// Outputs read only at their last rows (`h[-1]`, `h[-k:]`) or not at all
 /// keep only those rows (`scan_save_mem`, ScanSaveMem).
 NodeRewriterPtr scan_save_mem_rewriter();
 /// Registers them where PyTensor does: `scan_eqopt1` (position 0.05: the
 /// constants and unused inputs, the push-outs), `scan_eqopt2` (1.6: the
-/// constants and unused inputs again, scan_merge_inouts) and
+/// constants and unused inputs again, scan_merge_inouts, scan_push_out_dot1) and
 /// `scan_save_mem` (1.61), tagged `fast_run` and `scan`.
 void register_scan_rewrites(RewriteDB& optdb);
 

@@ -140,7 +140,9 @@ ApplyRef MatMul::make_node(std::span<const Var> inputs) const {
 
 void MatMul::perform(const Apply&, std::span<const Tensor> inputs,
                      std::span<Tensor> outputs) const {
-  outputs[0] = ops_detail::run_kernel(*this, [&] { return matmul(inputs[0], inputs[1]); });
+  // The buffer left from an earlier call, when it fits (a loop's body).
+  outputs[0] =
+      ops_detail::run_kernel(*this, [&] { return matmul(inputs[0], inputs[1], outputs[0]); });
 }
 
 std::vector<ShapeVars> MatMul::infer_shape(const Apply& node,

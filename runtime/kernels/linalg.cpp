@@ -263,13 +263,15 @@ void gemv(Tensor& y, double alpha, const Tensor& a, const Tensor& x, double beta
   gemm_any(ycol, alpha, a, x.expand_dims(1), beta);
 }
 
-Tensor matmul(const Tensor& a, const Tensor& b) {
+Tensor matmul(const Tensor& a, const Tensor& b, const Tensor& reuse) {
   check_valid("matmul", {&a, &b});
-  const std::string shapes =
-      fmt::format("shapes {} and {}", shape_to_string(a.shape()), shape_to_string(b.shape()));
+  // Built only for a message: a small product is called once per loop step.
+  const auto shapes = [&] {
+    return fmt::format("shapes {} and {}", shape_to_string(a.shape()), shape_to_string(b.shape()));
+  };
   if (a.ndim() == 0 || b.ndim() == 0)
     throw std::invalid_argument(
-        fmt::format("`matmul` does not take 0-d operands ({}); use `mul`", shapes));
+        fmt::format("`matmul` does not take 0-d operands ({}); use `mul`", shapes()));
   const DType t = promote(a.dtype(), b.dtype());
   const Tensor A = a.ndim() == 1 ? cast(a, t).expand_dims(0) : cast(a, t);
   const Tensor B = b.ndim() == 1 ? cast(b, t).expand_dims(1) : cast(b, t);
@@ -278,7 +280,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   const std::int64_t k2 = B.shape()[nb - 2], n = B.shape()[nb - 1];
   if (k != k2)
     throw std::invalid_argument(
-        fmt::format("`matmul` of {}: the inner dimensions {} and {} differ", shapes, k, k2));
+        fmt::format("`matmul` of {}: the inner dimensions {} and {} differ", shapes(), k, k2));
   const Shape batch_a(A.shape().begin(), A.shape().end() - 2);
   const Shape batch_b(B.shape().begin(), B.shape().end() - 2);
   Shape batch;
@@ -286,7 +288,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
     batch = broadcast_shapes(batch_a, batch_b);
   } catch (const std::invalid_argument&) {
     throw std::invalid_argument(
-        fmt::format("`matmul` of {}: batch shapes {} and {} cannot be broadcast", shapes,
+        fmt::format("`matmul` of {}: batch shapes {} and {} cannot be broadcast", shapes(),
                     shape_to_string(batch_a), shape_to_string(batch_b)));
   }
   if (is_bool(t)) {
@@ -296,7 +298,13 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   Shape full = batch;
   full.push_back(m);
   full.push_back(n);
-  Tensor out = Tensor::empty(t, full);
+  Shape result = batch;
+  if (a.ndim() > 1) result.push_back(m);
+  if (b.ndim() > 1) result.push_back(n);
+  const bool reused = reuse.valid() && reuse.dtype() == t && reuse.is_contiguous() &&
+                      reuse.shape() == result && !reuse.shares_storage(a) &&
+                      !reuse.shares_storage(b);
+  Tensor out = reused ? reuse.reshape(full) : Tensor::empty(t, full);
   const std::int64_t batches = shape_size(batch);
   if (batches == 1 || shape_size(full) == 0) {
     if (shape_size(full) != 0) {
@@ -323,10 +331,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
       }
     });
   }
-  Shape result = batch;
-  if (a.ndim() > 1) result.push_back(m);
-  if (b.ndim() > 1) result.push_back(n);
-  return out.reshape(result);
+  return reused ? reuse : out.reshape(result);
 }
 
 Tensor dot(const Tensor& a, const Tensor& b) {

@@ -12,8 +12,10 @@ namespace rw {
 /// dimensions are stacks of matrices whose leading (batch) dims broadcast.
 /// The result dtype is promote(a, b) (bool: or of ands; integers wrap).
 /// Throws std::invalid_argument naming both shapes for 0-d operands, inner
-/// dimensions that differ or batch shapes that do not broadcast.
-Tensor matmul(const Tensor& a, const Tensor& b);
+/// dimensions that differ or batch shapes that do not broadcast. `reuse`,
+/// when it is a contiguous tensor of the result's dtype and shape that
+/// shares no storage with a or b, receives the result (and is returned).
+Tensor matmul(const Tensor& a, const Tensor& b, const Tensor& reuse = {});
 
 /// NumPy's dot for operands of at most 2 dims: a 0-d operand scales the
 /// other; otherwise as matmul.

@@ -237,3 +237,213 @@ TEST_CASE("scan: the shape of its outputs is known without running the loop", "[
   CHECK(scan_in(f) == nullptr);
   CHECK(values(f(Tensor::zeros({4, 3}), Tensor::zeros({3}))) == std::vector<double>{4, 3});
 }
+
+namespace {
+
+/// The loss of an RNN over x and its gradients with respect to W, U and b.
+struct RnnGraph {
+  Var x = rw::tensor("x", DType::Float64, {rw::kUnknownDim, 2, 3});
+  Var h0 = rw::matrix("h0"), W = rw::matrix("W"), U = rw::matrix("U"), b = rw::vector("b");
+  std::vector<Var> outputs;
+  RnnGraph() {
+    auto r = rw::scan(
+        [](std::span<const Var> a) {
+          return rw::tanh(rw::matmul(a[1], a[2]) + rw::matmul(a[0], a[3]) + a[4]);
+        },
+        {x}, {h0}, {W, U, b});
+    const Var loss = rw::sum(rw::sqr(rw::subtensor(r.output(), {-1})));
+    outputs = {loss};
+    for (const Var& g : rw::grad(loss, {W, U, b})) outputs.push_back(g);
+  }
+  std::vector<Tensor> point() const {
+    rw::Rng rng(11);
+    return {rng.normal({6, 2, 3}), rng.normal({2, 4}), rng.normal({4, 4}, 0, 0.5),
+            rng.normal({3, 4}, 0, 0.5), rng.normal({4})};
+  }
+};
+
+void check_same(const std::vector<Tensor>& a, const std::vector<Tensor>& b) {
+  REQUIRE(a.size() == b.size());
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    REQUIRE(a[k].shape() == b[k].shape());
+    const auto va = values(a[k]), vb = values(b[k]);
+    for (std::size_t i = 0; i < va.size(); ++i) CHECK(va[i] == Approx(vb[i]).epsilon(1e-10).margin(1e-12));
+  }
+}
+
+std::vector<const rw::ScanOp*> scans_in(const rw::FunctionBase& f) {
+  std::vector<const rw::ScanOp*> out;
+  for (const rw::Apply* n : f.schedule())
+    if (auto* s = dynamic_cast<const rw::ScanOp*>(&n->op())) out.push_back(s);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("scan rewrites: an RNN's loss and BPTT gradients keep their values", "[scan][rewrite]") {
+  const RnnGraph g;
+  auto trace = std::make_shared<rw::TraceRecorder>(false);
+  rw::Function rewritten =
+      rw::function({g.x, g.h0, g.W, g.U, g.b}, g.outputs, {.rewrite_trace = trace});
+  rw::Function plain = rw::compile_function({g.x, g.h0, g.W, g.U, g.b}, g.outputs);
+  const std::vector<Tensor> pt = g.point();
+  check_same(rewritten.call(pt), plain.call(pt));
+  const std::string text = trace->text();
+  for (const char* rewrite : {"scan_push_out_seq", "remove_constants_and_unused_inputs_scan",
+                              "scan_save_mem", "scan_push_out_dot1"}) {
+    INFO(rewrite << " in:\n" << text);
+    CHECK(text.find(rewrite) != std::string::npos);
+  }
+  // The forward loop keeps every state (the backward one reads them). The
+  // backward one carries the state's gradient and b's; W's and U's are each
+  // one product after the loop, of h_{t-1} and x_t (sequences it already
+  // has) by the step's delta, its one output per step.
+  const auto loops = scans_in(rewritten);
+  REQUIRE(loops.size() == 2);
+  CHECK(loops[0]->info().store_steps == std::vector<std::int64_t>{0});
+  CHECK(loops[1]->info().n_states() == 2);
+  CHECK(loops[1]->info().n_nit_sot == 1);
+  // No step: the gradients are zeros, as without the rewrites.
+  std::vector<Tensor> empty = pt;
+  empty[0] = Tensor::zeros({0, 2, 3});
+  CHECK_THROWS(plain.call(empty));  // h[-1] of no step
+  CHECK_THROWS(rewritten.call(empty));
+}
+
+TEST_CASE("scan_push_out_non_seq computes what needs no step before the loop", "[scan][rewrite]") {
+  Var x = rw::vector("x"), w = rw::scalar("w");
+  auto r = rw::scan([](std::span<const Var> a) { return a[0] * rw::exp(a[2]) + a[1]; }, {x},
+                    {rw::constant(0.0)}, {w});
+  auto trace = std::make_shared<rw::TraceRecorder>(false);
+  rw::Function f = rw::function({x, w}, r.output(), {.rewrite_trace = trace});
+  CHECK(trace->text().find("scan_push_out_non_seq") != std::string::npos);
+  const auto loops = scans_in(f);
+  REQUIRE(loops.size() == 1);
+  for (const Var& v : rw::ancestors(loops[0]->inner_outputs()))
+    CHECK_FALSE((v->owner() && v->owner()->op().name() == "exp"));
+  CHECK(values(f(vec({1, 2, 3}), Tensor::scalar(0.0))) == std::vector<double>{1, 3, 6});
+}
+
+TEST_CASE("remove_constants_and_unused_inputs_scan and scan_merge_inouts", "[scan][rewrite]") {
+  Var x = rw::vector("x"), unused = rw::vector("unused");
+  // x twice, a constant non-sequence, and a non-sequence the body ignores.
+  auto r = rw::scan([](std::span<const Var> a) { return a[0] * a[1] + a[2]; }, {x, x}, {},
+                    {rw::constant(1.0), unused});
+  auto trace = std::make_shared<rw::TraceRecorder>(false);
+  rw::Function f = rw::function({x, unused}, r.output(),
+                                {.rewrite_trace = trace, .on_unused_input = rw::UnusedInput::Ignore});
+  const auto loops = scans_in(f);
+  if (!loops.empty()) {
+    CHECK(loops[0]->info().n_seqs <= 1);
+    CHECK(loops[0]->info().n_non_seqs == 0);
+  }
+  CHECK(trace->text().find("remove_constants_and_unused_inputs_scan") != std::string::npos);
+  CHECK(values(f(vec({1, 2, 3}), vec({}))) == std::vector<double>{2, 5, 10});
+}
+
+TEST_CASE("scan_save_mem keeps the last rows a while-loop's user reads", "[scan][rewrite]") {
+  Var x0 = rw::scalar("x0");
+  auto r = rw::scan(
+      [](std::span<const Var> a) {
+        Var next = a[0] / 2.0;
+        return rw::ScanStep({next, next * 10.0}, {}, rw::lt(next, 1e-3));
+      },
+      {}, {x0, ScanOutput::none()});
+  const Var last = rw::subtensor(r.outputs[0], {-1});
+  const Var tail = rw::subtensor(r.outputs[1], {rw::slice(-2)});
+  rw::Function f = rw::function({x0}, {last, tail});
+  const auto loops = scans_in(f);
+  REQUIRE(loops.size() == 1);
+  CHECK(loops[0]->info().store_steps == std::vector<std::int64_t>{1, 2});
+  auto [l, t] = f(Tensor::scalar(1.0));
+  CHECK(l.item<double>() == Approx(1.0 / 1024));
+  CHECK(values(t) == std::vector<double>{10.0 / 512, 10.0 / 1024});
+}
+
+TEST_CASE("scan: truncate_gradient back-propagates through the last steps only", "[scan][grad]") {
+  Var x = rw::vector("x"), w = rw::scalar("w");
+  auto r = rw::scan([](std::span<const Var> a) { return a[1] * a[2] + a[0]; }, {x},
+                    {rw::constant(0.0)}, {w}, {.truncate_gradient = 2});
+  const Var gx = rw::grad(rw::subtensor(r.output(), {-1}), x);
+  rw::Function f = rw::function({x, w}, gx);
+  // s_T = sum_t w^(T-1-t) x_t: the last two steps give 1 and w; the rest 0.
+  CHECK(values(f(vec({1, 2, 3, 4}), Tensor::scalar(3.0))) == std::vector<double>{0, 0, 3, 1});
+}
+
+TEST_CASE("scan: R_op carries each state's tangent beside it", "[scan][grad]") {
+  auto fn = [](std::span<const Var> in) {
+    auto r = rw::scan(
+        [](std::span<const Var> a) { return rw::tanh(a[1] * a[2] + a[0]); }, {in[0]}, {in[1]},
+        {in[2]});
+    return r.output();
+  };
+  rw::Rng rng(5);
+  const Tensor pt[] = {rng.normal({5, 3}), rng.normal({3}), rng.normal({3})};
+  rw::verify_rop(fn, pt);
+}
+
+TEST_CASE("scan: nested loops, and loops inside OpFromGraph and back", "[scan][grad]") {
+  // Row sums by an inner scan, accumulated by an outer one.
+  auto nested = [](std::span<const Var> in) {
+    auto outer = rw::scan(
+        [](std::span<const Var> a) {
+          auto inner = rw::scan([](std::span<const Var> b) { return b[0] * b[0] + b[1]; },
+                                {a[0]}, {rw::constant(0.0)}, {}, {.name = "row"});
+          return rw::subtensor(inner.output(), {-1}) + a[1];
+        },
+        {in[0]}, {rw::constant(0.0)}, {}, {.name = "rows"});
+    return outer.output();
+  };
+  Var m = rw::matrix("m");
+  rw::Function f = rw::function({m}, nested(std::vector<Var>{m}));
+  CHECK(values(f(Tensor::from<double>({{1, 2}, {3, 4}}))) == std::vector<double>{5, 30});
+  rw::Rng rng(2);
+  rw::verify_grad(nested, std::vector<Tensor>{rng.normal({3, 4})});
+
+  // A scan in an OpFromGraph's inner graph, and an OpFromGraph in a scan's body.
+  Var v = rw::vector("v");
+  auto cumsum = rw::scan([](std::span<const Var> a) { return a[0] + a[1]; }, {v},
+                         {rw::constant(0.0)});
+  auto op = rw::op_from_graph({v}, {cumsum.output()}, {.name = "cumsum"});
+  rw::Function g = rw::function({v}, (*op)({v * 2.0}));
+  CHECK(values(g(vec({1, 2, 3}))) == std::vector<double>{2, 6, 12});
+  Var s = rw::scalar("s"), t = rw::scalar("t");
+  auto axpy = rw::op_from_graph({s, t}, {s * 3.0 + t}, {.name = "axpy"});
+  auto loop = rw::scan([&](std::span<const Var> a) { return (*axpy)({a[0], a[1]}); }, {v},
+                       {rw::constant(0.0)});
+  rw::Function h = rw::function({v}, loop.output());
+  CHECK(values(h(vec({1, 1}))) == std::vector<double>{3, 6});
+}
+
+TEST_CASE("scan: the scalar loop and the general loop agree", "[scan]") {
+  Var x = rw::vector("x"), y = rw::vector("y", DType::Int64);
+  // s_t = s_{t-1} * 0.5 + x_t + y_t (an integer sequence cast on the way).
+  auto scalar_body = [](std::span<const Var> a) { return a[2] * 0.5 + a[0] + rw::cast(a[1], DType::Float64); };
+  // The same through a reduction, which the scalar loop does not take.
+  auto general_body = [](std::span<const Var> a) {
+    return rw::sum(rw::stack({a[2] * 0.5 + a[0] + rw::cast(a[1], DType::Float64)}));
+  };
+  auto a = rw::scan(scalar_body, {x, y}, {rw::constant(1.0)}, {}, {.go_backwards = true});
+  auto b = rw::scan(general_body, {x, y}, {rw::constant(1.0)}, {}, {.go_backwards = true});
+  rw::Function fa = rw::function({x, y}, a.output()), fb = rw::function({x, y}, b.output());
+  const Tensor xs = rw::Rng(4).normal({9});
+  const Tensor ys = rw::Rng(4).integers({9}, -3, 3);
+  CHECK(values(fa(xs, ys)) == values(fb(xs, ys)));
+  REQUIRE(scans_in(fa).size() == 1);
+  REQUIRE(scans_in(fb).size() == 1);
+  CHECK(scans_in(fa)[0]->runs_on_scalars());
+  CHECK_FALSE(scans_in(fb)[0]->runs_on_scalars());
+}
+
+TEST_CASE("scan: a shared variable the body reads is a non-sequence, with a gradient", "[scan][grad]") {
+  rw::Shared w = rw::shared("w", Tensor::scalar(2.0));
+  Var x = rw::vector("x");
+  auto r = rw::scan([&](std::span<const Var> a) { return a[1] * w + a[0]; }, {x},
+                    {rw::constant(0.0)});
+  const Var gw = rw::grad(rw::subtensor(r.output(), {-1}), w);
+  rw::Function f = rw::function({x}, {r.output(), gw});
+  auto [s, g] = f(vec({1, 1, 1}));
+  CHECK(values(s) == std::vector<double>{1, 3, 7});
+  // d/dw (w^2 + w + 1) = 2w + 1
+  CHECK(g.item<double>() == Approx(5.0));
+}
