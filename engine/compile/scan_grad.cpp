@@ -223,11 +223,13 @@ std::vector<Var> ScanOp::L_op(const Apply& node, std::span<const Var> output_gra
     inner_out.insert(inner_out.end(), b_nit.begin(), b_nit.end());
     // A copy, so that the placeholders of this body are its own.
     ClonedGraph c = clone_graph(inner, inner_out);
-    // Each new carry must have its carry's type: a broadcast may have made
+    // Each new state must fit its state's type: a broadcast may have made
     // it more general; say which shape it has.
     for (std::size_t j = 0; j < b_state_inner.size(); ++j) {
       const TensorType& want = *b_state_inner[j]->tensor_type();
-      if (!want.equals(*c.outputs[j]->type())) c.outputs[j] = specify_shape(cast(c.outputs[j], want.dtype()), want.shape());
+      Var& o = c.outputs[j];
+      if (o->tensor_type()->dtype() != want.dtype()) o = cast(o, want.dtype());
+      if (!want.is_super(*o->type())) o = specify_shape(o, want.shape());
     }
     std::vector<Var> outer{Tb};
     outer.insert(outer.end(), b_seq_outer.begin(), b_seq_outer.end());
@@ -349,7 +351,8 @@ std::vector<Var> ScanOp::R_op(const Apply& node, std::span<const Var> eval_point
     inner_out.push_back(outs[j]);
     Var dj = d[j] ? d[j] : zeros_like(outs[j]);
     const TensorType& want = *outs[j]->tensor_type();
-    if (!want.equals(*dj->type())) dj = specify_shape(cast(dj, want.dtype()), want.shape());
+    if (dj->tensor_type()->dtype() != want.dtype()) dj = cast(dj, want.dtype());
+    if (!want.is_super(*dj->type())) dj = specify_shape(dj, want.shape());
     inner_out.push_back(dj);
   }
   if (in.as_while) inner_out.push_back(outs.back());

@@ -297,12 +297,13 @@ TEST_CASE("scan rewrites: an RNN's loss and BPTT gradients keep their values", "
   // The forward loop keeps every state (the backward one reads them). The
   // backward one carries the state's gradient and b's; W's and U's are each
   // one product after the loop, of h_{t-1} and x_t (sequences it already
-  // has) by the step's delta, its one output per step.
+  // has) by the step's delta: its outputs per step are the two deltas (one
+  // per product, written differently by the gradient).
   const auto loops = scans_in(rewritten);
   REQUIRE(loops.size() == 2);
   CHECK(loops[0]->info().store_steps == std::vector<std::int64_t>{0});
   CHECK(loops[1]->info().n_states() == 2);
-  CHECK(loops[1]->info().n_nit_sot == 1);
+  CHECK(loops[1]->info().n_nit_sot == 2);
   // No step: the gradients are zeros, as without the rewrites.
   std::vector<Tensor> empty = pt;
   empty[0] = Tensor::zeros({0, 2, 3});
