@@ -411,6 +411,17 @@ Tensor stacked_rows(const RowBuffer& b, std::int64_t steps, std::int64_t keep, c
 }
 
 
+/// Writes `row` as step t's row of `b` (a plain copy when both are dense).
+void store_row(RowBuffer& b, std::int64_t t, const Tensor& row) {
+  if (row.is_contiguous() && row.dtype() == b.data.dtype()) {
+    const std::size_t bytes = row.nbytes();
+    std::memcpy(static_cast<std::byte*>(b.data.raw_data()) + static_cast<std::size_t>(b.pos(t)) * bytes,
+                row.raw_data(), bytes);
+    return;
+  }
+  b.data.select(0, b.pos(t)).assign(row);
+}
+
 /// The general loop: the compiled body run once per step on views of the
 /// rows it reads. Returns the number of steps run.
 std::int64_t run_loop(const FunctionBase& fn, const ScanInfo& in, std::span<const Tensor> inputs,
@@ -456,7 +467,7 @@ std::int64_t run_loop(const FunctionBase& fn, const ScanInfo& in, std::span<cons
             j < n_states ? "its initial values have rows of shape" : "the first step's has shape",
             shape_to_string(row_shape[j])));
       reserve_step(b, t, row_shape[j]);
-      b.data.select(0, b.pos(t)).assign(r);
+      store_row(b, t, r);
     }
     for (std::size_t i = 0; i < in.n_shared; ++i) shared_now[i] = fn.result(in.n_stacked() + i);
     if (in.as_while && fn.result(in.n_inner_outputs() - 1).item<bool>()) {

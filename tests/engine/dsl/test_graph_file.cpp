@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include "engine/compile/op_from_graph.hpp"
+#include "engine/compile/scan.hpp"
 #include "engine/dsl/graph_file.hpp"
 #include "engine/dsl/literals.hpp"
 #include "engine/dsl/parse.hpp"
@@ -520,4 +521,50 @@ TEST_CASE("the def builder is given the block", "[dsl]") {
   CHECK(seen[0].inputs[1]->name() == "y");
   REQUIRE(seen[0].outputs.size() == 2);
   CHECK(to_infix(seen[0].outputs[0]) == "x + y");
+}
+
+TEST_CASE("a loop def builds a scan per call, which runs as written", "[dsl][scan]") {
+  const GraphFile g = load_defs(R"(
+def running_sum(x_t f64, s f64) sequences=1 states=1 {
+  output s + x_t
+}
+def halve(v f64) states=1 steps=50 until=true {
+  next = v / 2.0
+  output next, next < 0.001
+}
+def back(x_t f64, s f64, w f64) sequences=1 states=1 backwards=true {
+  output s * w + x_t, x_t * 2.0
+}
+input x f64[?]
+input v0 f64
+input w f64
+(r, d) = back(x, 0.0, w)
+output running_sum(x, 1.0), halve(v0), r, d
+)", rw::standard_registry());
+  REQUIRE(g.outputs.size() == 4);
+  const auto* loop = dynamic_cast<const rw::ScanOp*>(&g.outputs[0]->owner()->op());
+  REQUIRE(loop);
+  CHECK(loop->name() == "running_sum");
+  CHECK(dynamic_cast<const rw::ScanOp&>(g.outputs[1]->owner()->op()).info().as_while);
+  auto f = rw::function(std::vector<rw::In>(g.inputs.begin(), g.inputs.end()), g.outputs);
+  const auto out = f(Tensor::from({1.0, 2.0, 3.0}), Tensor::scalar(1.0), Tensor::scalar(10.0));
+  auto v = [](const Tensor& t) {
+    std::vector<double> r;
+    for (std::int64_t i = 0; i < t.size(); ++i) r.push_back(t.at({i}));
+    return r;
+  };
+  CHECK(v(out[0]) == std::vector<double>{2, 4, 7});
+  CHECK(out[1].dim(0) == 10);  // 1/1024 < 0.001 after 10 halvings
+  CHECK(v(out[2]) == std::vector<double>{3, 32, 321});
+  CHECK(v(out[3]) == std::vector<double>{6, 4, 2});
+  // Errors name the loop and the place.
+  const std::string e = def_errors(R"(
+def grow(x_t f64, s f64) sequences=1 states=1 {
+  output x_t > s
+}
+input x f64[?]
+output grow(x, 0.0)
+)");
+  CHECK_THAT(e, Catch::Contains("t.graph:6:8: error: cannot call `grow`") &&
+                    Catch::Contains("a recurrent state keeps its type"));
 }

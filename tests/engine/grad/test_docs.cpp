@@ -1,4 +1,4 @@
-// The examples of docs/grad.md and docs/opfromgraph.md: each is run here,
+// The examples of docs/grad.md, docs/opfromgraph.md and docs/scan.md: each is run here,
 // and the pages must show exactly the code between the markers.
 #include <catch2/catch.hpp>
 #include <rw/rw.hpp>
@@ -73,4 +73,56 @@ TEST_CASE("docs/grad.md: jacobian and hessian of a vector of unknown length", "[
       CHECK(jx.at({i, k}) == Approx((i == k ? ei * s : 0.0) + ei));
       CHECK(hx.at({i, k}) == Approx((i == k ? ei * s : 0.0) + ei + ek));
     }
+}
+
+TEST_CASE("docs/scan.md: loops, their gradients and their updates", "[grad][scan]") {
+  // [doc:scan_rnn]
+  auto x = rw::tensor("x", rw::DType::Float64, {rw::kUnknownDim, 1, 3});  // (T, batch, n_in)
+  auto h0 = rw::matrix("h0"), W = rw::matrix("W"), U = rw::matrix("U");
+  auto b = rw::vector("b");
+  // h_t = tanh(h_{t-1} @ W + x_t @ U + b): the body gets x_t, h_{t-1}, then W, U, b.
+  rw::ScanResult r = rw::scan(
+      [](std::span<const rw::Var> a) {
+        return rw::tanh(rw::matmul(a[1], a[2]) + rw::matmul(a[0], a[3]) + a[4]);
+      },
+      /*sequences=*/{x}, /*outputs_info=*/{h0}, /*non_sequences=*/{W, U, b});
+  rw::Var h = r.output();                               // every step's state: (T, batch, hidden)
+  rw::Var loss = rw::sum(rw::sqr(rw::subtensor(h, {-1})));
+  std::vector<rw::Var> g = rw::grad(loss, {W, U, b});  // back-propagation through time
+  auto f = rw::function({x, h0, W, U, b}, {loss, g[0], g[1], g[2]});
+  // [/doc:scan_rnn]
+  require_on_page("docs/scan.md", "scan_rnn");
+  rw::Rng rng(1);
+  const auto out = f(rng.normal({4, 1, 3}), rw::Tensor::zeros({1, 2}), rng.normal({2, 2}),
+                     rng.normal({3, 2}), rng.normal({2}));
+  CHECK(out[0].item<double>() > 0);
+  CHECK(out[1].shape() == rw::Shape{2, 2});
+
+  // [doc:scan_while]
+  auto v0 = rw::scalar("v0");
+  auto halves = rw::scan(
+      [](std::span<const rw::Var> a) {
+        rw::Var next = a[0] / 2.0;
+        return rw::ScanStep({next}, /*updates=*/{}, /*until=*/rw::lt(next, 1e-3));
+      },
+      {}, {v0});
+  auto steps = rw::function({v0}, rw::shape_i(halves.output(), 0));
+  // steps(1e6): 30 — the loop stops after the step that makes the condition true
+  // [/doc:scan_while]
+  require_on_page("docs/scan.md", "scan_while");
+  CHECK(steps(rw::Tensor::scalar(1e6)).item<std::int64_t>() == 30);
+
+  // [doc:scan_shared]
+  auto seen = rw::shared("seen", rw::Tensor::scalar(0.0));
+  auto xs = rw::vector("xs");
+  auto doubled = rw::scan(
+      [&](std::span<const rw::Var> a) {
+        return rw::ScanStep({a[0] * 2.0}, {{seen, seen + a[0]}});  // seen += x_t at each step
+      },
+      {xs});
+  auto run = rw::function({xs}, doubled.output(), {.updates = doubled.updates});
+  run(rw::Tensor::from({1.0, 2.0, 3.0}));  // [2, 4, 6]; seen is now 6
+  // [/doc:scan_shared]
+  require_on_page("docs/scan.md", "scan_shared");
+  CHECK(seen.get_value().item<double>() == 6.0);
 }

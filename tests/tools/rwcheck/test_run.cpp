@@ -588,3 +588,18 @@ TEST_CASE("rwcheck --trace --attempts adds every failed attempt with its reason"
   CHECK(alone.err.find("`--attempts` adds the failed attempts to `--trace`; give both") !=
         std::string::npos);
 }
+
+TEST_CASE("--trace shows the scan rewrites on the bundled RNN", "[rwcheck][scan]") {
+  const auto r = rwcheck({"--trace", "examples/rnn.graph"}, rw::test::standard_environment());
+  CHECK(r.status == 0);
+  CHECK(r.err.empty());
+  // x_t @ U leaves the loop, the loop stops reading x, and keeps its last state.
+  const auto seq = r.out.find("scan_eqopt1 / scan_push_out_seq");
+  const auto unused = r.out.find("scan_eqopt1 / remove_constants_and_unused_inputs_scan");
+  const auto mem = r.out.find("scan_save_mem_db / scan_save_mem");
+  CHECK(seq != std::string::npos);
+  CHECK(unused != std::string::npos);
+  CHECK(mem != std::string::npos);
+  CHECK(seq < unused);
+  CHECK(r.out.find("rnn{keep=1}(shape_i{i=0}(x), matmul(x, U)") != std::string::npos);
+}
