@@ -590,7 +590,64 @@ RewriteResult save_mem(FunctionGraph& fg, Apply& node, const RewriteContext&) {
   return RewriteResult::replace(std::move(pairs));
 }
 
+// ---------------------------------------------------------------------------
+// scan_merge
+
+/// Whether two scans run the same steps: the same number (the same variable,
+/// or the length of the same sequence), both counted loops.
+bool same_steps(const Apply& a, const Apply& b, const ScanInfo& ia, const ScanInfo& ib) {
+  if (ia.as_while || ib.as_while || ia.steps_from_sequences != ib.steps_from_sequences) return false;
+  if (ia.steps_from_sequences) return a.input(ia.outer_seq(0)) == b.input(ib.outer_seq(0));
+  return a.input(0) == b.input(0);
+}
+
+/// Whether any input of `node` is computed from an output of `other`.
+bool reads_from(const Apply& node, const Apply& other) {
+  for (const Var& in : node.inputs())
+    for (std::size_t j = 0; j < other.num_outputs(); ++j)
+      if (in == other.output(j) || depends_on(in, other.output(j))) return true;
+  return false;
+}
+
+RewriteResult merge_scans(FunctionGraph& fg, Apply& node, const RewriteContext&) {
+  const ScanOp* op = as_scan(node);
+  if (!op) return RewriteResult::fail("not a scan");
+  if (op->info().n_shared) return RewriteResult::fail("the scan updates shared variables");
+  for (Apply* other : fg.toposort()) {
+    const ScanOp* o = other == &node ? nullptr : as_scan(*other);
+    if (!o || o->info().n_shared || o->info().go_backwards != op->info().go_backwards) continue;
+    if (!same_steps(node, *other, op->info(), o->info())) continue;
+    if (reads_from(node, *other) || reads_from(*other, node)) continue;
+    // One loop: this scan's groups, then the other's.
+    constexpr int kOther = 1 << 20;  // marks the other node's outputs
+    ScanParts p = ScanParts::of(node, *op);
+    ScanParts q = ScanParts::of(*other, *o);
+    for (ScanParts::State& st : q.states) st.old += kOther;
+    for (ScanParts::Output& out : q.outputs) out.old += kOther;
+    p.seqs.insert(p.seqs.end(), q.seqs.begin(), q.seqs.end());
+    p.states.insert(p.states.end(), q.states.begin(), q.states.end());
+    p.outputs.insert(p.outputs.end(), q.outputs.begin(), q.outputs.end());
+    p.non_seqs.insert(p.non_seqs.end(), q.non_seqs.begin(), q.non_seqs.end());
+    p.info.name = op->info().name == o->info().name ? op->info().name
+                                                     : op->info().name + "&" + o->info().name;
+    const ScanParts::Built b = p.build();
+    std::vector<std::pair<Var, Var>> pairs;
+    for (const auto& [old, v] : b.replaced) {
+      const Apply& from = old >= kOther ? *other : node;
+      const std::size_t j = static_cast<std::size_t>(old >= kOther ? old - kOther : old);
+      if (fg.num_clients(*from.output(j)) > 0) pairs.emplace_back(from.output(j), v);
+    }
+    return RewriteResult::replace(std::move(pairs));
+  }
+  return RewriteResult::fail("no other scan runs the same steps without reading this one");
+}
+
 }  // namespace
+
+NodeRewriterPtr scan_merge_rewriter() {
+  return scan_rewriter("scan_merge", "two scans over the same steps, neither reading the other, become one",
+                       merge_scans);
+}
 
 NodeRewriterPtr scan_remove_unused_rewriter() {
   return scan_rewriter("remove_constants_and_unused_inputs_scan",
@@ -634,6 +691,7 @@ void register_scan_rewrites(RewriteDB& optdb) {
   optdb.add(eq1, {"fast_run", "scan"}, EntryOptions{.position = 0.05});
   auto eq2 = std::make_shared<EquilibriumDB>("scan_eqopt2");
   eq2->add(scan_remove_unused_rewriter(), {"fast_run", "scan"});
+  eq2->add(scan_merge_rewriter(), {"fast_run", "scan"});
   eq2->add(scan_merge_inouts_rewriter(), {"fast_run", "scan"});
   eq2->add(scan_push_out_dot1_rewriter(), {"fast_run", "scan"});
   optdb.add(eq2, {"fast_run", "scan"}, EntryOptions{.position = 1.6});

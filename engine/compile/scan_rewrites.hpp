@@ -31,9 +31,15 @@ NodeRewriterPtr scan_push_out_dot1_rewriter();
 /// Outputs read only at their last rows (`h[-1]`, `h[-k:]`) or not at all
 /// keep only those rows (`scan_save_mem`, ScanSaveMem).
 NodeRewriterPtr scan_save_mem_rewriter();
+/// Two scans over the same steps (the same n_steps, or the same first
+/// sequence), neither reading the other and neither updating shared
+/// variables, become one (`scan_merge`, ScanMerge).
+NodeRewriterPtr scan_merge_rewriter();
+
 /// Registers them where PyTensor does: `scan_eqopt1` (position 0.05: the
 /// constants and unused inputs, the push-outs), `scan_eqopt2` (1.6: the
-/// constants and unused inputs again, scan_merge_inouts, scan_push_out_dot1) and
+/// constants and unused inputs again, scan_merge, scan_merge_inouts,
+/// scan_push_out_dot1) and
 /// `scan_save_mem` (1.61), tagged `fast_run` and `scan`.
 void register_scan_rewrites(RewriteDB& optdb);
 

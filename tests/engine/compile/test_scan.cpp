@@ -448,3 +448,21 @@ TEST_CASE("scan: a shared variable the body reads is a non-sequence, with a grad
   // d/dw (w^2 + w + 1) = 2w + 1
   CHECK(g.item<double>() == Approx(5.0));
 }
+
+TEST_CASE("scan_merge: two loops over the same sequence become one", "[scan][rewrite]") {
+  Var x = rw::vector("x");
+  auto sums = rw::scan([](std::span<const Var> a) { return a[0] + a[1]; }, {x}, {rw::constant(0.0)});
+  auto prods = rw::scan([](std::span<const Var> a) { return a[0] * a[1]; }, {x}, {rw::constant(1.0)});
+  // A third reads the first's result: it cannot join it.
+  auto after = rw::scan([](std::span<const Var> a) { return a[0] - a[1]; }, {sums.output()},
+                        {rw::constant(0.0)});
+  auto trace = std::make_shared<rw::TraceRecorder>(false);
+  const std::vector<Var> outs{sums.output(), prods.output(), after.output()};
+  rw::Function f = rw::function({x}, outs, {.rewrite_trace = trace});
+  CHECK(trace->text().find("scan_merge") != std::string::npos);
+  const auto loops = scans_in(f);
+  CHECK(loops.size() == 2);
+  rw::Function plain = rw::compile_function({x}, outs);
+  const Tensor xs = vec({1, 2, 3, 4});
+  check_same(f.call(std::vector<Tensor>{xs}), plain.call(std::vector<Tensor>{xs}));
+}
