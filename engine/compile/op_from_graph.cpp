@@ -2,12 +2,15 @@
 // shapes and gradients from the inner graph, inlining and printing.
 #include "engine/compile/op_from_graph.hpp"
 
+#include "engine/compile/scan.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
 
+#include "engine/compile/scan.hpp"
 #include "engine/compile/shared.hpp"
 #include "engine/grad/grad.hpp"
 #include "engine/grad/rop.hpp"
@@ -423,20 +426,28 @@ void register_op_from_graph(OpRegistry& registry, std::shared_ptr<const OpFromGr
 
 std::string debugprint_expanded(std::span<const Var> outputs) {
   std::string out = debugprint(outputs);
-  std::vector<const OpFromGraph*> queue;
-  std::unordered_set<const OpFromGraph*> seen;
+  // Every Op with an inner graph (OpFromGraph, Scan), each once.
+  struct Inner {
+    std::string_view name;
+    std::span<const Var> outputs;
+  };
+  std::vector<Inner> queue;
+  std::unordered_set<const Op*> seen;
   auto collect = [&](std::span<const Var> roots) {
     for (const Var& v : ancestors(roots)) {
       if (!v->owner()) continue;
-      const auto* op = dynamic_cast<const OpFromGraph*>(&v->owner()->op());
-      if (op && seen.insert(op).second) queue.push_back(op);
+      const Op& op = v->owner()->op();
+      if (const auto* ofg = dynamic_cast<const OpFromGraph*>(&op); ofg && seen.insert(&op).second)
+        queue.push_back({ofg->name(), ofg->inner_outputs()});
+      else if (const auto* loop = dynamic_cast<const ScanOp*>(&op); loop && seen.insert(&op).second)
+        queue.push_back({loop->name(), loop->inner_outputs()});
     }
   };
   collect(outputs);
   for (std::size_t k = 0; k < queue.size(); ++k) {
-    out += fmt::format("\ninner graph of `{}`:\n", queue[k]->name());
-    out += debugprint(queue[k]->inner_outputs());
-    collect(queue[k]->inner_outputs());
+    out += fmt::format("\ninner graph of `{}`:\n", queue[k].name);
+    out += debugprint(queue[k].outputs);
+    collect(queue[k].outputs);
   }
   return out;
 }

@@ -162,7 +162,7 @@ std::size_t expand_inline_op_from_graph(FunctionGraph& fgraph);
 void register_op_from_graph(OpRegistry& registry, std::shared_ptr<const OpFromGraph> op);
 
 /// debugprint of `outputs`, followed by the inner graph of each OpFromGraph
-/// met (nested ones too), each once: "inner graph of `name`:".
+/// and Scan met (nested ones too), each once: "inner graph of `name`:".
 std::string debugprint_expanded(std::span<const Var> outputs);
 
 }  // namespace rw

@@ -466,3 +466,14 @@ TEST_CASE("scan_merge: two loops over the same sequence become one", "[scan][rew
   const Tensor xs = vec({1, 2, 3, 4});
   check_same(f.call(std::vector<Tensor>{xs}), plain.call(std::vector<Tensor>{xs}));
 }
+
+TEST_CASE("debugprint_expanded shows a scan's body after the graph", "[scan]") {
+  Var x = rw::vector("x");
+  auto r = rw::scan([](std::span<const Var> a) { return rw::exp(a[0]) + a[1]; }, {x},
+                    {rw::constant(0.0)}, {}, {.name = "acc"});
+  const std::string text = rw::debugprint_expanded(r.outputs);
+  const auto at = text.find("inner graph of `acc`:");
+  REQUIRE(at != std::string::npos);
+  CHECK(text.find("exp", at) != std::string::npos);
+  CHECK(text.find("x[t]", at) != std::string::npos);
+}
