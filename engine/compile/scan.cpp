@@ -115,6 +115,14 @@ ScanOp::ScanOp(ScanInfo info, std::vector<Var> inner_inputs, std::vector<Var> in
   for (const Var& v : inner_outputs_)
     if (!v || !v->tensor_type())
       throw Error(fmt::format("`{}`: an inner output is null or not a tensor", nm));
+  {
+    std::unordered_set<const Variable*> given;
+    for (const Var& v : inner_inputs_) given.insert(v.get());
+    for (const Var& root : graph_inputs(inner_outputs_))
+      if (!given.contains(root.get()) && !root->is_constant() && !as_shared(root))
+        throw Error(fmt::format("`{}`: the inner graph reads {}, which is not one of its inputs",
+                                nm, describe(*root)));
+  }
   inner_pattern_.assign(inner_inputs_.size(), std::vector<bool>(inner_outputs_.size(), false));
   for (std::size_t j = 0; j < inner_outputs_.size(); ++j) {
     const std::vector<Var> roots = graph_inputs(std::span<const Var>(&inner_outputs_[j], 1));
