@@ -14,6 +14,7 @@
 #include "engine/dsl/ast.hpp"
 #include "engine/dsl/literals.hpp"
 #include "engine/graph/errors.hpp"
+#include "engine/graph/random_type.hpp"
 #include "engine/graph/type.hpp"
 #include "rw/function.hpp"
 #include "rw/registry.hpp"
@@ -152,9 +153,11 @@ class GraphWriter {
     return "a variable";
   }
 
+  // Tensor types, and the types graph files write as a word (`rng`).
   static std::string type_text(const Variable& v, std::string_view what) {
-    if (!v.tensor_type())
-      throw Error(fmt::format("cannot write the graph: {} {} has type {}, not a tensor type",
+    if (!v.tensor_type() && !is_random_generator_type(*v.type()))
+      throw Error(fmt::format("cannot write the graph: {} {} has type {}, which graph files "
+                              "cannot write",
                               what, describe(v), v.type()->to_string()));
     return v.type()->to_string();
   }
