@@ -87,6 +87,7 @@
 #include "ops/errors.hpp"
 #include "ops/inplace.hpp"
 #include "ops/random/random.hpp"
+#include "ops/random/random_rewrites.hpp"
 #include "ops/register.hpp"
 #include "rules/embedded.hpp"
 #include "rw/bisect.hpp"

@@ -408,27 +408,32 @@ void RandomVariable::perform(const Apply& node, std::span<const Tensor> inputs,
       core_size.push_back(product(std::span(v.shape()).subspan(bn)));
       if (size.empty()) nd = std::max(nd, bn);
     }
+    // As elementwise Ops do (docs/ops.md), an axis broadcasts only where its
+    // static extent is 1; the other parameters' extents there must agree.
+    const auto broadcasts = [&](std::size_t p, std::size_t j) {
+      return node.input(2 + p)->tensor_type()->shape()[j] == 1;
+    };
     std::vector<std::int64_t> bshape(size.begin(), size.end());
     if (size.empty()) {
-      bshape.assign(nd, 1);
+      bshape.assign(nd, -1);  // -1: no parameter has said yet
       for (std::size_t p = 0; p < def.n_params; ++p)
         for (std::size_t j = 0; j < batch[p].size(); ++j) {
+          if (broadcasts(p, j)) continue;
           std::int64_t& s = bshape[j + nd - batch[p].size()];
           const std::int64_t e = batch[p][j];
-          if (e == s || e == 1) continue;
-          if (s != 1)
+          if (s != -1 && s != e)
             bad_arg(op, def.params[p].name,
-                    fmt::format("has shape {}, which does not broadcast with the other parameters",
+                    fmt::format("has shape {}, which does not broadcast with the other parameters "
+                                "(only an axis of static extent 1 broadcasts)",
                                 ops_detail::shape_str(inputs[2 + p].shape())));
           s = e;
         }
+      for (std::int64_t& s : bshape) s = s == -1 ? 1 : s;
     } else {
       for (std::size_t p = 0; p < def.n_params; ++p) {
         bool ok = batch[p].size() <= nd;
-        for (std::size_t j = 0; ok && j < batch[p].size(); ++j) {
-          const std::int64_t e = batch[p][j];
-          ok = e == 1 || e == size[j + nd - batch[p].size()];
-        }
+        for (std::size_t j = 0; ok && j < batch[p].size(); ++j)
+          ok = broadcasts(p, j) || batch[p][j] == size[j + nd - batch[p].size()];
         if (!ok)
           bad_arg(op, "size",
                   fmt::format("{} is incompatible with the shape {} of `{}` (its batch axes must "
@@ -519,7 +524,6 @@ void RandomVariable::perform(const Apply& node, std::span<const Tensor> inputs,
     }
     out = buf.dtype() == dtype_ ? std::move(buf) : cast(buf, dtype_);
   }
-  (void)node;
   outputs[0] = RandomGeneratorType::value_of(g.state());
   outputs[1] = std::move(out);
 }
@@ -541,8 +545,8 @@ std::vector<ShapeVars> RandomVariable::infer_shape(const Apply& node,
     for (std::size_t j = 1; j < a.size(); ++j) out.push_back(a[j]);
   } else {
     if (k == 0) {
-      // The broadcast batch shape: each axis from the parameters whose static
-      // extent there is not 1; a known extent wins, else `b == 1 ? a : b`.
+      // The broadcast batch shape: each axis from a parameter whose static
+      // extent there is not 1 (they all agree), else 1.
       const StaticShape& st = node.output_var(1).tensor_type()->shape();
       const std::size_t nd = st.size() - (dist_ == Distribution::MultivariateNormal ? 1 : 0);
       for (std::size_t a = 0; a < nd; ++a) {
@@ -555,8 +559,8 @@ std::vector<ShapeVars> RandomVariable::infer_shape(const Apply& node,
           const StaticShape& ps = node.input(2 + p)->tensor_type()->shape();
           const std::size_t bn = ps.size() - def.params[p].core_ndim;
           if (a + bn < nd || ps[a + bn - nd] == 1) continue;
-          const Var d = input_shapes[2 + p][a + bn - nd];
-          e = e ? where(eq(d, 1), e, d) : d;
+          e = input_shapes[2 + p][a + bn - nd];
+          break;
         }
         out.push_back(e ? e : ops_detail::int64_constant(1));
       }

@@ -39,7 +39,8 @@ std::string_view distribution_name(Distribution d);
 /// state (type `rng`); input 1 is `size`, an integer vector of statically
 /// known length: empty for NumPy's `size=None` (the draw takes the
 /// broadcast shape of the parameters), else the batch shape, to which every
-/// parameter's batch shape must broadcast. The draw's shape is the batch
+/// parameter's batch shape must broadcast (as for elementwise Ops, an axis
+/// broadcasts only where its static extent is 1, docs/ops.md). The draw's shape is the batch
 /// shape followed by the distribution's core shape (a vector of mean's
 /// length for multivariate_normal, a's trailing axes for choice). Output 0 is
 /// the next generator state, output 1 (the default output) the draw.
