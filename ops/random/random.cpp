@@ -145,12 +145,12 @@ ApplyRef RandomVariable::make_node(std::span<const Var> inputs) const {
   if (!is_random_generator_type(*inputs[0]->type()))
     throw TypeError(fmt::format("`{}`: {} (the generator) is {}, expected a generator state `rng`",
                                 name(), input_label(0, inputs[0]), inputs[0]->type()->to_string()));
-  const TensorType& size_t_ = ops_detail::tensor_input(*this, inputs, 1);
-  if (size_t_.ndim() != 1 || !is_integer(size_t_.dtype()) || size_t_.shape()[0] == kUnknownDim)
+  const TensorType& sizes = ops_detail::tensor_input(*this, inputs, 1);
+  if (sizes.ndim() != 1 || !is_integer(sizes.dtype()) || sizes.shape()[0] == kUnknownDim)
     throw TypeError(fmt::format(
         "`{}`: {} (`size`) is {}, expected an integer vector of known length (empty for none)",
-        name(), input_label(1, inputs[1]), size_t_.to_string()));
-  const auto k = static_cast<std::size_t>(size_t_.shape()[0]);
+        name(), input_label(1, inputs[1]), sizes.to_string()));
+  const auto k = static_cast<std::size_t>(sizes.shape()[0]);
   if (dist_ == Distribution::Permutation && k != 0)
     throw TypeError(fmt::format("`permutation`: `size` must be empty (the draw has x's shape)"));
 
@@ -187,7 +187,8 @@ ApplyRef RandomVariable::make_node(std::span<const Var> inputs) const {
       for (std::size_t j = 0; j < k; ++j) shape.push_back(sz ? (*sz)[j] : kUnknownDim);
       for (std::size_t j = 1; j < a.ndim(); ++j) shape.push_back(a.shape()[j]);
     } else {
-      shape = a.ndim() == 0 ? StaticShape{kUnknownDim} : a.shape();
+      const auto n = a.ndim() == 0 ? ops_detail::constant_int(inputs[2]) : std::nullopt;
+      shape = a.ndim() == 0 ? StaticShape{n && *n >= 0 ? *n : kUnknownDim} : a.shape();
     }
   } else {
     if (def.discrete ? !is_integer(dtype_) : !is_float(dtype_))
@@ -220,6 +221,11 @@ ApplyRef RandomVariable::make_node(std::span<const Var> inputs) const {
     }
     if (dist_ == Distribution::MultivariateNormal) {
       const std::int64_t n = params[0]->shape().back();
+      const StaticShape& cs = params[1]->shape();
+      for (std::int64_t c : {cs[cs.size() - 2], cs[cs.size() - 1]})
+        if (n != kUnknownDim && c != kUnknownDim && c != n)
+          throw TypeError(fmt::format("`{}`: {} (`cov`) is {}, but `mean` has length {}", name(),
+                                      input_label(3, inputs[3]), params[1]->to_string(), n));
       shape.push_back(n != kUnknownDim ? n : params[1]->shape().back());
     }
   }
@@ -239,14 +245,19 @@ namespace {
 
 bool is_prob(double p) { return p >= 0.0 && p <= 1.0; }
 
-/// Checks that `p` (one distribution's probabilities) is a distribution.
-void check_probabilities(std::string_view op, std::span<const double> p) {
+/// How far from 1 probabilities of this dtype may sum: a few roundings of
+/// each of up to thousands of terms.
+double sum_tolerance(DType d) { return d == DType::Float32 ? 1e-5 : 1e-8; }
+
+/// Checks that `p` (one distribution's probabilities) is a distribution: in
+/// [0, 1], summing to 1 within `tol`.
+void check_probabilities(std::string_view op, std::span<const double> p, double tol) {
   double total = 0.0;
   for (double v : p) {
     if (!is_prob(v)) bad_arg(op, "p", fmt::format("must hold probabilities in [0, 1], got {}", v));
     total += v;
   }
-  if (std::abs(total - 1.0) > 1e-8)
+  if (std::abs(total - 1.0) > tol)
     bad_arg(op, "p", fmt::format("must sum to 1 along its last axis, sums to {}", total));
 }
 
@@ -329,9 +340,9 @@ void RandomVariable::perform(const Apply& node, std::span<const Tensor> inputs,
   const DistDef& def = def_of(dist_);
   const std::string_view op = name();
   Rng g = Rng::from_state(RandomGeneratorType::state_of(inputs[0]));
-  const Tensor size_t_ = cast(inputs[1], DType::Int64).contiguous();
-  const std::span<const std::int64_t> size(size_t_.data<std::int64_t>(),
-                                           static_cast<std::size_t>(size_t_.size()));
+  const Tensor sizes = cast(inputs[1], DType::Int64).contiguous();
+  const std::span<const std::int64_t> size(sizes.data<std::int64_t>(),
+                                           static_cast<std::size_t>(sizes.size()));
   for (std::int64_t e : size)
     if (e < 0) bad_arg(op, "size", fmt::format("has a negative extent {}", e));
 
@@ -361,7 +372,7 @@ void RandomVariable::perform(const Apply& node, std::span<const Tensor> inputs,
         if (pv.size() != n)
           bad_arg(op, "p", fmt::format("has {} probabilities for {} elements of `a`", pv.size(), n));
         p.assign(pv.data<double>(), pv.data<double>() + n);
-        check_probabilities(op, p);
+        check_probabilities(op, p, sum_tolerance(inputs[3].dtype()));
       }
       if (!replace_ && m > n)
         bad_arg(op, "size",
@@ -471,7 +482,7 @@ void RandomVariable::perform(const Apply& node, std::span<const Tensor> inputs,
     for (std::int64_t b = 0; b < n_batch; ++b) {
       if (dist_ == Distribution::Categorical) {
         const std::span<const double> p(pv[0].f + off[0], static_cast<std::size_t>(core_size[0]));
-        check_probabilities(op, p);
+        check_probabilities(op, p, sum_tolerance(inputs[2].dtype()));
         io[b] = sample::categorical(g, p);
       } else if (dist_ == Distribution::MultivariateNormal) {
         const double* mean = pv[0].f + off[0];

@@ -40,20 +40,6 @@ std::size_t size_length(const Apply& rv) {
   return static_cast<std::size_t>(rv.input(1)->tensor_type()->shape()[0]);
 }
 
-/// The random variable whose draw `node` reads as input 0, when it is one
-/// of scalar parameters and draws, without a size, and nothing else reads
-/// the draw; else null with `why`.
-const Apply* lonely_scalar_draw(const FunctionGraph& fgraph, const Apply& node, const char*& why) {
-  const Apply* rv = node.input(0)->owner();
-  const auto* op = rv ? ops_detail::op_as<RandomVariable>(rv->op()) : nullptr;
-  if (!op || node.input(0)->index() != 1) return why = "not of a random draw", nullptr;
-  if (!scalar_core(op->distribution()))
-    return why = "the distribution's parameters or draws have core axes", nullptr;
-  if (size_length(*rv) != 0) return why = "the draw has a size (lift it first)", nullptr;
-  if (fgraph.num_clients(*node.input(0)) != 1) return why = "the draw has other uses", nullptr;
-  return rv;
-}
-
 /// `p` with leading broadcastable axes up to rank `r`.
 Var padded(const Var& p, std::size_t r) {
   const std::size_t n = p->tensor_type()->ndim();
@@ -63,12 +49,29 @@ Var padded(const Var& p, std::size_t r) {
   return dimshuffle(p, order);
 }
 
-/// The new node's outputs as replacements of the old node's and `value`'s,
-/// when the types allow it.
-RewriteResult replace_draw(const Apply& rv, const Var& value, const ApplyRef& lifted) {
-  if (!value->type()->is_super(*lifted->output_var(1).type()))
+/// What the dimshuffle and subtensor lifts share: when input 0 of `node` is
+/// the draw of a random variable of scalar parameters and draws, without a
+/// size, that nothing else reads, the same variable drawn from
+/// `lift(p')` for each parameter p' (padded to the draw's rank),
+/// its outputs replacing the old node's next state and `node`'s output.
+template <class Lift>
+RewriteResult lift_through(const FunctionGraph& fgraph, const Apply& node, Lift lift) {
+  const Var& drawn = node.input(0);
+  const Apply* rv = drawn->owner();
+  const auto* op = rv ? ops_detail::op_as<RandomVariable>(rv->op()) : nullptr;
+  if (!op || drawn->index() != 1) return RewriteResult::fail("not of a random draw");
+  if (!scalar_core(op->distribution()))
+    return RewriteResult::fail("the distribution's parameters or draws have core axes");
+  if (size_length(*rv) != 0) return RewriteResult::fail("the draw has a size (lift it first)");
+  if (fgraph.num_clients(*drawn) != 1) return RewriteResult::fail("the draw has other uses");
+  std::vector<Var> in{rv->input(0), rv->input(1)};
+  for (std::size_t p = 2; p < rv->num_inputs(); ++p)
+    in.push_back(lift(padded(rv->input(p), drawn->tensor_type()->ndim())));
+  const ApplyRef lifted = op->make_node(in);
+  if (!node.output_var(0).type()->is_super(*lifted->output_var(1).type()))
     return RewriteResult::fail("the lifted draw's type does not fit");
-  return RewriteResult::replace({{rv.output(0), lifted->output(0)}, {value, lifted->output(1)}});
+  return RewriteResult::replace(
+      {{rv->output(0), lifted->output(0)}, {node.output(0), lifted->output(1)}});
 }
 
 }  // namespace
@@ -106,14 +109,7 @@ RewriteResult DimShuffleRvLift::transform(FunctionGraph& fgraph, Apply& node,
                                           const RewriteContext&) const {
   const auto* ds = ops_detail::op_as<DimShuffle>(node.op());
   if (!ds) return RewriteResult::fail("not a dimshuffle");
-  const char* why = nullptr;
-  const Apply* rv = lonely_scalar_draw(fgraph, node, why);
-  if (!rv) return RewriteResult::fail(why);
-  const std::size_t r = node.input(0)->tensor_type()->ndim();
-  std::vector<Var> in{rv->input(0), rv->input(1)};
-  for (std::size_t p = 2; p < rv->num_inputs(); ++p)
-    in.push_back(dimshuffle(padded(rv->input(p), r), ds->order()));
-  return replace_draw(*rv, node.output(0), rv->op().make_node(in));
+  return lift_through(fgraph, node, [&](const Var& p) { return dimshuffle(p, ds->order()); });
 }
 
 SubtensorRvLift::SubtensorRvLift()
@@ -123,23 +119,17 @@ RewriteResult SubtensorRvLift::transform(FunctionGraph& fgraph, Apply& node,
                                          const RewriteContext&) const {
   const auto* st = ops_detail::op_as<Subtensor>(node.op());
   if (!st) return RewriteResult::fail("not a subtensor");
-  const char* why = nullptr;
-  const Apply* rv = lonely_scalar_draw(fgraph, node, why);
-  if (!rv) return RewriteResult::fail(why);
-  const TensorType& drawn = *node.input(0)->tensor_type();
-  const std::size_t r = drawn.ndim();
+  const StaticShape& drawn = node.input(0)->tensor_type()->shape();
   const std::vector<IndexEntry>& entries = st->index().entries();
-  std::vector<Var> in{rv->input(0), rv->input(1)};
-  for (std::size_t p = 2; p < rv->num_inputs(); ++p) {
-    const Var param = padded(rv->input(p), r);
-    const StaticShape& ps = param->tensor_type()->shape();
+  return lift_through(fgraph, node, [&](const Var& param) {
     // The draw's index, with `0` or `:` where this parameter broadcasts.
+    const StaticShape& ps = param->tensor_type()->shape();
     std::vector<std::int64_t> codes;
     std::vector<Var> args{param};
     std::size_t next = 1;
     for (std::size_t a = 0; a < entries.size(); ++a) {
       const IndexEntry& e = entries[a];
-      const bool broadcast = ps[a] == 1 && drawn.shape()[a] != 1;
+      const bool broadcast = ps[a] == 1 && drawn[a] != 1;
       if (broadcast && e.is_slice) {
         codes.push_back(kSliceCode);
       } else if (broadcast) {
@@ -151,9 +141,8 @@ RewriteResult SubtensorRvLift::transform(FunctionGraph& fgraph, Apply& node,
       }
       next += e.num_inputs();
     }
-    in.push_back((*std::make_shared<Subtensor>(std::move(codes)))(args));
-  }
-  return replace_draw(*rv, node.output(0), rv->op().make_node(in));
+    return (*std::make_shared<Subtensor>(std::move(codes)))(args);
+  });
 }
 
 void register_random_rewrites(SequenceDB& db) {

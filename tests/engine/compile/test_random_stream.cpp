@@ -172,3 +172,30 @@ TEST_CASE("a generator's value is checked: a state is four int64 words, not all 
   CHECK(values(g.get_value()) == values(RandomGeneratorType::seed_value(1)));
   CHECK_THROWS_WITH(shared("h", Tensor::from({1.0}), t), Catch::Contains("`h`"));
 }
+
+TEST_CASE("a function may return the next state its default update assigns", "[random][compile]") {
+  RandomStream rs(13);
+  const RandomDraw d = rs.draw(Distribution::Exponential, {1.0}, {3});
+  const Shared g = rs.generators()[0];
+  auto f = rw::function({}, {d.next_rng, d.value});
+  auto [next, x] = f();
+  CHECK(RandomGeneratorType::make()->is_valid_value(next));
+  CHECK(values(next) == values(g.get_value()));
+  // The returned state is the caller's: the next call does not change it.
+  const auto kept = values(next);
+  f();
+  CHECK(values(next) == kept);
+  CHECK(values(g.get_value()) != kept);
+}
+
+TEST_CASE("a draw has no gradient in its parameters, and does not block others", "[random][compile]") {
+  RandomStream rs(2);
+  const Var loc = scalar("loc"), w = scalar("w");
+  const Var x = rs.normal(loc, 1.0, {4});
+  CHECK_THROWS_WITH(grad(sum(x), {loc}), Catch::Contains("no gradient in their parameters"));
+  // Through a product with w, the gradient in w is the draw itself.
+  const std::vector<Var> g = grad(sum(x * w), {w});
+  auto f = rw::function({loc, w}, {sum(x), g[0]}, {.on_unused_input = UnusedInput::Ignore});
+  auto out = f(Tensor::scalar(0.5), Tensor::scalar(3.0));
+  CHECK(out[0].item<double>() == Approx(out[1].item<double>()));
+}
