@@ -345,6 +345,8 @@ void RandomVariable::perform(const Apply& node, std::span<const Tensor> inputs,
                                            static_cast<std::size_t>(sizes.size()));
   for (std::int64_t e : size)
     if (e < 0) bad_arg(op, "size", fmt::format("has a negative extent {}", e));
+  if (!shape_size_fits(size))
+    bad_arg(op, "size", fmt::format("{} has too many elements", ops_detail::shape_str(size)));
 
   Tensor out;
   if (dist_ == Distribution::Choice || dist_ == Distribution::Permutation) {
@@ -475,6 +477,13 @@ void RandomVariable::perform(const Apply& node, std::span<const Tensor> inputs,
     double* fo = discrete ? nullptr : buf.data<double>();
     std::int64_t* io = discrete ? buf.data<std::int64_t>() : nullptr;
 
+    // The range of an integer dtype, for the draws of integers.
+    std::int64_t dtype_min = 0, dtype_max = 0;
+    if (discrete)
+      visit_dtype(dtype_, [&]<class T>() {
+        dtype_min = static_cast<std::int64_t>(std::numeric_limits<T>::min());
+        dtype_max = static_cast<std::int64_t>(std::numeric_limits<T>::max());
+      });
     std::vector<std::int64_t> idx(nd, 0), off(def.n_params, 0);
     std::vector<double> chol, last_cov;
     std::int64_t chol_at = -1;
@@ -503,6 +512,9 @@ void RandomVariable::perform(const Apply& node, std::span<const Tensor> inputs,
       } else if (dist_ == Distribution::Integers) {
         const std::int64_t lo = pv[0].i[off[0]], hi = pv[1].i[off[1]];
         if (!(lo < hi)) bad_arg(op, "high", fmt::format("must be greater than `low` ({}), got {}", lo, hi));
+        if (lo < dtype_min || hi - 1 > dtype_max)
+          bad_arg(op, lo < dtype_min ? "low" : "high",
+                  fmt::format("does not fit dtype {} ([{}, {}) asked)", dtype_name(dtype_), lo, hi));
         io[b] = g.next_integer(lo, hi);
       } else {
         double f[2] = {0, 0};
@@ -523,16 +535,11 @@ void RandomVariable::perform(const Apply& node, std::span<const Tensor> inputs,
         idx[a] = 0;
       }
     }
-    if (buf.dtype() != dtype_ && discrete) {
-      const bool fits = visit_dtype(dtype_, [&]<class T>() {
-        for (std::int64_t j = 0; j < buf.size(); ++j)
-          if (io[j] < static_cast<std::int64_t>(std::numeric_limits<T>::min()) ||
-              io[j] > static_cast<std::int64_t>(std::numeric_limits<T>::max()))
-            return false;
-        return true;
-      });
-      if (!fits) throw ValueError(fmt::format("`{}`: a draw does not fit dtype {}", op, dtype_name(dtype_)));
-    }
+    if (discrete)
+      for (std::int64_t j = 0; j < buf.size(); ++j)
+        if (io[j] < dtype_min || io[j] > dtype_max)
+          throw ValueError(fmt::format("`{}`: a draw ({}) does not fit dtype {}", op, io[j],
+                                       dtype_name(dtype_)));
     out = buf.dtype() == dtype_ ? std::move(buf) : cast(buf, dtype_);
   }
   outputs[0] = RandomGeneratorType::value_of(g.state());

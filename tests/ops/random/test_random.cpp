@@ -218,6 +218,8 @@ TEST_CASE("bad parameters are refused, naming the argument", "[random]") {
   const Var n = scalar("n", i64);
   CHECK_THROWS_WITH(rw::function({n}, rs.normal(0, 1, {n}))(Tensor::scalar<std::int64_t>(-2)),
                     Catch::Contains("`size` has a negative extent -2"));
+  CHECK_THROWS_WITH(rw::function({n}, rs.normal(0, 1, {n, n}))(Tensor::scalar<std::int64_t>(std::int64_t{1} << 40)),
+                    Catch::Contains("has too many elements"));
   // Misused at build time: types, not values.
   CHECK_THROWS_WITH(random_draw(Distribution::Normal, vector("r"), {0.0, 1.0}),
                     Catch::Contains("expected a generator state `rng`"));
@@ -231,7 +233,10 @@ TEST_CASE("bad parameters are refused, naming the argument", "[random]") {
   CHECK_THROWS_WITH(random_draw(Distribution::Normal, gen, {0.0}), Catch::Contains("takes"));
   CHECK_THROWS_WITH(random_draw(Distribution::Permutation, gen, {4}, size_vector({2})),
                     Catch::Contains("`size` must be empty"));
-  CHECK_THROWS_WITH(rw::function({}, rs.integers(0, 300, {2}, i8))(), Catch::Contains("does not fit dtype int8"));
+  CHECK_THROWS_WITH(rw::function({}, rs.integers(0, 300, {2}, i8))(),
+                    Catch::Contains("`integers`: `high` does not fit dtype int8"));
+  CHECK_THROWS_WITH(rw::function({}, rs.binomial(1000, 1.0, {2}, i8))(),
+                    Catch::Contains("`binomial`: a draw (1000) does not fit dtype int8"));
 }
 
 TEST_CASE("a generator state gives the same draws everywhere: known values at a fixed seed",
