@@ -8,6 +8,7 @@
 #include <limits>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "engine/graph/errors.hpp"
 #include "engine/graph/random_type.hpp"
@@ -170,6 +171,13 @@ ApplyRef RandomVariable::make_node(std::span<const Var> inputs) const {
     params.push_back(&t);
   }
 
+  const auto constant_size = ops_detail::constant_ints(inputs[1]);
+  if (constant_size)
+    for (std::int64_t e : *constant_size)
+      if (e < 0)
+        throw TypeError(fmt::format("`{}`: `size` ({}) has a negative extent", name(),
+                                    fmt::join(*constant_size, ", ")));
+
   StaticShape shape;
   DType out_dtype = dtype_;
   if (special(dist_)) {
@@ -183,8 +191,8 @@ ApplyRef RandomVariable::make_node(std::span<const Var> inputs) const {
                                   input_label(3, inputs[3]), params[1]->to_string()));
     out_dtype = a.ndim() == 0 ? DType::Int64 : a.dtype();
     if (dist_ == Distribution::Choice) {
-      const auto sz = ops_detail::constant_ints(inputs[1]);
-      for (std::size_t j = 0; j < k; ++j) shape.push_back(sz ? (*sz)[j] : kUnknownDim);
+      for (std::size_t j = 0; j < k; ++j)
+        shape.push_back(constant_size ? (*constant_size)[j] : kUnknownDim);
       for (std::size_t j = 1; j < a.ndim(); ++j) shape.push_back(a.shape()[j]);
     } else {
       const auto n = a.ndim() == 0 ? ops_detail::constant_int(inputs[2]) : std::nullopt;
@@ -194,8 +202,22 @@ ApplyRef RandomVariable::make_node(std::span<const Var> inputs) const {
     if (def.discrete ? !is_integer(dtype_) : !is_float(dtype_))
       throw TypeError(fmt::format("`{}`: dtype {} is not {} dtype", name(), dtype_name(dtype_),
                                   def.discrete ? "an integer" : "a float"));
-    if (const auto sz = ops_detail::constant_ints(inputs[1]); sz && k > 0) {
-      shape.assign(sz->begin(), sz->end());
+    if (constant_size && k > 0) {
+      shape.assign(constant_size->begin(), constant_size->end());
+      // Each parameter's batch axes must broadcast to the size.
+      for (std::size_t p = 0; p < params.size(); ++p) {
+        const std::size_t bn = params[p]->ndim() - def.params[p].core_ndim;
+        bool ok = bn <= k;
+        for (std::size_t j = 0; ok && j < bn; ++j) {
+          const std::int64_t e = params[p]->shape()[j];
+          ok = e == 1 || e == kUnknownDim || e == shape[j + k - bn];
+        }
+        if (!ok)
+          throw TypeError(fmt::format(
+              "`{}`: `size` {} is incompatible with {} (`{}`), which is {}", name(),
+              ops_detail::shape_str(shape), input_label(2 + p, inputs[2 + p]),
+              def.params[p].name, params[p]->to_string()));
+      }
     } else if (k > 0) {
       shape.assign(k, kUnknownDim);
     } else {

@@ -211,7 +211,14 @@ TEST_CASE("bad parameters are refused, naming the argument", "[random]") {
   fails(rs.choice(3, {2}, true, constant(Tensor::from({0.5, 0.5}))), "`p` has 2 probabilities for 3");
   fails(rs.permutation(-1), "`permutation`: `x` must be non-negative");
   // Parameters whose batch shape does not broadcast to size, or together.
-  fails(rs.normal(constant(Tensor::zeros({3})), 1.0, {2}), "`size` (2,) is incompatible with the shape (3,) of `loc`");
+  const Var loc3 = vector("loc3");
+  CHECK_THROWS_WITH(rw::function({loc3}, rs.normal(loc3, 1.0, {2}))(Tensor::zeros({3})),
+                    Catch::Contains("`size` (2,) is incompatible with the shape (3,) of `loc`"));
+  // Known when the node is built, when the extents are.
+  CHECK_THROWS_WITH(rs.normal(constant(Tensor::zeros({3})), 1.0, {2}),
+                    Catch::Contains("`normal`: `size` (2,) is incompatible with input 2"));
+  CHECK_THROWS_WITH(rs.normal(0.0, 1.0, {-1}), Catch::Contains("`size` (-1) has a negative extent"));
+  CHECK(rs.generators().size() == 18);  // the refused draws made no generator
   const Var a = vector("a"), b = vector("b");
   CHECK_THROWS_WITH(rw::function({a, b}, rs.normal(a, b))(Tensor::zeros({2}), Tensor::ones({3})),
                     Catch::Contains("`scale` has shape (3,), which does not broadcast"));
