@@ -308,3 +308,19 @@ output r2, x, k
   CHECK_FALSE(wrong.ok());
   CHECK_THAT(dsl::render(wrong.diagnostics), Catch::Contains("expected a generator state `rng`"));
 }
+
+TEST_CASE("the thirteen random variables are in the standard registry", "[random]") {
+  const OpRegistry& ops = standard_registry();
+  for (const char* name : {"normal", "uniform", "bernoulli", "binomial", "poisson", "gamma", "beta",
+                           "exponential", "categorical", "multivariate_normal", "integers",
+                           "choice", "permutation"}) {
+    INFO(name);
+    const OpInfo* info = ops.find(name);
+    REQUIRE(info != nullptr);
+    CHECK(info->min_inputs >= 3);
+    const OpPtr op = ops.make(name);
+    CHECK_FALSE(op->mergeable());
+    CHECK(op->default_updates() == IoMap{{0, 0}});
+  }
+  CHECK(ops.all().size() == 156);  // docs/ops.md says how many Ops there are
+}
