@@ -146,6 +146,15 @@ TEST_CASE("multivariate_normal draws have the mean and covariance asked for", "[
   check_ks(x0, [](double t) { return normal_cdf(t, 1.0, 2.0); });
 }
 
+TEST_CASE("multivariate_normal with a singular covariance draws on its support", "[random]") {
+  RandomStream rs(6);
+  // Rank 1: x0 - 1 = 2 (x1 + 1) for every draw.
+  const Var x = rs.multivariate_normal(constant(Tensor::from({1.0, -1.0})),
+                                       constant(Tensor::from({{4.0, 2.0}, {2.0, 1.0}})), {100});
+  const auto v = values(rw::function({}, x)());
+  for (std::size_t i = 0; i < 100; ++i) CHECK(v[2 * i] - 1 == Approx(2 * (v[2 * i + 1] + 1)));
+}
+
 TEST_CASE("the draw's shape: size, or the broadcast of the parameters, then the core", "[random]") {
   RandomStream rs(1);
   const Var loc = matrix("loc", f64, kUnknownDim, 1), scale = vector("scale");
