@@ -93,8 +93,8 @@ void add_default_updates(std::vector<Update>& updates, std::vector<Var>& graph_o
   for (std::size_t i = 0; i < options.no_default_updates_for.size(); ++i) {
     const SharedVariable* sv = as_shared(options.no_default_updates_for[i]);
     if (!sv)
-      throw Error(fmt::format("no_default_updates_for[{}] of {} is {}, which is not a shared variable",
-                              i, label,
+      throw Error(fmt::format(
+          "no_default_updates_for[{}] of {} is {}, which is not a shared variable", i, label,
                               options.no_default_updates_for[i]
                                   ? describe(*options.no_default_updates_for[i])
                                   : std::string("null")));
@@ -134,7 +134,8 @@ void add_default_updates(std::vector<Update>& updates, std::vector<Var>& graph_o
   for (auto& [sv, next] : found) {
     if (!sv->type()->is_super(*next->type()))
       throw TypeError(fmt::format(
-          "the default update of shared variable {} in {} has type {}, but the variable has type {}",
+          "the default update of shared variable {} in {} has type {}, but the variable has "
+          "type {}",
           describe(*sv), label, next->type()->to_string(), sv->type()->to_string()));
     graph_outputs.push_back(next);
     updates.push_back({sv, std::move(next)});

@@ -51,10 +51,8 @@ class RandomStream {
   Var poisson(const Operand& lam = 1.0, const Size& size = {}, DType dtype = DType::Int64);
   Var gamma(const Operand& shape, const Operand& scale = 1.0, const Size& size = {},
             DType dtype = DType::Float64);
-  Var beta(const Operand& a, const Operand& b, const Size& size = {},
-           DType dtype = DType::Float64);
-  Var exponential(const Operand& scale = 1.0, const Size& size = {},
-                  DType dtype = DType::Float64);
+  Var beta(const Operand& a, const Operand& b, const Size& size = {}, DType dtype = DType::Float64);
+  Var exponential(const Operand& scale = 1.0, const Size& size = {}, DType dtype = DType::Float64);
   Var categorical(const Var& p, const Size& size = {}, DType dtype = DType::Int64);
   Var multivariate_normal(const Var& mean, const Var& cov, const Size& size = {},
                           DType dtype = DType::Float64);

@@ -14,7 +14,9 @@ TypePtr RandomGeneratorType::make() {
   return instance;
 }
 
-bool RandomGeneratorType::equals(const Type& other) const { return is_random_generator_type(other); }
+bool RandomGeneratorType::equals(const Type& other) const {
+  return is_random_generator_type(other);
+}
 
 bool is_random_generator_type(const Type& type) {
   return dynamic_cast<const RandomGeneratorType*>(&type) != nullptr;
@@ -38,18 +40,22 @@ Tensor RandomGeneratorType::filter(const Tensor& value, bool, bool) const {
                                                                                   : ""));
 }
 
-Tensor RandomGeneratorType::seed_value(std::uint64_t seed) { return value_of(Rng(seed).state()); }
+Tensor RandomGeneratorType::seed_value(std::uint64_t seed) {
+  return value_of(Rng(seed).state());
+}
 
 Tensor RandomGeneratorType::value_of(const Rng::State& state) {
   Tensor t = Tensor::empty(DType::Int64, {4});
-  for (std::size_t i = 0; i < 4; ++i) t.data<std::int64_t>()[i] = std::bit_cast<std::int64_t>(state[i]);
+  for (std::size_t i = 0; i < 4; ++i)
+    t.data<std::int64_t>()[i] = std::bit_cast<std::int64_t>(state[i]);
   return t;
 }
 
 Rng::State RandomGeneratorType::state_of(const Tensor& value) {
   const Tensor c = value.contiguous();
   Rng::State s{};
-  for (std::size_t i = 0; i < 4; ++i) s[i] = std::bit_cast<std::uint64_t>(c.data<std::int64_t>()[i]);
+  for (std::size_t i = 0; i < 4; ++i)
+    s[i] = std::bit_cast<std::uint64_t>(c.data<std::int64_t>()[i]);
   return s;
 }
 

@@ -45,39 +45,91 @@ struct DistDef {
 
 constexpr std::size_t kNumDistributions = 13;
 constexpr DistDef kDists[kNumDistributions] = {
-    {"normal", {"loc", "scale"}, {{{"loc"}, {"scale"}}}, 2, false,
+    {"normal",
+     {"loc", "scale"},
+     {{{"loc"}, {"scale"}}},
+     2,
+     false,
      "normal(rng, size, loc, scale): normal draws of mean loc and standard deviation scale >= 0"},
-    {"uniform", {"low", "high"}, {{{"low"}, {"high"}}}, 2, false,
+    {"uniform",
+     {"low", "high"},
+     {{{"low"}, {"high"}}},
+     2,
+     false,
      "uniform(rng, size, low, high): uniform draws in [low, high)"},
-    {"bernoulli", {"p", ""}, {{{"p"}, {}}}, 1, true,
+    {"bernoulli",
+     {"p", ""},
+     {{{"p"}, {}}},
+     1,
+     true,
      "bernoulli(rng, size, p): 1 with probability p in [0, 1], else 0"},
-    {"binomial", {"n", "p"}, {{{"n", 0, true}, {"p"}}}, 2, true,
+    {"binomial",
+     {"n", "p"},
+     {{{"n", 0, true}, {"p"}}},
+     2,
+     true,
      "binomial(rng, size, n, p): successes in n >= 0 trials of probability p"},
-    {"poisson", {"lam", ""}, {{{"lam"}, {}}}, 1, true,
+    {"poisson",
+     {"lam", ""},
+     {{{"lam"}, {}}},
+     1,
+     true,
      "poisson(rng, size, lam): Poisson draws of mean lam >= 0"},
-    {"gamma", {"shape", "scale"}, {{{"shape"}, {"scale"}}}, 2, false,
+    {"gamma",
+     {"shape", "scale"},
+     {{{"shape"}, {"scale"}}},
+     2,
+     false,
      "gamma(rng, size, shape, scale): gamma draws of mean shape * scale (NumPy's parameters)"},
     {"beta", {"a", "b"}, {{{"a"}, {"b"}}}, 2, false, "beta(rng, size, a, b): beta draws, a, b > 0"},
-    {"exponential", {"scale", ""}, {{{"scale"}, {}}}, 1, false,
+    {"exponential",
+     {"scale", ""},
+     {{{"scale"}, {}}},
+     1,
+     false,
      "exponential(rng, size, scale): exponential draws of mean scale >= 0"},
-    {"categorical", {"p", ""}, {{{"p", 1}, {}}}, 1, true,
+    {"categorical",
+     {"p", ""},
+     {{{"p", 1}, {}}},
+     1,
+     true,
      "categorical(rng, size, p): an index into p's last axis, drawn with probabilities p"},
-    {"multivariate_normal", {"mean", "cov"}, {{{"mean", 1}, {"cov", 2}}}, 2, false,
+    {"multivariate_normal",
+     {"mean", "cov"},
+     {{{"mean", 1}, {"cov", 2}}},
+     2,
+     false,
      "multivariate_normal(rng, size, mean, cov): normal vectors of mean `mean` and covariance "
      "`cov` (positive semi-definite)"},
-    {"integers", {"low", "high"}, {{{"low", 0, true}, {"high", 0, true}}}, 2, true,
+    {"integers",
+     {"low", "high"},
+     {{{"low", 0, true}, {"high", 0, true}}},
+     2,
+     true,
      "integers(rng, size, low, high): uniform integers in [low, high)"},
-    {"choice", {"a", "p"}, {{{"a"}, {"p", 1}}}, 2, true,
+    {"choice",
+     {"a", "p"},
+     {{{"a"}, {"p", 1}}},
+     2,
+     true,
      "choice(rng, size, a[, p]): elements of a along axis 0 (or of arange(a) for an integer a), "
      "with probabilities p"},
-    {"permutation", {"x", ""}, {{{"x"}, {}}}, 1, true,
+    {"permutation",
+     {"x", ""},
+     {{{"x"}, {}}},
+     1,
+     true,
      "permutation(rng, size, x): x shuffled along axis 0 (arange(x) for an integer x); size "
      "must be empty"},
 };
 
-const DistDef& def_of(Distribution d) { return kDists[static_cast<std::size_t>(d)]; }
+const DistDef& def_of(Distribution d) {
+  return kDists[static_cast<std::size_t>(d)];
+}
 
-bool special(Distribution d) { return d == Distribution::Choice || d == Distribution::Permutation; }
+bool special(Distribution d) {
+  return d == Distribution::Choice || d == Distribution::Permutation;
+}
 
 std::int64_t product(std::span<const std::int64_t> s) {
   std::int64_t n = 1;
@@ -95,8 +147,10 @@ struct ParamValue {
 ParamValue param_value(const Tensor& v, bool integer) {
   ParamValue p;
   p.t = cast(v, integer ? DType::Int64 : DType::Float64).contiguous();
-  if (integer) p.i = p.t.data<std::int64_t>();
-  else p.f = p.t.data<double>();
+  if (integer)
+    p.i = p.t.data<std::int64_t>();
+  else
+    p.f = p.t.data<double>();
   return p;
 }
 
@@ -116,7 +170,9 @@ std::vector<std::int64_t> aligned_strides(std::span<const std::int64_t> param_ba
 
 }  // namespace
 
-std::string_view distribution_name(Distribution d) { return def_of(d).name; }
+std::string_view distribution_name(Distribution d) {
+  return def_of(d).name;
+}
 
 RandomVariable::RandomVariable(Distribution dist, DType dtype, bool replace)
     : dist_(dist), dtype_(dtype), replace_(replace) {}
@@ -183,9 +239,8 @@ ApplyRef RandomVariable::make_node(std::span<const Var> inputs) const {
   if (special(dist_)) {
     const TensorType& a = *params[0];
     if (a.ndim() == 0 && !is_integer(a.dtype()))
-      throw TypeError(fmt::format("`{}`: {} (`{}`) is {}, expected an integer or an array",
-                                  name(), input_label(2, inputs[2]), def.params[0].name,
-                                  a.to_string()));
+      throw TypeError(fmt::format("`{}`: {} (`{}`) is {}, expected an integer or an array", name(),
+                                  input_label(2, inputs[2]), def.params[0].name, a.to_string()));
     if (params.size() == 2 && params[1]->ndim() != 1)
       throw TypeError(fmt::format("`choice`: {} (`p`) is {}, expected a vector",
                                   input_label(3, inputs[3]), params[1]->to_string()));
@@ -213,10 +268,10 @@ ApplyRef RandomVariable::make_node(std::span<const Var> inputs) const {
           ok = e == 1 || e == kUnknownDim || e == shape[j + k - bn];
         }
         if (!ok)
-          throw TypeError(fmt::format(
-              "`{}`: `size` {} is incompatible with {} (`{}`), which is {}", name(),
-              ops_detail::shape_str(shape), input_label(2 + p, inputs[2 + p]),
-              def.params[p].name, params[p]->to_string()));
+          throw TypeError(fmt::format("`{}`: `size` {} is incompatible with {} (`{}`), which is {}",
+                                      name(), ops_detail::shape_str(shape),
+                                      input_label(2 + p, inputs[2 + p]), def.params[p].name,
+                                      params[p]->to_string()));
       }
     } else if (k > 0) {
       shape.assign(k, kUnknownDim);
@@ -235,9 +290,10 @@ ApplyRef RandomVariable::make_node(std::span<const Var> inputs) const {
           if (s == 1 || s == kUnknownDim) {
             if (s == 1 || e != kUnknownDim) s = e;
           } else if (e != kUnknownDim)
-            throw TypeError(fmt::format("`{}`: the batch shapes of the parameters do not broadcast "
-                                        "(`{}` is {})",
-                                        name(), def.params[p].name, params[p]->to_string()));
+            throw TypeError(
+                fmt::format("`{}`: the batch shapes of the parameters do not broadcast "
+                            "(`{}` is {})",
+                            name(), def.params[p].name, params[p]->to_string()));
         }
       }
     }
@@ -251,7 +307,8 @@ ApplyRef RandomVariable::make_node(std::span<const Var> inputs) const {
       shape.push_back(n != kUnknownDim ? n : params[1]->shape().back());
     }
   }
-  const TypePtr outs[] = {RandomGeneratorType::make(), TensorType::make(out_dtype, std::move(shape))};
+  const TypePtr outs[] = {RandomGeneratorType::make(),
+                          TensorType::make(out_dtype, std::move(shape))};
   return Apply::create(ptr(), inputs, outs);
 }
 
@@ -265,11 +322,15 @@ namespace {
   throw ValueError(fmt::format("`{}`: `{}` {}", op, arg, what));
 }
 
-bool is_prob(double p) { return p >= 0.0 && p <= 1.0; }
+bool is_prob(double p) {
+  return p >= 0.0 && p <= 1.0;
+}
 
 /// How far from 1 probabilities of this dtype may sum: a few roundings of
 /// each of up to thousands of terms.
-double sum_tolerance(DType d) { return d == DType::Float32 ? 1e-5 : 1e-8; }
+double sum_tolerance(DType d) {
+  return d == DType::Float32 ? 1e-5 : 1e-8;
+}
 
 /// Checks that `p` (one distribution's probabilities) is a distribution: in
 /// [0, 1], summing to 1 within `tol`.
@@ -326,7 +387,8 @@ double draw_scalar(Distribution d, Rng& g, std::string_view op, const double* f,
       if (!(f[0] >= 0.0) || !std::isfinite(f[0]))
         bad_arg(op, "scale", fmt::format("must be non-negative and finite, got {}", f[0]));
       return f[0] * sample::standard_exponential(g);
-    default: break;
+    default:
+      break;
   }
   throw std::logic_error("draw_scalar: not a scalar distribution");
 }
@@ -377,8 +439,8 @@ void RandomVariable::perform(const Apply& node, std::span<const Tensor> inputs,
     const std::int64_t n = arange ? cast(a, DType::Int64).item<std::int64_t>() : a.shape()[0];
     if (n < 0 || (dist_ == Distribution::Choice && n == 0 && product(size) > 0))
       bad_arg(op, def.params[0].name,
-              fmt::format("must be {}, got {}", dist_ == Distribution::Choice ? "positive" : "non-negative",
-                          n));
+              fmt::format("must be {}, got {}",
+                          dist_ == Distribution::Choice ? "positive" : "non-negative", n));
     std::vector<std::int64_t> index;
     std::vector<std::int64_t> lead;
     if (dist_ == Distribution::Permutation) {
@@ -394,7 +456,8 @@ void RandomVariable::perform(const Apply& node, std::span<const Tensor> inputs,
       if (inputs.size() == 4) {
         const Tensor pv = cast(inputs[3], DType::Float64).contiguous();
         if (pv.size() != n)
-          bad_arg(op, "p", fmt::format("has {} probabilities for {} elements of `a`", pv.size(), n));
+          bad_arg(op, "p",
+                  fmt::format("has {} probabilities for {} elements of `a`", pv.size(), n));
         p.assign(pv.data<double>(), pv.data<double>() + n);
         check_probabilities(op, p, sum_tolerance(inputs[3].dtype()));
       }
@@ -405,8 +468,10 @@ void RandomVariable::perform(const Apply& node, std::span<const Tensor> inputs,
         std::int64_t positive = 0;
         for (double w : p) positive += w > 0.0;
         if (m > positive)
-          bad_arg(op, "p", fmt::format("has {} non-zero probabilities for {} draws without "
-                                       "replacement", positive, m));
+          bad_arg(op, "p",
+                  fmt::format("has {} non-zero probabilities for {} draws without "
+                              "replacement",
+                              positive, m));
       }
       if (replace_) {
         for (std::int64_t j = 0; j < m; ++j)
@@ -427,8 +492,10 @@ void RandomVariable::perform(const Apply& node, std::span<const Tensor> inputs,
         }
       }
     }
-    if (arange) out = Tensor::from_vector(index, std::span<const std::int64_t>(lead));
-    else out = take_rows(a, index, lead);
+    if (arange)
+      out = Tensor::from_vector(index, std::span<const std::int64_t>(lead));
+    else
+      out = take_rows(a, index, lead);
   } else {
     // Batch shapes: each parameter's shape without its core axes.
     std::vector<ParamValue> pv;
@@ -473,8 +540,8 @@ void RandomVariable::perform(const Apply& node, std::span<const Tensor> inputs,
           bad_arg(op, "size",
                   fmt::format("{} is incompatible with the shape {} of `{}` (its batch axes must "
                               "broadcast to the size)",
-                              ops_detail::shape_str(size), ops_detail::shape_str(inputs[2 + p].shape()),
-                              def.params[p].name));
+                              ops_detail::shape_str(size),
+                              ops_detail::shape_str(inputs[2 + p].shape()), def.params[p].name));
       }
     }
     std::vector<std::vector<std::int64_t>> strides;
@@ -488,9 +555,10 @@ void RandomVariable::perform(const Apply& node, std::span<const Tensor> inputs,
       const auto& cs = inputs[3].shape();
       n_core = ms.back();
       if (cs[cs.size() - 1] != n_core || cs[cs.size() - 2] != n_core)
-        bad_arg(op, "cov",
-                fmt::format("has shape {}, expected its last two axes to be {} (the length of `mean`)",
-                            ops_detail::shape_str(cs), n_core));
+        bad_arg(
+            op, "cov",
+            fmt::format("has shape {}, expected its last two axes to be {} (the length of `mean`)",
+                        ops_detail::shape_str(cs), n_core));
       out_shape.push_back(n_core);
     }
     const std::int64_t n_batch = product(bshape);
@@ -518,7 +586,8 @@ void RandomVariable::perform(const Apply& node, std::span<const Tensor> inputs,
       } else if (dist_ == Distribution::MultivariateNormal) {
         const double* mean = pv[0].f + off[0];
         if (chol_at != off[1]) {
-          const std::span<const double> cov(pv[1].f + off[1], static_cast<std::size_t>(core_size[1]));
+          const std::span<const double> cov(pv[1].f + off[1],
+                                            static_cast<std::size_t>(core_size[1]));
           chol.assign(cov.size(), 0.0);
           if (!sample::psd_cholesky(cov, n_core, chol))
             bad_arg(op, "cov", "must be symmetric positive semi-definite");
@@ -528,26 +597,33 @@ void RandomVariable::perform(const Apply& node, std::span<const Tensor> inputs,
         for (auto& v : z) v = sample::standard_normal(g);
         for (std::int64_t r = 0; r < n_core; ++r) {
           double s = mean[r];
-          for (std::int64_t c = 0; c <= r; ++c) s += chol[static_cast<std::size_t>(r * n_core + c)] * z[static_cast<std::size_t>(c)];
+          for (std::int64_t c = 0; c <= r; ++c)
+            s += chol[static_cast<std::size_t>(r * n_core + c)] * z[static_cast<std::size_t>(c)];
           fo[b * n_core + r] = s;
         }
       } else if (dist_ == Distribution::Integers) {
         const std::int64_t lo = pv[0].i[off[0]], hi = pv[1].i[off[1]];
-        if (!(lo < hi)) bad_arg(op, "high", fmt::format("must be greater than `low` ({}), got {}", lo, hi));
+        if (!(lo < hi))
+          bad_arg(op, "high", fmt::format("must be greater than `low` ({}), got {}", lo, hi));
         if (lo < dtype_min || hi - 1 > dtype_max)
-          bad_arg(op, lo < dtype_min ? "low" : "high",
-                  fmt::format("does not fit dtype {} ([{}, {}) asked)", dtype_name(dtype_), lo, hi));
+          bad_arg(
+              op, lo < dtype_min ? "low" : "high",
+              fmt::format("does not fit dtype {} ([{}, {}) asked)", dtype_name(dtype_), lo, hi));
         io[b] = g.next_integer(lo, hi);
       } else {
         double f[2] = {0, 0};
         std::int64_t i[2] = {0, 0};
         for (std::size_t p = 0; p < def.n_params; ++p) {
-          if (pv[p].f) f[p] = pv[p].f[off[p]];
-          else i[p] = pv[p].i[off[p]];
+          if (pv[p].f)
+            f[p] = pv[p].f[off[p]];
+          else
+            i[p] = pv[p].i[off[p]];
         }
         const double v = draw_scalar(dist_, g, op, f, i);
-        if (discrete) io[b] = static_cast<std::int64_t>(v);
-        else fo[b] = v;
+        if (discrete)
+          io[b] = static_cast<std::int64_t>(v);
+        else
+          fo[b] = v;
       }
       // Next batch index, and each parameter's offset with it.
       for (std::size_t a = nd; a-- > 0;) {
@@ -626,7 +702,9 @@ std::vector<Var> RandomVariable::L_op(const Apply& node, std::span<const Var>) c
   return g;
 }
 
-bool RandomVariable::do_constant_folding(const Apply&) const { return false; }
+bool RandomVariable::do_constant_folding(const Apply&) const {
+  return false;
+}
 
 // ---------------------------------------------------------------------------
 // building
@@ -654,12 +732,13 @@ void register_random(OpRegistry& r) {
   for (std::size_t d = 0; d < kNumDistributions; ++d) {
     const auto dist = static_cast<Distribution>(d);
     const DistDef& def = kDists[d];
-    OpInfo info{.name = std::string(def.name),
-                .doc = std::string(def.doc),
-                .params = {},
-                .min_inputs = static_cast<int>(2 + (dist == Distribution::Choice ? 1 : def.n_params)),
-                .max_inputs = static_cast<int>(2 + def.n_params),
-                .factory = {}};
+    OpInfo info{
+        .name = std::string(def.name),
+        .doc = std::string(def.doc),
+        .params = {},
+        .min_inputs = static_cast<int>(2 + (dist == Distribution::Choice ? 1 : def.n_params)),
+        .max_inputs = static_cast<int>(2 + def.n_params),
+        .factory = {}};
     if (dist == Distribution::Choice) {
       info.params = {{"replace", ParamKind::Bool, PropValue{true}, false, "draw with replacement"}};
       info.factory = [](const Props& p) -> OpPtr {

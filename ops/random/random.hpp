@@ -17,19 +17,19 @@ namespace rw {
 
 /// The distributions a RandomVariable draws from.
 enum class Distribution : std::uint8_t {
-  Normal,             ///< normal(loc, scale): float
-  Uniform,            ///< uniform(low, high): float in [low, high)
-  Bernoulli,          ///< bernoulli(p): 0 or 1
-  Binomial,           ///< binomial(n, p): successes in n trials
-  Poisson,            ///< poisson(lam)
-  Gamma,              ///< gamma(shape, scale): NumPy's parameters (mean shape·scale)
-  Beta,               ///< beta(a, b)
-  Exponential,        ///< exponential(scale): mean scale
-  Categorical,        ///< categorical(p): an index into the last axis of p
-  MultivariateNormal, ///< multivariate_normal(mean, cov): a vector per draw
-  Integers,           ///< integers(low, high): in [low, high)
-  Choice,             ///< choice(a[, p]): elements of a (or of arange(a)) along axis 0
-  Permutation,        ///< permutation(x): x shuffled along axis 0 (or arange(x))
+  Normal,              ///< normal(loc, scale): float
+  Uniform,             ///< uniform(low, high): float in [low, high)
+  Bernoulli,           ///< bernoulli(p): 0 or 1
+  Binomial,            ///< binomial(n, p): successes in n trials
+  Poisson,             ///< poisson(lam)
+  Gamma,               ///< gamma(shape, scale): NumPy's parameters (mean shape·scale)
+  Beta,                ///< beta(a, b)
+  Exponential,         ///< exponential(scale): mean scale
+  Categorical,         ///< categorical(p): an index into the last axis of p
+  MultivariateNormal,  ///< multivariate_normal(mean, cov): a vector per draw
+  Integers,            ///< integers(low, high): in [low, high)
+  Choice,              ///< choice(a[, p]): elements of a (or of arange(a)) along axis 0
+  Permutation,         ///< permutation(x): x shuffled along axis 0 (or arange(x))
 };
 
 /// The registry name of a distribution's Op: "normal", "multivariate_normal".

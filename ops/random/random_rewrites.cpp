@@ -20,11 +20,10 @@ namespace {
 const std::vector<std::string>& sized_names() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> v;
-    for (Distribution d :
-         {Distribution::Normal, Distribution::Uniform, Distribution::Bernoulli,
-          Distribution::Binomial, Distribution::Poisson, Distribution::Gamma, Distribution::Beta,
-          Distribution::Exponential, Distribution::Categorical, Distribution::MultivariateNormal,
-          Distribution::Integers})
+    for (Distribution d : {Distribution::Normal, Distribution::Uniform, Distribution::Bernoulli,
+                           Distribution::Binomial, Distribution::Poisson, Distribution::Gamma,
+                           Distribution::Beta, Distribution::Exponential, Distribution::Categorical,
+                           Distribution::MultivariateNormal, Distribution::Integers})
       v.emplace_back(distribution_name(d));
     return v;
   }();
@@ -91,9 +90,8 @@ RewriteResult RvSizeLift::transform(FunctionGraph&, Apply& node, const RewriteCo
     for (std::size_t j = 0; j < k; ++j)
       dims.emplace_back(ops_detail::vector_element(node.input(1), static_cast<std::int64_t>(j)));
     for (std::size_t a = t.ndim() - op->param_core_ndim(p - 2); a < t.ndim(); ++a)
-      dims.emplace_back(t.shape()[a] != kUnknownDim
-                            ? ops_detail::int64_constant(t.shape()[a])
-                            : shape_i(param, static_cast<std::int64_t>(a)));
+      dims.emplace_back(t.shape()[a] != kUnknownDim ? ops_detail::int64_constant(t.shape()[a])
+                                                    : shape_i(param, static_cast<std::int64_t>(a)));
     in.push_back(broadcast_to(param, dims));
   }
   const ApplyRef lifted = op->make_node(in);

@@ -14,14 +14,18 @@ constexpr double kInversionLimit = 16.0;
 
 }  // namespace
 
-double open_unit(Rng& g) { return 1.0 - g.next_double(); }
+double open_unit(Rng& g) {
+  return 1.0 - g.next_double();
+}
 
 double standard_normal(Rng& g) {
   const double u1 = open_unit(g), u2 = g.next_double();
   return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
 }
 
-double standard_exponential(Rng& g) { return -std::log(open_unit(g)); }
+double standard_exponential(Rng& g) {
+  return -std::log(open_unit(g));
+}
 
 double standard_gamma(Rng& g, double shape) {
   if (shape == 0.0) return 0.0;

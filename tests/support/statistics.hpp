@@ -20,7 +20,8 @@ namespace rw::testing {
 constexpr double kZ = 3.09;  // the standard normal's 0.999 quantile
 
 /// The Kolmogorov–Smirnov statistic of `xs` against `cdf`.
-template <class Cdf> double ks_statistic(std::vector<double> xs, Cdf cdf) {
+template <class Cdf>
+double ks_statistic(std::vector<double> xs, Cdf cdf) {
   std::sort(xs.begin(), xs.end());
   const double n = static_cast<double>(xs.size());
   double d = 0;
@@ -32,7 +33,9 @@ template <class Cdf> double ks_statistic(std::vector<double> xs, Cdf cdf) {
 }
 
 /// The KS critical value at significance 0.001: 1.95 / sqrt(n).
-inline double ks_critical(std::size_t n) { return 1.95 / std::sqrt(static_cast<double>(n)); }
+inline double ks_critical(std::size_t n) {
+  return 1.95 / std::sqrt(static_cast<double>(n));
+}
 
 /// The chi-square statistic of integer draws against probabilities `pmf(k)`
 /// for k in [lo, hi]; cells of expected count below 5 are pooled with the
@@ -77,12 +80,12 @@ void check_chi_square(const std::vector<double>& xs, std::int64_t lo, std::int64
 }
 
 /// Checks that draws pass the Kolmogorov–Smirnov test against `cdf`.
-template <class Cdf> void check_ks(const std::vector<double>& xs, Cdf cdf) {
+template <class Cdf>
+void check_ks(const std::vector<double>& xs, Cdf cdf) {
   const double d = ks_statistic(xs, cdf);
   INFO("KS statistic " << d << ", critical " << ks_critical(xs.size()));
   CHECK(d < ks_critical(xs.size()));
 }
-
 
 inline double normal_cdf(double x, double mu, double sigma) {
   return 0.5 * std::erfc(-(x - mu) / (sigma * std::sqrt(2.0)));

@@ -75,7 +75,8 @@ TEST_CASE("two equal-looking draws from one state stay two nodes through the def
           "[random][compile]") {
   // Merging, CSE or constant folding would make them one node: a random
   // variable is not mergeable and not constant-folded.
-  const Var state_c = Constant::make(RandomGeneratorType::seed_value(3), RandomGeneratorType::make());
+  const Var state_c =
+      Constant::make(RandomGeneratorType::seed_value(3), RandomGeneratorType::make());
   const RandomDraw d1 = random_draw(Distribution::Normal, state_c, {0.0, 1.0}, size_vector({2}));
   const RandomDraw d2 = random_draw(Distribution::Normal, state_c, {0.0, 1.0}, size_vector({2}));
   auto f = rw::function({}, {d1.value, d2.value});
@@ -116,7 +117,8 @@ TEST_CASE("an explicit update or opting out replaces the default update", "[rand
   }
   SECTION("an explicit update of the generator wins") {
     const Tensor seeded = RandomGeneratorType::seed_value(99);
-    auto f = rw::function({}, x, {.updates = {{g, Constant::make(seeded, RandomGeneratorType::make())}}});
+    auto f = rw::function({}, x,
+                          {.updates = {{g, Constant::make(seeded, RandomGeneratorType::make())}}});
     const auto a = values(f());
     CHECK(values(g.get_value()) == values(seeded));
     CHECK(values(f()) != a);  // drawn from state 99 now
@@ -132,7 +134,8 @@ TEST_CASE("a chain of draws from one shared generator updates it to the last sta
           "[random][compile]") {
   Shared g = shared("g", RandomGeneratorType::seed_value(4), RandomGeneratorType::make());
   const RandomDraw d1 = random_draw(Distribution::Uniform, g, {0.0, 1.0}, size_vector({3}));
-  const RandomDraw d2 = random_draw(Distribution::Uniform, d1.next_rng, {0.0, 1.0}, size_vector({3}));
+  const RandomDraw d2 =
+      random_draw(Distribution::Uniform, d1.next_rng, {0.0, 1.0}, size_vector({3}));
   auto f = rw::function({}, {d1.value, d2.value});
   auto [a, b] = f();
   auto [c, d] = f();
@@ -188,7 +191,8 @@ TEST_CASE("a function may return the next state its default update assigns", "[r
   CHECK(values(g.get_value()) != kept);
 }
 
-TEST_CASE("a draw has no gradient in its parameters, and does not block others", "[random][compile]") {
+TEST_CASE("a draw has no gradient in its parameters, and does not block others",
+          "[random][compile]") {
   RandomStream rs(2);
   const Var loc = scalar("loc"), w = scalar("w");
   const Var x = rs.normal(loc, 1.0, {4});
@@ -219,7 +223,8 @@ TEST_CASE("draws of two generators are uncorrelated: two draws of a stream, two 
   };
   const double bound = 3.09 / std::sqrt(static_cast<double>(n));
   RandomStream rs(100), other(101);
-  auto f = rw::function({}, {rs.uniform(0, 1, {n}), rs.uniform(0, 1, {n}), other.uniform(0, 1, {n})});
+  auto f =
+      rw::function({}, {rs.uniform(0, 1, {n}), rs.uniform(0, 1, {n}), other.uniform(0, 1, {n})});
   std::vector<double> previous;
   for (int call = 0; call < 2; ++call) {
     auto out = f();

@@ -27,7 +27,9 @@ std::vector<double> values(const Tensor& t) {
 }
 
 /// The draws of `x`, computed by a function.
-std::vector<double> draw(const Var& x) { return values(rw::function({}, x)()); }
+std::vector<double> draw(const Var& x) {
+  return values(rw::function({}, x)());
+}
 
 double binomial_pmf(std::int64_t k, std::int64_t n, double p) {
   return std::exp(std::lgamma(n + 1.0) - std::lgamma(k + 1.0) - std::lgamma(n - k + 1.0) +
@@ -45,7 +47,8 @@ const std::vector<Operand> kSize{kDraws};
 TEST_CASE("normal, uniform and exponential draws follow their laws (KS)", "[random]") {
   RandomStream rs(2024);
   check_ks(draw(rs.normal(1.5, 2.0, kSize)), [](double x) { return normal_cdf(x, 1.5, 2.0); });
-  check_ks(draw(rs.uniform(-1.0, 3.0, kSize)), [](double x) { return std::clamp((x + 1) / 4, 0.0, 1.0); });
+  check_ks(draw(rs.uniform(-1.0, 3.0, kSize)),
+           [](double x) { return std::clamp((x + 1) / 4, 0.0, 1.0); });
   check_ks(draw(rs.exponential(0.5, kSize)),
            [](double x) { return x <= 0 ? 0.0 : 1 - std::exp(-x / 0.5); });
   // A test that can fail: the normal sample is not a law of another scale.
@@ -62,8 +65,9 @@ TEST_CASE("gamma and beta draws follow their laws (KS), both sides of shape 1", 
   }
   for (auto [a, b] : {std::pair{0.5, 0.5}, std::pair{2.0, 5.0}}) {
     INFO("beta " << a << ", " << b);
-    check_ks(draw(rs.beta(a, b, kSize)),
-             [a = a, b = b](double x) { return std::clamp(boost::math::ibeta(a, b, std::clamp(x, 0.0, 1.0)), 0.0, 1.0); });
+    check_ks(draw(rs.beta(a, b, kSize)), [a = a, b = b](double x) {
+      return std::clamp(boost::math::ibeta(a, b, std::clamp(x, 0.0, 1.0)), 0.0, 1.0);
+    });
   }
 }
 
@@ -93,12 +97,14 @@ TEST_CASE("categorical, integers, choice and permutation draw each outcome as of
           "[random]") {
   RandomStream rs(31);
   const Var p = constant(Tensor::from({0.2, 0.5, 0.3}));
-  check_chi_square(draw(rs.categorical(p, kSize)), 0, 2,
-                   [](std::int64_t k) { return std::array{0.2, 0.5, 0.3}[static_cast<std::size_t>(k)]; });
+  check_chi_square(draw(rs.categorical(p, kSize)), 0, 2, [](std::int64_t k) {
+    return std::array{0.2, 0.5, 0.3}[static_cast<std::size_t>(k)];
+  });
   check_chi_square(draw(rs.integers(-3, 5, kSize)), -3, 4, [](std::int64_t) { return 1.0 / 8; });
   check_chi_square(draw(rs.choice(6, kSize)), 0, 5, [](std::int64_t) { return 1.0 / 6; });
-  check_chi_square(draw(rs.choice(3, kSize, true, p)), 0, 2,
-                   [](std::int64_t k) { return std::array{0.2, 0.5, 0.3}[static_cast<std::size_t>(k)]; });
+  check_chi_square(draw(rs.choice(3, kSize, true, p)), 0, 2, [](std::int64_t k) {
+    return std::array{0.2, 0.5, 0.3}[static_cast<std::size_t>(k)];
+  });
 
   // Without replacement: distinct elements, the first uniform over a's.
   auto f = rw::function({}, rs.choice(5, {3}, false));
@@ -177,12 +183,14 @@ TEST_CASE("the draw's shape: size, or the broadcast of the parameters, then the 
   const Var mv = rs.multivariate_normal(mean, cov);
   const Tensor eye2 = Tensor::eye(2, 2);
   CHECK(rw::function({mean, cov}, mv)(Tensor::zeros({3, 2}), eye2).shape() == Shape{3, 2});
-  CHECK(rw::function({mean, cov}, rs.multivariate_normal(mean, cov, {4, 3}))(Tensor::zeros({3, 2}), eye2)
+  CHECK(rw::function({mean, cov}, rs.multivariate_normal(mean, cov, {4, 3}))(Tensor::zeros({3, 2}),
+                                                                             eye2)
             .shape() == Shape{4, 3, 2});
   const Var p = matrix("p");
   CHECK(rw::function({p}, rs.categorical(p))(Tensor::from({{0.5, 0.5}, {1.0, 0.0}, {0.0, 1.0}}))
             .shape() == Shape{3});
-  const Tensor rows = rw::function({}, rs.choice(constant(Tensor::from({{1.0, 2.0}, {3.0, 4.0}})), {5}))();
+  const Tensor rows =
+      rw::function({}, rs.choice(constant(Tensor::from({{1.0, 2.0}, {3.0, 4.0}})), {5}))();
   CHECK(rows.shape() == Shape{5, 2});
   for (std::int64_t i = 0; i < 5; ++i) CHECK(rows.at({i, 1}) == rows.at({i, 0}) + 1);
   CHECK(rw::function({}, rs.permutation(constant(Tensor::from({{1.0}, {2.0}, {3.0}}))))().shape() ==
@@ -217,7 +225,8 @@ TEST_CASE("bad parameters are refused, naming the argument", "[random]") {
         "`cov` must be symmetric positive semi-definite");
   fails(rs.integers(5, 5), "`integers`: `high` must be greater than `low`");
   fails(rs.choice(3, {4}, false), "`size` asks for 4 draws without replacement from 3");
-  fails(rs.choice(3, {2}, true, constant(Tensor::from({0.5, 0.5}))), "`p` has 2 probabilities for 3");
+  fails(rs.choice(3, {2}, true, constant(Tensor::from({0.5, 0.5}))),
+        "`p` has 2 probabilities for 3");
   fails(rs.permutation(-1), "`permutation`: `x` must be non-negative");
   // Parameters whose batch shape does not broadcast to size, or together.
   const Var loc3 = vector("loc3");
@@ -226,7 +235,8 @@ TEST_CASE("bad parameters are refused, naming the argument", "[random]") {
   // Known when the node is built, when the extents are.
   CHECK_THROWS_WITH(rs.normal(constant(Tensor::zeros({3})), 1.0, {2}),
                     Catch::Contains("`normal`: `size` (2,) is incompatible with input 2"));
-  CHECK_THROWS_WITH(rs.normal(0.0, 1.0, {-1}), Catch::Contains("`size` (-1) has a negative extent"));
+  CHECK_THROWS_WITH(rs.normal(0.0, 1.0, {-1}),
+                    Catch::Contains("`size` (-1) has a negative extent"));
   CHECK(rs.generators().size() == 18);  // the refused draws made no generator
   const Var a = vector("a"), b = vector("b");
   CHECK_THROWS_WITH(rw::function({a, b}, rs.normal(a, b))(Tensor::zeros({2}), Tensor::ones({3})),
@@ -234,7 +244,8 @@ TEST_CASE("bad parameters are refused, naming the argument", "[random]") {
   const Var n = scalar("n", i64);
   CHECK_THROWS_WITH(rw::function({n}, rs.normal(0, 1, {n}))(Tensor::scalar<std::int64_t>(-2)),
                     Catch::Contains("`size` has a negative extent -2"));
-  CHECK_THROWS_WITH(rw::function({n}, rs.normal(0, 1, {n, n}))(Tensor::scalar<std::int64_t>(std::int64_t{1} << 40)),
+  CHECK_THROWS_WITH(rw::function({n}, rs.normal(0, 1, {n, n}))(
+                        Tensor::scalar<std::int64_t>(std::int64_t{1} << 40)),
                     Catch::Contains("has too many elements"));
   // Misused at build time: types, not values.
   CHECK_THROWS_WITH(random_draw(Distribution::Normal, vector("r"), {0.0, 1.0}),
@@ -260,9 +271,12 @@ TEST_CASE("a generator state gives the same draws everywhere: known values at a 
   // Exact on every platform: these use integer arithmetic and the 53-bit
   // uniforms only (no libm), so they are bit-for-bit the same.
   const Var g = Constant::make(RandomGeneratorType::seed_value(12345), RandomGeneratorType::make());
-  const auto ints = values(rw::function({}, random_draw(Distribution::Integers, g, {0, 1000}, size_vector({6})).value)());
-  const auto perm = values(rw::function({}, random_draw(Distribution::Permutation, g, {8}).value)());
-  const auto unif = values(rw::function({}, random_draw(Distribution::Uniform, g, {0.0, 1.0}, size_vector({2})).value)());
+  const auto ints = values(rw::function(
+      {}, random_draw(Distribution::Integers, g, {0, 1000}, size_vector({6})).value)());
+  const auto perm =
+      values(rw::function({}, random_draw(Distribution::Permutation, g, {8}).value)());
+  const auto unif = values(rw::function(
+      {}, random_draw(Distribution::Uniform, g, {0.0, 1.0}, size_vector({2})).value)());
   CHECK(fmt::format("{}", fmt::join(ints, " ")) == "483 998 256 395 344 396");
   CHECK(fmt::format("{}", fmt::join(perm, " ")) == "7 2 1 6 0 4 5 3");
   CHECK(fmt::format("{:.17g}", fmt::join(unif, " ")) == "0.74380816315658937 0.13004553462783452");
@@ -270,7 +284,8 @@ TEST_CASE("a generator state gives the same draws everywhere: known values at a 
   const RandomDraw d = random_draw(Distribution::Integers, g, {0, 1000}, size_vector({6}));
   const Tensor next = rw::function({}, d.next_rng)();
   const std::vector<std::int64_t> words(next.data<std::int64_t>(), next.data<std::int64_t>() + 4);
-  CHECK(fmt::format("{}", fmt::join(words, " ")) == "5847521029904837856 7875606084766611740 -3425189383641608092 4690521485281088834");
+  CHECK(fmt::format("{}", fmt::join(words, " ")) ==
+        "5847521029904837856 7875606084766611740 -3425189383641608092 4690521485281088834");
 }
 
 TEST_CASE("graph files: an `rng` input, random Ops called by name, written and read back",
@@ -302,7 +317,8 @@ output r2, x, k
   const std::string written = graph_file_text(gf.inputs, gf.outputs, standard_registry());
   INFO(written);
   CHECK(written.find("input r rng") != std::string::npos);
-  auto again = dsl::check_graph_text("again.graph", written, standard_registry(), graph_file_options());
+  auto again =
+      dsl::check_graph_text("again.graph", written, standard_registry(), graph_file_options());
   INFO(dsl::render(again.diagnostics));
   CHECK(again.ok());
 
@@ -310,7 +326,8 @@ output r2, x, k
   auto bad = dsl::check_graph_text("bad.graph", "input r rng[4]\noutput r\n", standard_registry(),
                                    graph_file_options());
   CHECK_FALSE(bad.ok());
-  CHECK_THAT(dsl::render(bad.diagnostics), Catch::Contains("`rng` (a generator state) takes no extents"));
+  CHECK_THAT(dsl::render(bad.diagnostics),
+             Catch::Contains("`rng` (a generator state) takes no extents"));
   auto wrong = dsl::check_graph_text(
       "wrong.graph", "input r f64[4]\nconst s i64[0] = []\noutput normal(r, s, 0.0, 1.0)\n",
       standard_registry(), graph_file_options());
@@ -320,9 +337,9 @@ output r2, x, k
 
 TEST_CASE("the thirteen random variables are in the standard registry", "[random]") {
   const OpRegistry& ops = standard_registry();
-  for (const char* name : {"normal", "uniform", "bernoulli", "binomial", "poisson", "gamma", "beta",
-                           "exponential", "categorical", "multivariate_normal", "integers",
-                           "choice", "permutation"}) {
+  for (const char* name :
+       {"normal", "uniform", "bernoulli", "binomial", "poisson", "gamma", "beta", "exponential",
+        "categorical", "multivariate_normal", "integers", "choice", "permutation"}) {
     INFO(name);
     const OpInfo* info = ops.find(name);
     REQUIRE(info != nullptr);

@@ -17,7 +17,9 @@ std::vector<double> values(const Tensor& t) {
   return {c.data<double>(), c.data<double>() + c.size()};
 }
 
-Mode lifting() { return default_mode().including({"random_lift"}); }
+Mode lifting() {
+  return default_mode().including({"random_lift"});
+}
 
 /// A function of `outputs` under the lifts, and which rewriters fired.
 struct Lifted {
