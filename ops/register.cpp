@@ -7,6 +7,7 @@
 #include "ops/linalg/decomp.hpp"
 #include "ops/linalg/linalg.hpp"
 #include "ops/nnet/softmax.hpp"
+#include "ops/random/random.hpp"
 #include "ops/reduce/cumulative.hpp"
 #include "ops/reduce/reduce.hpp"
 #include "ops/sort/sort.hpp"
@@ -25,6 +26,7 @@ void register_standard_ops(OpRegistry& registry) {
   register_creation(registry);
   register_cumulative(registry);
   register_sort(registry);
+  register_random(registry);
 }
 
 }  // namespace rw

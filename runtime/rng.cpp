@@ -39,6 +39,14 @@ Rng::Rng(std::uint64_t seed) {
   for (auto& s : s_) s = splitmix64(x);
 }
 
+Rng Rng::from_state(const State& state) {
+  if (state[0] == 0 && state[1] == 0 && state[2] == 0 && state[3] == 0)
+    throw std::invalid_argument("Rng::from_state: the all-zero state is not a xoshiro256** state");
+  Rng r;
+  for (std::size_t i = 0; i < 4; ++i) r.s_[i] = state[i];
+  return r;
+}
+
 std::uint64_t Rng::next_u64() {
   const std::uint64_t result = rotl(s_[1] * 5, 7) * 9;
   const std::uint64_t t = s_[1] << 17;

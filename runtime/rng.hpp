@@ -2,6 +2,7 @@
 // platform, and the random tensors drawn from it.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <initializer_list>
 #include <span>
@@ -19,7 +20,17 @@ namespace rw {
 /// each thread its own generator, e.g. from `split()`.
 class Rng {
  public:
+  /// The whole state of the bit stream: xoshiro256**'s four words.
+  using State = std::array<std::uint64_t, 4>;
+
   explicit Rng(std::uint64_t seed = 0);
+  /// A generator continuing from `state` (as `state()` gave it); throws
+  /// std::invalid_argument for the all-zero state, which xoshiro256** never
+  /// leaves. The normal left over from a Box–Muller pair is not part of the
+  /// state: a generator made so starts without one.
+  static Rng from_state(const State& state);
+  /// The four words of the bit stream (not the spare normal).
+  State state() const { return {s_[0], s_[1], s_[2], s_[3]}; }
 
   /// 64 random bits.
   std::uint64_t next_u64();

@@ -16,6 +16,7 @@
 #include "engine/dsl/literals.hpp"
 #include "engine/graph/apply.hpp"
 #include "engine/graph/errors.hpp"
+#include "engine/graph/random_type.hpp"
 #include "engine/graph/traversal.hpp"
 #include "engine/graph/type.hpp"
 #include "ops/api.hpp"
@@ -211,9 +212,11 @@ class GraphWriter {
     return "a variable";
   }
 
+  // Tensor types, and the types graph files write as a word (`rng`).
   static std::string type_text(const Variable& v, std::string_view what) {
-    if (!v.tensor_type())
-      throw Error(fmt::format("cannot write the graph: {} {} has type {}, not a tensor type",
+    if (!v.tensor_type() && !is_random_generator_type(*v.type()))
+      throw Error(fmt::format("cannot write the graph: {} {} has type {}, which graph files "
+                              "cannot write",
                               what, describe(v), v.type()->to_string()));
     return v.type()->to_string();
   }

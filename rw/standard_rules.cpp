@@ -14,6 +14,7 @@
 #include "engine/rewrite/standard.hpp"
 #include "ops/elemwise/canonizer.hpp"
 #include "ops/indexing/subtensor_rewrites.hpp"
+#include "ops/random/random_rewrites.hpp"
 #include "ops/inplace.hpp"
 #include "ops/reduce/sum_of_product.hpp"
 #include "ops/shape/shape_rewrites.hpp"
@@ -54,6 +55,7 @@ StandardRules make_default() {
   register_reduce_rewrites(*db);
   register_shape_rewrites(*db);
   register_subtensor_rewrites(*db);
+  register_random_rewrites(*db);
   const dsl::PredicateRegistry predicates;
   dsl::LoadedRules rules = load_standard_rules_into(*db, standard_registry(), predicates).take();
   return StandardRules{std::move(db), std::move(rules)};

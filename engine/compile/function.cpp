@@ -78,6 +78,70 @@ std::vector<Update> check_updates(const FunctionOptions& options, const std::str
   return out;
 }
 
+/// Adds to `updates` the default update of each shared variable that a node
+/// of the graph of `graph_outputs` (not looking past `explicit_vars`) takes
+/// at an input its Op gives the next value of (Op::default_updates), unless
+/// `updates` has one or the options leave it out; each is appended to
+/// `graph_outputs` too. A next value that feeds such an input of one other
+/// node (a chain of draws from one generator) is followed to the last one.
+void add_default_updates(std::vector<Update>& updates, std::vector<Var>& graph_outputs,
+                         std::span<const Var> explicit_vars, const FunctionOptions& options,
+                         const std::string& label) {
+  if (options.no_default_updates) return;
+  std::unordered_set<const SharedVariable*> skip;
+  for (const Update& u : updates) skip.insert(u.target);
+  for (std::size_t i = 0; i < options.no_default_updates_for.size(); ++i) {
+    const SharedVariable* sv = as_shared(options.no_default_updates_for[i]);
+    if (!sv)
+      throw Error(fmt::format(
+          "no_default_updates_for[{}] of {} is {}, which is not a shared variable", i, label,
+                              options.no_default_updates_for[i]
+                                  ? describe(*options.no_default_updates_for[i])
+                                  : std::string("null")));
+    skip.insert(sv);
+  }
+  const std::vector<Apply*> nodes = io_toposort(explicit_vars, graph_outputs);
+  // The variables taken where a next value is given, by the nodes taking them.
+  std::unordered_map<const Variable*, std::vector<Var>> next_of;
+  for (Apply* node : nodes)
+    for (const auto& [o, i] : node->op().cached_default_updates())
+      next_of[node->input(i).get()].push_back(node->output(o));
+  std::vector<std::pair<SharedVariable*, Var>> found;
+  for (Apply* node : nodes)
+    for (const auto& [o, i] : node->op().cached_default_updates()) {
+      SharedVariable* sv = as_shared(node->input(i));
+      if (!sv || skip.contains(sv)) continue;
+      if (next_of[sv].size() > 1)
+        throw Error(fmt::format(
+            "shared variable {} is the state of {} nodes in {}, so its default update is "
+            "ambiguous: give it an update, or leave it out with no_default_updates_for",
+            describe(*sv), next_of[sv].size(), label));
+      Var next = node->output(o);
+      for (;;) {
+        auto it = next_of.find(next.get());
+        if (it == next_of.end() || it->second.empty()) break;
+        if (it->second.size() > 1)
+          throw Error(fmt::format(
+              "the next value of shared variable {} is the state of {} nodes in {}, so its "
+              "default update is ambiguous: give it an update, or leave it out with "
+              "no_default_updates_for",
+              describe(*sv), it->second.size(), label));
+        next = it->second.front();
+      }
+      skip.insert(sv);
+      found.emplace_back(sv, std::move(next));
+    }
+  for (auto& [sv, next] : found) {
+    if (!sv->type()->is_super(*next->type()))
+      throw TypeError(fmt::format(
+          "the default update of shared variable {} in {} has type {}, but the variable has "
+          "type {}",
+          describe(*sv), label, next->type()->to_string(), sv->type()->to_string()));
+    graph_outputs.push_back(next);
+    updates.push_back({sv, std::move(next)});
+  }
+}
+
 /// Substitutes `options.givens` in `vars`.
 std::vector<Var> apply_givens(std::vector<Var> vars, const FunctionOptions& options,
                               const std::string& label) {
@@ -145,7 +209,7 @@ std::shared_ptr<const Program> make_program(std::vector<In> inputs, std::vector<
   check_inputs(inputs, label);
   for (std::size_t i = 0; i < outputs.size(); ++i)
     if (!outputs[i]) throw Error(fmt::format("output {} of {} is null", i, label));
-  const std::vector<Update> updates = check_updates(options, label);
+  std::vector<Update> updates = check_updates(options, label);
 
   // Default values are checked once, here.
   for (std::size_t i = 0; i < inputs.size(); ++i) {
@@ -162,10 +226,11 @@ std::shared_ptr<const Program> make_program(std::vector<In> inputs, std::vector<
   std::vector<Var> graph_outputs = outputs;
   for (const Update& u : updates) graph_outputs.push_back(u.value);
   graph_outputs = apply_givens(std::move(graph_outputs), options, label);
-
-  // Implicit inputs: the shared variables met, then the updated ones not met.
   std::vector<Var> explicit_vars;
   for (const In& in : inputs) explicit_vars.push_back(in.variable);
+  add_default_updates(updates, graph_outputs, explicit_vars, options, label);
+
+  // Implicit inputs: the shared variables met, then the updated ones not met.
   std::unordered_set<const Variable*> explicit_set, used;
   for (const Var& v : explicit_vars) explicit_set.insert(v.get());
   std::vector<Var> shared_vars;

@@ -95,6 +95,15 @@ struct FunctionOptions {
   /// shared variable is assigned its new value, computed in the same run
   /// from the values every variable had before the call.
   std::vector<std::pair<Var, Var>> updates;
+  /// Leave out every default update (Aesara's `no_default_updates=True`):
+  /// a shared variable is then updated only by `updates`. By default, a
+  /// shared variable that is the input of a node whose Op names its next
+  /// value (Op::default_updates: a random variable's generator) and that
+  /// `updates` does not mention is assigned that value after each call, so
+  /// that calling a function twice gives new draws.
+  bool no_default_updates = false;
+  /// Leave out the default updates of these shared variables only.
+  std::vector<Var> no_default_updates_for;
   /// (variable, replacement) pairs substituted in the outputs and updates
   /// before compiling (Aesara's givens). A replacement has the variable's
   /// type or a more specific one.

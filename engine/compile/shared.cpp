@@ -39,7 +39,13 @@ Shared shared(std::string name, const Tensor& value, SharedOptions options) {
   StaticShape shape = options.shape ? *options.shape
                                     : StaticShape(static_cast<std::size_t>(value.ndim()),
                                                   kUnknownDim);
-  auto type = TensorType::make(value.dtype(), std::move(shape));
+  return shared(std::move(name), value, TensorType::make(value.dtype(), std::move(shape)),
+                options);
+}
+
+Shared shared(std::string name, const Tensor& value, TypePtr type, SharedOptions options) {
+  if (!value.valid()) throw TypeError(fmt::format("shared variable `{}` needs a value", name));
+  if (!type) throw TypeError(fmt::format("shared variable `{}` needs a type", name));
   Tensor checked;
   try {
     checked = type->filter(value, /*strict=*/true);

@@ -33,6 +33,11 @@ class Shared;
 /// `options.borrow`). Its type has the value's dtype and, unless
 /// `options.shape` says otherwise, unknown extents.
 Shared shared(std::string name, const Tensor& value, SharedOptions options = {});
+/// A new shared variable `name` of type `type` (any Type: a generator's
+/// `rng`, say) holding `value`, which the type checks as `set_value` does
+/// (TypeError naming the variable when it does not fit); a copy unless
+/// `options.borrow`. `options.shape` is not used.
+Shared shared(std::string name, const Tensor& value, TypePtr type, SharedOptions options = {});
 
 /// A root variable that holds a value (Aesara's SharedVariable). Every
 /// compiled function that uses it reads its current value as an implicit
@@ -55,7 +60,8 @@ class SharedVariable final : public Variable {
   const Tensor& value() const { return value_; }
 
  private:
-  friend Shared shared(std::string name, const Tensor& value, SharedOptions options);
+  friend Shared shared(std::string name, const Tensor& value, TypePtr type,
+                       SharedOptions options);
   friend class detail::FunctionCore;
   SharedVariable(TypePtr type, std::string name, Tensor value, bool strict, bool allow_downcast);
 
@@ -85,7 +91,8 @@ class Shared : public Var {
   }
 
  private:
-  friend Shared shared(std::string name, const Tensor& value, SharedOptions options);
+  friend Shared shared(std::string name, const Tensor& value, TypePtr type,
+                       SharedOptions options);
   explicit Shared(SharedVariable* v) : Var(v) {}
 };
 

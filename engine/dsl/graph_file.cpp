@@ -18,6 +18,7 @@
 #include "engine/dsl/parse.hpp"
 #include "engine/dsl/resolver.hpp"
 #include "engine/graph/errors.hpp"
+#include "engine/graph/random_type.hpp"
 #include "engine/graph/type.hpp"
 
 namespace rw::dsl {
@@ -39,6 +40,9 @@ FunctionGraph GraphFile::function_graph(bool clone) const {
 }
 
 namespace {
+
+/// The type word of a generator state in graph files.
+constexpr std::string_view kRandomGeneratorWord = "rng";
 
 using ast::ExprId;
 
@@ -148,8 +152,21 @@ class GraphBuilder {
   // A variable of the type written, or null (with an error) for an unknown dtype
   // or extents that multiply beyond 2^63 - 1.
   Var typed_variable(const ast::Name& name, const ast::TypeSpec& type) {
+    if (TypePtr t = named_type(type)) return Variable::make(std::move(t), name.text);
+    if (type.dtype.text == kRandomGeneratorWord) return nullptr;
     std::shared_ptr<const TensorType> t = tensor_type(type);
     return t ? Variable::make(std::move(t), name.text) : nullptr;
+  }
+
+  // The types written as a word rather than a dtype: `rng` (a generator
+  // state), or null (with an error when the word is one but has extents).
+  TypePtr named_type(const ast::TypeSpec& type) {
+    if (type.dtype.text != kRandomGeneratorWord) return nullptr;
+    if (!type.dims.empty() || type.span.end > type.dtype.span.end) {
+      error(type.span, "`rng` (a generator state) takes no extents");
+      return nullptr;
+    }
+    return RandomGeneratorType::make();
   }
 
   // The type written, or null (with an error) as typed_variable.
@@ -636,7 +653,8 @@ class GraphBuilder {
       error(at, fmt::format("cannot apply `{}`: {}", info.name, e.what()));
       return nullptr;
     }
-    if (node->num_outputs() != 1 && !op->default_output()) {
+    // A tuple binding names every output, a default one or not.
+    if (node->num_outputs() != 1 && (all || !op->default_output())) {
       if (all) {
         *all = node->outputs();
         return all->front();

@@ -188,6 +188,7 @@ Op::~Op() {
   release(props_);
   release(view_map_);
   release(destroy_map_);
+  release(default_updates_);
 }
 
 const Props& Op::cached_props() const {
@@ -200,6 +201,10 @@ const IoMap& Op::cached_view_map() const {
 
 const IoMap& Op::cached_destroy_map() const {
   return keep_once(destroy_map_, [&] { return destroy_map(); });
+}
+
+const IoMap& Op::cached_default_updates() const {
+  return keep_once(default_updates_, [&] { return default_updates(); });
 }
 
 bool Op::equals(const Op& other) const {

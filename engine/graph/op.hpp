@@ -170,9 +170,20 @@ class Op : public std::enable_shared_from_this<Op> {
   /// the passes that ask them of every node they look at.
   const IoMap& cached_view_map() const;
   const IoMap& cached_destroy_map() const;
+  /// `default_updates()`, computed on first use and kept.
+  const IoMap& cached_default_updates() const;
   /// Whether constant folding may evaluate this node when its inputs are
   /// constants (false for Ops whose output should stay symbolic, e.g. alloc).
   virtual bool do_constant_folding(const Apply& node) const;
+  /// Whether merging may make one node of two of this Op with the same
+  /// inputs (false for random draws: two draws are two values, even from
+  /// one generator state; docs/random.md).
+  virtual bool mergeable() const { return true; }
+  /// Outputs that are the next value of an input: pairs (output index, input
+  /// index). When that input is a shared variable, a compiled function that
+  /// is given no update for it assigns it the output after each call
+  /// (Aesara's `default_update`; a random variable's next generator state).
+  virtual IoMap default_updates() const { return {}; }
 
   std::shared_ptr<const Op> ptr() const { return shared_from_this(); }
 
@@ -187,6 +198,7 @@ class Op : public std::enable_shared_from_this<Op> {
   mutable std::atomic<const Props*> props_{nullptr};
   mutable std::atomic<const IoMap*> view_map_{nullptr};
   mutable std::atomic<const IoMap*> destroy_map_{nullptr};
+  mutable std::atomic<const IoMap*> default_updates_{nullptr};
 };
 
 inline bool operator==(const Op& a, const Op& b) { return &a == &b || a.equals(b); }

@@ -106,6 +106,7 @@ void MergeFeature::process_constant(const FunctionGraph& fgraph, Variable& c) {
 }
 
 void MergeFeature::process_node(Apply& node) {
+  if (!node.op().mergeable()) return;
   const std::uint64_t h = tables_->signature(node);
   detail::NodeSlot* found = tables_->nodes.find(
       h, [&](const detail::NodeSlot& s) { return s.node == &node || same_node(node, *s.node); });

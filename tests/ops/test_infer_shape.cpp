@@ -44,6 +44,24 @@ struct Builder {
                               : Tensor::from_vector(values, std::span(&n, 1)));
     return *this;
   }
+  /// A generator-state input (`rng`), seeded.
+  Builder& rng_state() {
+    c.inputs.push_back(Variable::make(RandomGeneratorType::make(), fmt::format("in{}", c.inputs.size())));
+    c.values.push_back(RandomGeneratorType::seed_value(c.inputs.size()));
+    return *this;
+  }
+  /// Replaces the value of the last input by its rows divided by their sums
+  /// (probabilities along the last axis).
+  Builder& normalise_last() {
+    Tensor& v = c.values.back();
+    const std::int64_t n = v.shape().back(), rows = v.size() / n;
+    for (std::int64_t r = 0; r < rows; ++r) {
+      double total = 0;
+      for (std::int64_t k = 0; k < n; ++k) total += v.data<double>()[r * n + k];
+      for (std::int64_t k = 0; k < n; ++k) v.data<double>()[r * n + k] /= total;
+    }
+    return *this;
+  }
   Builder& param(std::string name, PropValue v) {
     c.params.push_back({std::move(name), std::move(v)});
     return *this;
@@ -393,6 +411,76 @@ std::map<std::string, Gen> generators() {
     b.in(f32, {2, 3});
     return b.c;
   };
+  // Random variables: (rng, size, params…), size symbolic or empty.
+  g["normal"] = [] {
+    Builder b;
+    b.rng_state().ints({2, 3}).in(f64, {3}).in(f64, {1}, {1}, 0.5, 2);
+    return b.c;
+  };
+  g["uniform"] = [] {
+    Builder b;
+    b.param("dtype", f32).rng_state().ints({}).in(f64, {2, 1}, {kUnknownDim, 1}, -2, -1).in(f64, {3}, 1, 2);
+    return b.c;
+  };
+  g["bernoulli"] = [] {
+    Builder b;
+    b.rng_state().ints({4}).in(f64, {4}, 0, 1);
+    return b.c;
+  };
+  g["binomial"] = [] {
+    Builder b;
+    b.param("dtype", i32).rng_state().ints({}).ints({3, 5, 0}).in(f64, {1}, {1}, 0, 1);
+    return b.c;
+  };
+  g["poisson"] = [] {
+    Builder b;
+    b.rng_state().ints({2, 2}).in(f64, {2}, 0.5, 5);
+    return b.c;
+  };
+  g["gamma"] = [] {
+    Builder b;
+    b.rng_state().ints({}).in(f64, {2, 3}, 0.5, 3).in(f64, {3}, 0.5, 2);
+    return b.c;
+  };
+  g["beta"] = [] {
+    Builder b;
+    b.rng_state().ints({3}).in(f64, {}, 0.5, 2).in(f32, {}, 0.5, 2);
+    return b.c;
+  };
+  g["exponential"] = [] {
+    Builder b;
+    b.rng_state().ints({}).in(f64, {4}, {4}, 0.5, 2);
+    return b.c;
+  };
+  g["categorical"] = [] {
+    Builder b;
+    b.rng_state().ints({}).in(f64, {2, 3}, 0.1, 1).normalise_last();
+    return b.c;
+  };
+  g["multivariate_normal"] = [] {
+    Builder b;
+    b.rng_state().ints({2}).in(f64, {3});
+    b.in(f64, {3, 3});
+    Tensor& cov = b.c.values.back();
+    for (std::int64_t i = 0; i < 3; ++i)
+      for (std::int64_t j = 0; j < 3; ++j) cov.data<double>()[i * 3 + j] = i == j ? 2.0 : 0.5;
+    return b.c;
+  };
+  g["integers"] = [] {
+    Builder b;
+    b.rng_state().ints({5}).ints({0}, true).ints({10}, true);
+    return b.c;
+  };
+  g["choice"] = [] {
+    Builder b;
+    b.param("replace", false).rng_state().ints({2, 2}).in(f64, {5, 2});
+    return b.c;
+  };
+  g["permutation"] = [] {
+    Builder b;
+    b.rng_state().ints({}).in(f64, {4, 2});
+    return b.c;
+  };
   return g;
 }
 
@@ -416,7 +504,9 @@ TEST_CASE("infer_shape agrees with perform for every registered Op", "[ops]") {
     std::vector<ShapeVars> in_shapes;
     for (const Var& v : c.inputs) {
       ShapeVars s;
-      for (std::size_t a = 0; a < v->tensor_type()->ndim(); ++a)
+      // A non-tensor input (a generator state) has no axes.
+      const std::size_t ndim = v->tensor_type() ? v->tensor_type()->ndim() : 0;
+      for (std::size_t a = 0; a < ndim; ++a)
         s.push_back(rw::shape_i(v, static_cast<std::int64_t>(a)));
       in_shapes.push_back(std::move(s));
     }
@@ -432,6 +522,13 @@ TEST_CASE("infer_shape agrees with perform for every registered Op", "[ops]") {
     for (std::size_t o = 0; o < inferred.size(); ++o) {
       Shape got;
       for (std::size_t a = 0; a < inferred[o].size(); ++a) got.push_back(dims[k++].item<std::int64_t>());
+      const Type& type = *node->output_var(o).type();
+      if (!type.as_tensor()) {
+        // Another kind of value (a generator state): valid for its type, no axes inferred.
+        CHECK(got.empty());
+        CHECK(type.is_valid_value(outs[o]));
+        continue;
+      }
       CHECK(got == outs[o].shape());
       // The static type agrees with the run-time shape too.
       const StaticShape& st = node->output_var(o).tensor_type()->shape();

@@ -316,6 +316,7 @@ TEST_CASE("each standard rule fires on its case and keeps the graph's values", "
 // --- the C++ rewriters of the standard database (ops/shape/shape_rewrites.hpp,
 // ops/indexing/subtensor_rewrites.hpp): a case each, checked as the rules' are.
 // `shape_of_elemwise` is outside fast_run; its test is in tests/ops/shape/.
+// So are the random lifts (tag `random_lift`): tests/ops/random/test_random_rewrites.cpp.
 namespace {
 
 #define V "input x f64[?]\ninput y f64[?]\n"

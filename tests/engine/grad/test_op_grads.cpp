@@ -278,6 +278,13 @@ std::map<std::string, Entry> table() {
   t["argsort"].not_differentiable = "integer result";
   t["searchsorted"].not_differentiable = "integer result";
   t["unique"].not_differentiable = "its result length depends on the values of x (PyTensor's Unique has no gradient either)";
+  // Random variables: the generator is disconnected and the draw has no
+  // gradient in its parameters (a null gradient saying so), as PyTensor's.
+  for (const char* r : {"normal", "uniform", "bernoulli", "binomial", "poisson", "gamma", "beta",
+                        "exponential", "categorical", "multivariate_normal", "integers", "choice",
+                        "permutation"})
+    t[r].not_differentiable = "a random draw: disconnected from the generator, undefined in the "
+                              "parameters (tests/ops/random/test_random.cpp)";
   t["bincount"] = {{{[](Inputs in) { return rw::bincount(ints({0, 2, 2, 5}), in[0], 7); }, {uni({4})}}}, {}};
   t["erfinv"] = unary("erfinv", -0.9, 0.9);
   t["erfcx"] = unary("erfcx", -1, 2);
