@@ -22,6 +22,9 @@ KernelFn find_cast_kernel(DType from, DType to);
 /// find_kernel for the ops of kernels/kernels_math.cpp (the float ops and
 /// pow): their vector kernels (SLEEF) where they have one.
 KernelFn find_math_kernel(ScalarOp op, DType t);
+/// The tanh kernel on `t` (kernels/kernels_tanh.cpp), null for a dtype
+/// other than float32 or float64.
+KernelFn find_tanh_kernel(DType t);
 /// The kernel of `op` on `t` that applies scalar::Fn one element at a time
 /// with the C library's functions: what find_kernel gives for ops without a
 /// vector form, and the reference the vector kernels are tested against.

@@ -12,7 +12,7 @@ namespace {
 
 #define RW_MATH_OPS(X)                                                                   \
   X(TrueDiv) X(Reciprocal) X(Pow) X(Exp) X(Exp2) X(Expm1) X(Log) X(Log2) X(Log10) X(Log1p) \
-  X(Sqrt) X(Sigmoid) X(Softplus) X(Sin) X(Cos) X(Tan) X(Sinh) X(Cosh) X(Tanh) X(ArcSin)    \
+  X(Sqrt) X(Sigmoid) X(Softplus) X(Sin) X(Cos) X(Tan) X(Sinh) X(Cosh) X(ArcSin)    \
   X(ArcCos) X(ArcTan) X(Erf) X(Erfc) X(Erfinv) X(Erfcx) X(Gammaln) X(Digamma) X(Trigamma)  \
   X(Betaln) X(Log1mexp) X(Logit) X(Xlogy) X(Xlog1py) X(Softsign) X(Gelu) X(I0) X(I1)       \
   X(Floor) X(Ceil) X(Round)
@@ -27,6 +27,7 @@ template <ScalarOp Op> KernelFn math_kernel(DType t, bool vector) {
 
 KernelFn math_table(ScalarOp op, DType t, bool vector) {
   switch (op) {
+    case ScalarOp::Tanh: return vector ? find_tanh_kernel(t) : math_kernel<ScalarOp::Tanh>(t, false);
 #define RW_CASE(name) \
   case ScalarOp::name: return math_kernel<ScalarOp::name>(t, vector);
     RW_MATH_OPS(RW_CASE)
