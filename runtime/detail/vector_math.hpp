@@ -18,55 +18,42 @@ namespace rw::detail::simd {
 // The widest SLEEF variant the compiler may use for this translation unit:
 // AVX-512F (8 doubles), AVX2 with FMA or AVX (4), SSE4.1 or the x86-64
 // baseline SSE2 (2). With RW_NATIVE_ARCH=OFF the runtime is built for SSE2
-// and gets SLEEF's SSE2 functions.
+// and gets SLEEF's SSE2 functions. RW_SIMD(X) calls X with the vector's bytes,
+// SLEEF's name for the instruction set, the lanes in SLEEF's names of the
+// float64 and float32 functions, the intrinsics' prefix and SLEEF's types.
 #if defined(__AVX512F__)
-inline constexpr int kBytes = 64;
-inline constexpr const char* kIsa = "avx512f";
-using NativeD = __m512d;  // SLEEF's argument and result types
-using NativeF = __m512;
-#define RW_SLEEF_D(name, ulp) Sleef_##name##d8_##ulp##avx512f
-#define RW_SQRT_D _mm512_sqrt_pd
-#define RW_SQRT_F _mm512_sqrt_ps
-#define RW_SLEEF_F(name, ulp) Sleef_##name##f16_##ulp##avx512f
+#define RW_SIMD(X) X(64, avx512f, d8, f16, _mm512, __m512d, __m512)
 #elif defined(__AVX2__) && defined(__FMA__)
-inline constexpr int kBytes = 32;
-inline constexpr const char* kIsa = "avx2";
-using NativeD = __m256d;  // SLEEF's argument and result types
-using NativeF = __m256;
-#define RW_SLEEF_D(name, ulp) Sleef_##name##d4_##ulp##avx2
-#define RW_SQRT_D _mm256_sqrt_pd
-#define RW_SQRT_F _mm256_sqrt_ps
-#define RW_SLEEF_F(name, ulp) Sleef_##name##f8_##ulp##avx2
+#define RW_SIMD(X) X(32, avx2, d4, f8, _mm256, __m256d, __m256)
 #elif defined(__AVX__)
-inline constexpr int kBytes = 32;
-inline constexpr const char* kIsa = "avx";
-using NativeD = __m256d;  // SLEEF's argument and result types
-using NativeF = __m256;
-#define RW_SLEEF_D(name, ulp) Sleef_##name##d4_##ulp##avx
-#define RW_SQRT_D _mm256_sqrt_pd
-#define RW_SQRT_F _mm256_sqrt_ps
-#define RW_SLEEF_F(name, ulp) Sleef_##name##f8_##ulp##avx
+#define RW_SIMD(X) X(32, avx, d4, f8, _mm256, __m256d, __m256)
 #elif defined(__SSE4_1__)
-inline constexpr int kBytes = 16;
-inline constexpr const char* kIsa = "sse4";
-using NativeD = __m128d;  // SLEEF's argument and result types
-using NativeF = __m128;
-#define RW_SLEEF_D(name, ulp) Sleef_##name##d2_##ulp##sse4
-#define RW_SQRT_D _mm_sqrt_pd
-#define RW_SQRT_F _mm_sqrt_ps
-#define RW_SLEEF_F(name, ulp) Sleef_##name##f4_##ulp##sse4
+#define RW_SIMD(X) X(16, sse4, d2, f4, _mm, __m128d, __m128)
 #elif defined(__SSE2__)
-inline constexpr int kBytes = 16;
-inline constexpr const char* kIsa = "sse2";
-using NativeD = __m128d;  // SLEEF's argument and result types
-using NativeF = __m128;
-#define RW_SLEEF_D(name, ulp) Sleef_##name##d2_##ulp##sse2
-#define RW_SQRT_D _mm_sqrt_pd
-#define RW_SQRT_F _mm_sqrt_ps
-#define RW_SLEEF_F(name, ulp) Sleef_##name##f4_##ulp##sse2
+#define RW_SIMD(X) X(16, sse2, d2, f4, _mm, __m128d, __m128)
 #else
 #error "the vector math needs x86-64 (SSE2 at least)"
 #endif
+
+#define RW_SIMD_DECLARE(bytes, isa, dw, fw, mm, nd, nf) \
+  inline constexpr int kBytes = bytes;                  \
+  inline constexpr const char* kIsa = #isa;             \
+  using NativeD = nd; /* SLEEF's argument and result types */ \
+  using NativeF = nf;
+RW_SIMD(RW_SIMD_DECLARE)
+#undef RW_SIMD_DECLARE
+
+#define RW_SIMD_ISA(bytes, isa, dw, fw, mm, nd, nf) isa
+#define RW_SIMD_DW(bytes, isa, dw, fw, mm, nd, nf) dw
+#define RW_SIMD_FW(bytes, isa, dw, fw, mm, nd, nf) fw
+#define RW_SIMD_MM(bytes, isa, dw, fw, mm, nd, nf) mm
+#define RW_CAT4(a, b, c, d) a##b##c##d
+#define RW_XCAT4(a, b, c, d) RW_CAT4(a, b, c, d)
+// Sleef_expd8_u10avx512f from (exp, u10), and the like.
+#define RW_SLEEF_D(name, ulp) RW_XCAT4(Sleef_##name, RW_SIMD(RW_SIMD_DW), _##ulp, RW_SIMD(RW_SIMD_ISA))
+#define RW_SLEEF_F(name, ulp) RW_XCAT4(Sleef_##name, RW_SIMD(RW_SIMD_FW), _##ulp, RW_SIMD(RW_SIMD_ISA))
+#define RW_SQRT_D RW_XCAT4(RW_SIMD(RW_SIMD_MM), _sqrt, _, pd)
+#define RW_SQRT_F RW_XCAT4(RW_SIMD(RW_SIMD_MM), _sqrt, _, ps)
 
 /// A vector of kBytes / sizeof(T) lanes of T (GCC's vector extension: the
 /// arithmetic operators, comparisons and `?:` work lane by lane).
@@ -137,18 +124,37 @@ RW_VECTOR_UNARY(sleef_lgamma, lgamma, u10)
 }
 
 // The square root is the instruction (correctly rounded, as std::sqrt):
-// SLEEF's u05 sqrt costs twice as much for the same result.
+// SLEEF's u05 sqrt costs twice as much for the same result. AVX-512's through
+// its masked form: the plain one starts from `_mm512_undefined_pd()`, which
+// g++ 12 reports as uninitialised.
 [[gnu::always_inline]] inline Vec<double> sqrt(Vec<double> x) {
-  return reinterpret_cast<Vec<double>>(RW_SQRT_D(reinterpret_cast<NativeD>(x)));
+  const auto v = reinterpret_cast<NativeD>(x);
+#if defined(__AVX512F__)
+  return reinterpret_cast<Vec<double>>(_mm512_mask_sqrt_pd(v, 0xFF, v));
+#else
+  return reinterpret_cast<Vec<double>>(RW_SQRT_D(v));
+#endif
 }
 [[gnu::always_inline]] inline Vec<float> sqrt(Vec<float> x) {
-  return reinterpret_cast<Vec<float>>(RW_SQRT_F(reinterpret_cast<NativeF>(x)));
+  const auto v = reinterpret_cast<NativeF>(x);
+#if defined(__AVX512F__)
+  return reinterpret_cast<Vec<float>>(_mm512_mask_sqrt_ps(v, 0xFFFF, v));
+#else
+  return reinterpret_cast<Vec<float>>(RW_SQRT_F(v));
+#endif
 }
 
 #undef RW_SLEEF_D
 #undef RW_SLEEF_F
 #undef RW_SQRT_D
 #undef RW_SQRT_F
+#undef RW_CAT4
+#undef RW_XCAT4
+#undef RW_SIMD_ISA
+#undef RW_SIMD_DW
+#undef RW_SIMD_FW
+#undef RW_SIMD_MM
+#undef RW_SIMD
 
 /// Lanes of integers as wide as T's, what comparisons of Vec<T> give.
 template <class T> using Mask = typename VecOf<T>::mask;
