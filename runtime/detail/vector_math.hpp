@@ -52,8 +52,6 @@ RW_SIMD(RW_SIMD_DECLARE)
 // Sleef_expd8_u10avx512f from (exp, u10), and the like.
 #define RW_SLEEF_D(name, ulp) RW_XCAT4(Sleef_##name, RW_SIMD(RW_SIMD_DW), _##ulp, RW_SIMD(RW_SIMD_ISA))
 #define RW_SLEEF_F(name, ulp) RW_XCAT4(Sleef_##name, RW_SIMD(RW_SIMD_FW), _##ulp, RW_SIMD(RW_SIMD_ISA))
-#define RW_SQRT_D RW_XCAT4(RW_SIMD(RW_SIMD_MM), _sqrt, _, pd)
-#define RW_SQRT_F RW_XCAT4(RW_SIMD(RW_SIMD_MM), _sqrt, _, ps)
 
 /// A vector of kBytes / sizeof(T) lanes of T (GCC's vector extension: the
 /// arithmetic operators, comparisons and `?:` work lane by lane).
@@ -127,27 +125,23 @@ RW_VECTOR_UNARY(sleef_lgamma, lgamma, u10)
 // SLEEF's u05 sqrt costs twice as much for the same result. AVX-512's through
 // its masked form: the plain one starts from `_mm512_undefined_pd()`, which
 // g++ 12 reports as uninitialised.
-[[gnu::always_inline]] inline Vec<double> sqrt(Vec<double> x) {
-  const auto v = reinterpret_cast<NativeD>(x);
 #if defined(__AVX512F__)
-  return reinterpret_cast<Vec<double>>(_mm512_mask_sqrt_pd(v, 0xFF, v));
+#define RW_SQRT_OF(v, ps, all) _mm512_mask_sqrt_##ps(v, all, v)
 #else
-  return reinterpret_cast<Vec<double>>(RW_SQRT_D(v));
+#define RW_SQRT_OF(v, ps, all) RW_XCAT4(RW_SIMD(RW_SIMD_MM), _sqrt, _, ps)(v)
 #endif
-}
-[[gnu::always_inline]] inline Vec<float> sqrt(Vec<float> x) {
-  const auto v = reinterpret_cast<NativeF>(x);
-#if defined(__AVX512F__)
-  return reinterpret_cast<Vec<float>>(_mm512_mask_sqrt_ps(v, 0xFFFF, v));
-#else
-  return reinterpret_cast<Vec<float>>(RW_SQRT_F(v));
-#endif
-}
+#define RW_VECTOR_SQRT(T, Native, ps, all)                                  \
+  [[gnu::always_inline]] inline Vec<T> sqrt(Vec<T> x) {                     \
+    const auto v = reinterpret_cast<Native>(x);                             \
+    return reinterpret_cast<Vec<T>>(RW_SQRT_OF(v, ps, all));                \
+  }
+RW_VECTOR_SQRT(double, NativeD, pd, 0xFF)
+RW_VECTOR_SQRT(float, NativeF, ps, 0xFFFF)
+#undef RW_VECTOR_SQRT
+#undef RW_SQRT_OF
 
 #undef RW_SLEEF_D
 #undef RW_SLEEF_F
-#undef RW_SQRT_D
-#undef RW_SQRT_F
 #undef RW_CAT4
 #undef RW_XCAT4
 #undef RW_SIMD_ISA

@@ -84,20 +84,20 @@ template <> struct Fn<ScalarOp::Log1mexp> : FloatVec {
 
 template <> struct Fn<ScalarOp::Logit> : FloatVec {
   template <class T> static Vec<T> apply(Vec<T> a) {
-    return (a > T(0.25)) & (a < T(0.75)) ? simd::log1p((T(2) * a - T(1)) / (T(1) - a))
+    return ((a > T(0.25)) & (a < T(0.75))) ? simd::log1p((T(2) * a - T(1)) / (T(1) - a))
                                          : simd::log(a) - simd::log1p(-a);
   }
 };
 
 template <> struct Fn<ScalarOp::Xlogy> : FloatVec {
   template <class T> static Vec<T> apply(Vec<T> a, Vec<T> b) {
-    return (a == 0) & (b == b) ? Vec<T>{} : a * simd::log(b);
+    return ((a == 0) & (b == b)) ? Vec<T>{} : a * simd::log(b);
   }
 };
 
 template <> struct Fn<ScalarOp::Xlog1py> : FloatVec {
   template <class T> static Vec<T> apply(Vec<T> a, Vec<T> b) {
-    return (a == 0) & (b == b) ? Vec<T>{} : a * simd::log1p(b);
+    return ((a == 0) & (b == b)) ? Vec<T>{} : a * simd::log1p(b);
   }
 };
 
@@ -117,7 +117,7 @@ template <> struct Fn<ScalarOp::Gelu> : FloatVec {
     const Vec<T> z = -a * scalar::kSqrtHalfHi<T>;
     const Vec<T> z_lo = product_error<T>(-a, scalar::kSqrtHalfHi<T>, z) + -a * scalar::kSqrtHalfLo<T>;
     Vec<T> e = simd::erfc(z);
-    e = (z > T(0)) & (z < T(30)) ? e - e * (T(2) * z * z_lo) : e;
+    e = ((z > T(0)) & (z < T(30))) ? e - e * (T(2) * z * z_lo) : e;
     return T(0.5) * a * e;
   }
 };

@@ -66,9 +66,12 @@ const std::vector<Case>& cases() {
       {ScalarOp::ArcSin, {{-1, 1}, {-1e-300, 1e-300}}, [](auto x, auto) { return std::asin(x); }, 1},
       {ScalarOp::ArcCos, {{-1, 1}}, [](auto x, auto) { return std::acos(x); }, 1},
       {ScalarOp::ArcTan, {{-kBig, kBig}, {-10, 10}, {-1e-300, 1e-300}}, [](auto x, auto) { return std::atan(x); }, 1},
-      // float32 erf reaches 1.004 ulp just above the smallest normal.
-      {ScalarOp::Erf, {{-7, 7}, {-1e-300, 1e-300}}, [](auto x, auto) { return std::erf(x); }, 1, {}, 1.01},
-      {ScalarOp::Erfc, {{-7, 28}, {-1, 1}}, [](auto x, auto) { return std::erfc(x); }, 1.5},
+      // erf and erfc lose a little where their results are near or below the
+      // smallest normal (erf of a tiny x, erfc of a large one): 1.004 and
+      // 1.04 ulp with AVX-512, 1.56 and 1.98 with SSE2's variants, which have
+      // no FMA.
+      {ScalarOp::Erf, {{-7, 7}, {-1e-300, 1e-300}}, [](auto x, auto) { return std::erf(x); }, 1.15, {}, 1.6},
+      {ScalarOp::Erfc, {{-7, 28}, {-1, 1}}, [](auto x, auto) { return std::erfc(x); }, 1.7, {}, 2},
       // Away from the poles and zeros of Γ, where the error is relative to
       // a result near 0 (SLEEF's bound holds for x > 0 and moderate x < 0).
       // Beyond 1e36 float32 uses the C library's (1.13 ulp there).
@@ -85,10 +88,11 @@ const std::vector<Case>& cases() {
        [](auto x, auto) {
          return x < 0.25L ? std::log(x) - std::log1p(-x) : std::log1p((2 * x - 1) / (1 - x));
        }, 3},
-      // float32: 8.4 ulp near x = -13, where erfc(z) is subnormal before the
-      // product with x / 2 brings it back to normal numbers.
+      // float32: 8.4 ulp near x = -13 (11.5 with SSE2), where erfc(z) is
+      // subnormal before the product with x / 2 brings it back to normal
+      // numbers.
       {ScalarOp::Gelu, {{-30, 30}, {-5, 5}, {-1e-300, 1e-300}},
-       [](auto x, auto) { return 0.5L * x * std::erfc(-x / std::sqrt(2.0L)); }, 3, {}, 9},
+       [](auto x, auto) { return 0.5L * x * std::erfc(-x / std::sqrt(2.0L)); }, 3, {}, 12},
       {ScalarOp::Pow, {{0, 100}, {0, 2}}, [](auto x, auto y) { return std::pow(x, y); }, 1, {-60, 60}},
       {ScalarOp::Xlogy, {{-100, 100}}, [](auto x, auto y) { return x * std::log(y); }, 2, {0, 1e6}},
       // y is normal: a subnormal log1p(y) has few digits, which x * log1p(y) scales up.
