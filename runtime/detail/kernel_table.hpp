@@ -19,7 +19,18 @@ KernelFn find_kernel(ScalarOp op, DType t);
 /// The kernel converting `from` to `to` with scalar::convert's semantics.
 KernelFn find_cast_kernel(DType from, DType to);
 
-/// find_kernel for the ops of kernels/kernels_math.cpp (float-only ops).
+/// find_kernel for the ops of kernels/kernels_math.cpp (the float ops and
+/// pow): their vector kernels (SLEEF) where they have one.
 KernelFn find_math_kernel(ScalarOp op, DType t);
+/// The tanh kernel on `t` (kernels/kernels_tanh.cpp), null for a dtype
+/// other than float32 or float64.
+KernelFn find_tanh_kernel(DType t);
+/// The kernel of `op` on `t` that applies scalar::Fn one element at a time
+/// with the C library's functions: what find_kernel gives for ops without a
+/// vector form, and the reference the vector kernels are tested against.
+KernelFn find_scalar_kernel(ScalarOp op, DType t);
+/// The instruction set of the vector kernels: "avx512f", "avx2", "avx",
+/// "sse4" or "sse2" (the widest the runtime was compiled for).
+const char* vector_isa();
 
 }  // namespace rw::detail

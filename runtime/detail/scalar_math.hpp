@@ -206,8 +206,14 @@ template <> struct Fn<ScalarOp::Log1mexp> : FloatOp {
     return a < T(-0.6931471805599453) ? std::log1p(-std::exp(a)) : std::log(-std::expm1(a));
   }
 };
+// log(a / (1 - a)): near 1/2, where the result is near 0, log1p of
+// (2a - 1) / (1 - a), whose numerator and denominator are exact there;
+// elsewhere log(a) - log1p(-a), which does not cancel.
 template <> struct Fn<ScalarOp::Logit> : FloatOp {
-  template <class T> static T apply(T a) { return std::log(a) - std::log1p(-a); }
+  template <class T> static T apply(T a) {
+    return a > T(0.25) && a < T(0.75) ? std::log1p((T(2) * a - T(1)) / (T(1) - a))
+                                      : std::log(a) - std::log1p(-a);
+  }
 };
 // x * log(y) and x * log1p(y) with 0 where x is 0 (unless y is NaN), as SciPy.
 template <> struct Fn<ScalarOp::Xlogy> {
@@ -226,14 +232,17 @@ template <> struct Fn<ScalarOp::Xlog1py> {
 };
 // The modified Bessel functions of the first kind, orders 0 and 1, from
 // libstdc++'s std::cyl_bessel_i, which takes x >= 0 only: i0 is even and i1
-// odd.
+// odd. It throws for an infinite x (where both are infinite) and overflows
+// to inf from 714 on.
 template <> struct Fn<ScalarOp::I0> : FloatOp {
   template <class T> static T apply(T a) {
+    if (std::isinf(a)) return std::numeric_limits<T>::infinity();
     return static_cast<T>(std::cyl_bessel_i(0.0, std::abs(static_cast<double>(a))));
   }
 };
 template <> struct Fn<ScalarOp::I1> : FloatOp {
   template <class T> static T apply(T a) {
+    if (std::isinf(a)) return a;
     const double v = std::cyl_bessel_i(1.0, std::abs(static_cast<double>(a)));
     return static_cast<T>(a < 0 ? -v : v);
   }
@@ -241,10 +250,23 @@ template <> struct Fn<ScalarOp::I1> : FloatOp {
 template <> struct Fn<ScalarOp::Softsign> : FloatOp {
   template <class T> static T apply(T a) { return a / (T(1) + std::fabs(a)); }
 };
-// x Φ(x) = x erfc(-x / √2) / 2: erfc keeps the digits for negative x.
+/// 1/√2 as the sum of the nearest T and the rest (what gelu's argument needs).
+template <class T> inline constexpr T kSqrtHalfHi = static_cast<T>(0.707106781186547524400844362104849039L);
+template <class T>
+inline constexpr T kSqrtHalfLo =
+    static_cast<T>(0.707106781186547524400844362104849039L - static_cast<long double>(kSqrtHalfHi<T>));
+
+// x Φ(x) = x erfc(z) / 2 with z = -x / √2: erfc keeps the digits for negative
+// x. For z > 0, erfc(z) falls like e^{-z²}, so the rounding error z_lo of z
+// would cost 2z² ulp (1000 at x = -29): erfc(z + z_lo) = erfc(z)(1 - 2 z z_lo)
+// to first order puts it back.
 template <> struct Fn<ScalarOp::Gelu> : FloatOp {
   template <class T> static T apply(T a) {
-    return T(0.5) * a * std::erfc(-a * T(0.7071067811865476));
+    const T z = -a * kSqrtHalfHi<T>;
+    const T z_lo = std::fma(-a, kSqrtHalfHi<T>, -z) + -a * kSqrtHalfLo<T>;
+    T e = std::erfc(z);
+    if (z > T(0) && z < T(30)) e -= e * (T(2) * z * z_lo);
+    return T(0.5) * a * e;
   }
 };
 // max(x, 0): NaN stays NaN (as NumPy's maximum), a bool is its own relu.

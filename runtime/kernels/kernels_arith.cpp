@@ -22,7 +22,6 @@ KernelFn find_kernel(ScalarOp op, DType t) {
     case ScalarOp::Mul: return kernel_for<ScalarOp::Mul>(t);
     case ScalarOp::IntDiv: return kernel_for<ScalarOp::IntDiv>(t);
     case ScalarOp::Mod: return kernel_for<ScalarOp::Mod>(t);
-    case ScalarOp::Pow: return kernel_for<ScalarOp::Pow>(t);
     case ScalarOp::Neg: return kernel_for<ScalarOp::Neg>(t);
     case ScalarOp::Abs: return kernel_for<ScalarOp::Abs>(t);
     case ScalarOp::Relu: return kernel_for<ScalarOp::Relu>(t);

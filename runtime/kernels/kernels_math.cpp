@@ -1,54 +1,54 @@
-// Elementwise kernels of the float-only ops (exponentials, logarithms,
+// Elementwise kernels of the float ops (exponentials, logarithms, powers,
 // trigonometry, special functions, rounding): kept apart from the others so
-// the two tables compile in parallel.
+// the two tables compile in parallel, and the only translation unit that sees
+// SLEEF. An op with a vector form (detail/vector_ops.hpp) runs it on float32
+// and float64; the others, and integer pow, run the scalar loop.
 #include "runtime/detail/kernel_loops.hpp"
+#include "runtime/detail/vector_ops.hpp"
 
 namespace rw::detail {
 
-KernelFn find_math_kernel(ScalarOp op, DType t) {
+namespace {
+
+#define RW_MATH_OPS(X)                                                                   \
+  X(TrueDiv) X(Reciprocal) X(Pow) X(Exp) X(Exp2) X(Expm1) X(Log) X(Log2) X(Log10) X(Log1p) \
+  X(Sqrt) X(Sigmoid) X(Softplus) X(Sin) X(Cos) X(Tan) X(Sinh) X(Cosh) X(ArcSin)    \
+  X(ArcCos) X(ArcTan) X(Erf) X(Erfc) X(Erfinv) X(Erfcx) X(Gammaln) X(Digamma) X(Trigamma)  \
+  X(Betaln) X(Log1mexp) X(Logit) X(Xlogy) X(Xlog1py) X(Softsign) X(Gelu) X(I0) X(I1)       \
+  X(Floor) X(Ceil) X(Round)
+
+template <ScalarOp Op> KernelFn math_kernel(DType t, bool vector) {
+  if constexpr (vec::Fn<Op>::template on<double>)
+    if (vector && t == DType::Float64) return &vec::vector_loop<Op, double>;
+  if constexpr (vec::Fn<Op>::template on<float>)
+    if (vector && t == DType::Float32) return &vec::vector_loop<Op, float>;
+  return kernel_for<Op>(t);
+}
+
+KernelFn math_table(ScalarOp op, DType t, bool vector) {
   switch (op) {
-    case ScalarOp::TrueDiv: return kernel_for<ScalarOp::TrueDiv>(t);
-    case ScalarOp::Reciprocal: return kernel_for<ScalarOp::Reciprocal>(t);
-    case ScalarOp::Exp: return kernel_for<ScalarOp::Exp>(t);
-    case ScalarOp::Exp2: return kernel_for<ScalarOp::Exp2>(t);
-    case ScalarOp::Expm1: return kernel_for<ScalarOp::Expm1>(t);
-    case ScalarOp::Log: return kernel_for<ScalarOp::Log>(t);
-    case ScalarOp::Log2: return kernel_for<ScalarOp::Log2>(t);
-    case ScalarOp::Log10: return kernel_for<ScalarOp::Log10>(t);
-    case ScalarOp::Log1p: return kernel_for<ScalarOp::Log1p>(t);
-    case ScalarOp::Sqrt: return kernel_for<ScalarOp::Sqrt>(t);
-    case ScalarOp::Sigmoid: return kernel_for<ScalarOp::Sigmoid>(t);
-    case ScalarOp::Softplus: return kernel_for<ScalarOp::Softplus>(t);
-    case ScalarOp::Sin: return kernel_for<ScalarOp::Sin>(t);
-    case ScalarOp::Cos: return kernel_for<ScalarOp::Cos>(t);
-    case ScalarOp::Tan: return kernel_for<ScalarOp::Tan>(t);
-    case ScalarOp::Sinh: return kernel_for<ScalarOp::Sinh>(t);
-    case ScalarOp::Cosh: return kernel_for<ScalarOp::Cosh>(t);
-    case ScalarOp::Tanh: return kernel_for<ScalarOp::Tanh>(t);
-    case ScalarOp::ArcSin: return kernel_for<ScalarOp::ArcSin>(t);
-    case ScalarOp::ArcCos: return kernel_for<ScalarOp::ArcCos>(t);
-    case ScalarOp::ArcTan: return kernel_for<ScalarOp::ArcTan>(t);
-    case ScalarOp::Erf: return kernel_for<ScalarOp::Erf>(t);
-    case ScalarOp::Erfc: return kernel_for<ScalarOp::Erfc>(t);
-    case ScalarOp::Erfinv: return kernel_for<ScalarOp::Erfinv>(t);
-    case ScalarOp::Erfcx: return kernel_for<ScalarOp::Erfcx>(t);
-    case ScalarOp::Gammaln: return kernel_for<ScalarOp::Gammaln>(t);
-    case ScalarOp::Digamma: return kernel_for<ScalarOp::Digamma>(t);
-    case ScalarOp::Trigamma: return kernel_for<ScalarOp::Trigamma>(t);
-    case ScalarOp::Betaln: return kernel_for<ScalarOp::Betaln>(t);
-    case ScalarOp::Log1mexp: return kernel_for<ScalarOp::Log1mexp>(t);
-    case ScalarOp::Logit: return kernel_for<ScalarOp::Logit>(t);
-    case ScalarOp::Xlogy: return kernel_for<ScalarOp::Xlogy>(t);
-    case ScalarOp::Xlog1py: return kernel_for<ScalarOp::Xlog1py>(t);
-    case ScalarOp::Softsign: return kernel_for<ScalarOp::Softsign>(t);
-    case ScalarOp::Gelu: return kernel_for<ScalarOp::Gelu>(t);
-    case ScalarOp::I0: return kernel_for<ScalarOp::I0>(t);
-    case ScalarOp::I1: return kernel_for<ScalarOp::I1>(t);
-    case ScalarOp::Floor: return kernel_for<ScalarOp::Floor>(t);
-    case ScalarOp::Ceil: return kernel_for<ScalarOp::Ceil>(t);
-    case ScalarOp::Round: return kernel_for<ScalarOp::Round>(t);
+    case ScalarOp::Tanh: return vector ? find_tanh_kernel(t) : math_kernel<ScalarOp::Tanh>(t, false);
+#define RW_CASE(name) \
+  case ScalarOp::name: return math_kernel<ScalarOp::name>(t, vector);
+    RW_MATH_OPS(RW_CASE)
+#undef RW_CASE
     default: return nullptr;
   }
+}
+
+}  // namespace
+
+KernelFn find_math_kernel(ScalarOp op, DType t) {
+  return math_table(op, t, true);
+}
+
+KernelFn find_scalar_kernel(ScalarOp op, DType t) {
+  if (KernelFn k = math_table(op, t, false)) return k;
+  return find_kernel(op, t);
+}
+
+const char* vector_isa() {
+  return simd::kIsa;
 }
 
 }  // namespace rw::detail

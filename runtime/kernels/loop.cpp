@@ -317,6 +317,26 @@ std::byte* BlockEvaluator::slot(Reg r) const {
   return scratch_ + static_cast<std::int64_t>(plan_.slot[r.id]) * slot_bytes_;
 }
 
+void BlockEvaluator::prefetch_part(std::int64_t first, std::int64_t count, std::size_t part,
+                                   std::size_t parts) const {
+  const std::int64_t next = first + count;
+  const std::int64_t n = std::min(count, loop_.size() - next);
+  if (n <= 0) return;
+  for (std::size_t i = 0; i < loop_.num_operands(); ++i) {
+    const LoopOperand& op = loop_.operand(i);
+    if (!op.flat) continue;
+    const std::int64_t lines = (n * op.itemsize + 63) / 64;
+    const auto lo = static_cast<std::int64_t>(part) * lines / static_cast<std::int64_t>(parts);
+    const auto hi = static_cast<std::int64_t>(part + 1) * lines / static_cast<std::int64_t>(parts);
+    const std::byte* p = op.base + next * op.itemsize;
+    const bool write = i >= program_.num_inputs();
+    for (std::int64_t l = lo; l < hi; ++l) {
+      if (write) __builtin_prefetch(p + 64 * l, 1);
+      else __builtin_prefetch(p + 64 * l, 0);
+    }
+  }
+}
+
 void BlockEvaluator::eval(std::int64_t first, std::int64_t count) {
   const auto inputs = program_.inputs();
   for (std::size_t i = 0; i < inputs.size(); ++i) {
@@ -331,6 +351,7 @@ void BlockEvaluator::eval(std::int64_t first, std::int64_t count) {
   const auto instrs = program_.instructions();
   const std::size_t nin = inputs.size();
   for (std::size_t k = 0; k < instrs.size(); ++k) {
+    prefetch_part(first, count, k, instrs.size());
     const ScalarInstr& ins = instrs[k];
     std::byte* out = nullptr;
     if (instr_output_[k] >= 0)

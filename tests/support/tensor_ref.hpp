@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cmath>
+#include <limits>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -68,17 +69,23 @@ inline Tensor lcg_tensor(const std::vector<std::int64_t>& shape, std::uint64_t s
       dtype);
 }
 
-/// Every element equal (NaN equal to NaN), with the first difference reported.
-inline void require_same(const Tensor& got, const Tensor& want) {
+/// Every element within `ulps` units in the last place of want's (NaN equal
+/// to NaN; infinities, and everything when ulps is 0, exactly equal), with
+/// the first difference reported. For results of the vector math kernels,
+/// which are within an ulp or two of the C library's (docs/runtime.md).
+inline void require_within_ulps(const Tensor& got, const Tensor& want, double ulps) {
   INFO("got " << got.to_string() << "\nwant " << want.to_string());
   REQUIRE(got.dtype() == want.dtype());
   REQUIRE(got.shape() == want.shape());
+  const double eps = want.dtype() == DType::Float32 ? std::numeric_limits<float>::epsilon()
+                                                    : std::numeric_limits<double>::epsilon();
   bool same = true;
   std::string where;
   for_each_index(std::vector<std::int64_t>(got.shape().begin(), got.shape().end()),
                  [&](const Index& i) {
                    const double a = got.at(i), b = want.at(i);
                    if (a == b || (std::isnan(a) && std::isnan(b))) return;
+                   if (std::isfinite(b) && std::abs(a - b) <= ulps * eps * std::abs(b)) return;
                    if (same) {
                      where = "first difference at index (";
                      for (auto k : i) where += std::to_string(k) + ",";
@@ -88,6 +95,11 @@ inline void require_same(const Tensor& got, const Tensor& want) {
                  });
   INFO(where);
   REQUIRE(same);
+}
+
+/// Every element equal (NaN equal to NaN), with the first difference reported.
+inline void require_same(const Tensor& got, const Tensor& want) {
+  require_within_ulps(got, want, 0);
 }
 
 }  // namespace rw::testing

@@ -5,8 +5,15 @@
 //   build/tools/bench_fusion                 # everything
 //   build/tools/bench_fusion elemwise13 sum mlp3 call   # some groups
 //
-// Lines: `bench=NAME n=N median_s=X ref_s=Y ratio=X/Y …`; elemwise13's hand
-// loop uses the runtime's tanh (`ref_libm_s`: the C library's). The function is
+// Lines: `bench=NAME n=N median_s=X …`. elemwise13 is timed in alternation
+// with its reference (`vec1_s`): one fused loop compiled with g++ -O3
+// -march=native -ffast-math and vectorised through glibc's libmvec
+// (elemwise13_ref.cpp), on one core; `ratio` is median_s / vec1_s,
+// `pair_ratio` the median of the ratios within pairs, `cpu_s` the CPU seconds
+// of a call on every thread, `load` the machine's load average,
+// `consecutive_s` the median of 7 calls in a row (the pool's worker stays
+// awake between them; `consecutive_ratio` is it over vec1_s), `hand_s` the
+// same loop with the runtime's flags and tanh split over the threads. The function is
 // compiled with rw::function's default mode (the standard rules, fusion,
 // GEMM formation, in-place); `rules_s` is that mode without fusion, GEMM
 // formation and in-place (the rules alone), `unfused_s` no rewrites at all. For the sums
@@ -33,6 +40,7 @@
 #include <fmt/format.h>
 
 #include "bench_util.hpp"
+#include "elemwise13_ref.hpp"
 #include "ops/inplace.hpp"
 #include "runtime/detail/fast_math.hpp"
 
@@ -91,26 +99,32 @@ template <class Fn> double time_calls(Fn& f, const std::vector<rw::Tensor>& args
 
 /// Medians of two workloads timed in alternation, and the median of the
 /// ratio a/b within each pair: on a shared machine whose load drifts, the
-/// pairs see the same load, so the ratio is steadier than either time.
+/// pairs see the same load, so the ratio is steadier than either time. The
+/// CPU seconds (every thread of the process) are medians too.
 struct Paired {
-  double a_s = 0, b_s = 0, ratio = 0;
+  double a_s = 0, b_s = 0, ratio = 0, a_cpu_s = 0, b_cpu_s = 0;
 };
 
 template <class A, class B>
 Paired paired_medians(A&& a, B&& b, int pairs = 15) {
   a();
   b();
-  std::vector<double> ta, tb, ratios;
+  std::vector<double> ta, tb, ca, cb, ratios;
+  auto timed = [](auto& f, std::vector<double>& wall, std::vector<double>& cpu) {
+    const double c0 = rw::bench::process_cpu_seconds();
+    wall.push_back(rw::bench::time_once(f));
+    cpu.push_back(rw::bench::process_cpu_seconds() - c0);
+  };
   for (int i = 0; i < pairs; ++i) {
-    ta.push_back(rw::bench::time_once(a));
-    tb.push_back(rw::bench::time_once(b));
+    timed(a, ta, ca);
+    timed(b, tb, cb);
     ratios.push_back(ta.back() / tb.back());
   }
   auto median = [](std::vector<double> v) {
     std::sort(v.begin(), v.end());
     return v[v.size() / 2];
   };
-  return {median(ta), median(tb), median(ratios)};
+  return {median(ta), median(tb), median(ratios), median(ca), median(cb)};
 }
 
 // ---------------------------------------------------------------------------
@@ -125,36 +139,44 @@ void bench_elemwise13() {
     rw::Function unfused = rw::function({x, y}, out, unfused_options());
     rw::Function standard = rw::function({x, y}, out, default_options());
     const std::vector<rw::Tensor> args = {xs, ys};
-    const double fused_s = time_calls(fused, args);
     const double rules_s = time_calls(standard, args);
     const double unfused_s = time_calls(unfused, args);
+    // Consecutive calls: the pool's worker stays awake between them.
+    const double consecutive_s = time_calls(fused, args);
     rw::Tensor zs = rw::Tensor::empty(rw::f64, {n});
     const double* px = xs.data<double>();
     const double* py = ys.data<double>();
     double* pz = zs.data<double>();
-    // The hand loop with the runtime's tanh (the same arithmetic as the
-    // function), and with the C library's.
-    auto hand_loop = [&](auto tanh_fn) {
-      return median_time(
-          [&] {
-            hand_parallel(n, [&](std::int64_t lo, std::int64_t hi) {
-              for (std::int64_t i = lo; i < hi; ++i) {
-                const double a = px[i], b = py[i];
-                pz[i] = std::exp(-a) * b + tanh_fn(a) * (b - 1.5) / (1.0 + a * a) -
-                        std::sqrt(std::abs(b));
-              }
-            });
-          },
-          kRuns);
-    };
-    const double loop_s = hand_loop([](double a) { return rw::detail::fast::tanh(a); });
-    const double libm_s = hand_loop([](double a) { return std::tanh(a); });
+    // The reference: one vectorised fused loop (libmvec) on this thread
+    // alone, alternated with the function.
+    decltype(fused.call(args)) r;
+    const Paired p = paired_medians(
+        [&] {
+          r = {};
+          r = fused.call(args);
+        },
+        [&] { rw::bench::elemwise13_reference(n, px, py, pz); });
+    // The same loop built with the runtime's flags and tanh, on every thread.
+    const double hand_s = median_time(
+        [&] {
+          hand_parallel(n, [&](std::int64_t lo, std::int64_t hi) {
+            for (std::int64_t i = lo; i < hi; ++i) {
+              const double a = px[i], b = py[i];
+              pz[i] = std::exp(-a) * b + rw::detail::fast::tanh(a) * (b - 1.5) / (1.0 + a * a) -
+                      std::sqrt(std::abs(b));
+            }
+          });
+        },
+        kRuns);
     g_sink = pz[n / 2];
-    report(
-        "elemwise13", n, fused_s,
-        fmt::format(" ref_s={:.6g} ratio={:.3f} ref_libm_s={:.6g} rules_s={:.6g} "
-                    "unfused_s={:.6g} nodes={}",
-                    loop_s, fused_s / loop_s, libm_s, rules_s, unfused_s, fused.schedule().size()));
+    report("elemwise13", n, p.a_s,
+           fmt::format(" cpu_s={:.6g} vec1_s={:.6g} vec1_cpu_s={:.6g} ratio={:.3f} "
+                       "pair_ratio={:.3f} consecutive_s={:.6g} consecutive_ratio={:.3f} "
+                       "hand_s={:.6g} rules_s={:.6g} unfused_s={:.6g} nodes={} threads={} "
+                       "load={:.2f}",
+                       p.a_cpu_s, p.b_s, p.b_cpu_s, p.a_s / p.b_s, p.ratio, consecutive_s,
+                       consecutive_s / p.b_s, hand_s, rules_s, unfused_s, fused.schedule().size(),
+                       rw::num_threads(), rw::bench::load_average()));
   }
 }
 

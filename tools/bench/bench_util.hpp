@@ -26,6 +26,25 @@ inline double thread_cpu_seconds() {
   return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
+/// CPU seconds the whole process has used (every thread): with wall time,
+/// how many cores a parallel call kept busy.
+inline double process_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+/// The 1-minute load average (/proc/loadavg), 0 where unreadable: printed
+/// beside timings taken on a shared machine.
+inline double load_average() {
+  double load = 0;
+  if (std::FILE* f = std::fopen("/proc/loadavg", "r")) {
+    if (std::fscanf(f, "%lf", &load) != 1) load = 0;
+    std::fclose(f);
+  }
+  return load;
+}
+
 /// Median of `runs` timed calls of f() after `warmup` untimed ones.
 template <class F> double median_time(F&& f, int runs = 5, int warmup = 1) {
   for (int i = 0; i < warmup; ++i) f();

@@ -18,6 +18,7 @@ using rw::testing::Index;
 using rw::testing::lcg_tensor;
 using rw::testing::make_tensor;
 using rw::testing::require_same;
+using rw::testing::require_within_ulps;
 using V = std::vector<std::int64_t>;
 
 namespace {
@@ -91,8 +92,9 @@ TEST_CASE("inputs of any layout are read correctly", "[runtime]") {
                  ref_binary(v, other, shape, f64, [](double x, double y) { return x * y; }));
     require_same(elemwise(ScalarOp::Sub, other, v),
                  ref_binary(other, v, shape, f64, [](double x, double y) { return x - y; }));
-    require_same(elemwise(ScalarOp::Exp, v),
-                 make_tensor(shape, [&](const Index& i) { return std::exp(v.at(i)); }));
+    // exp is SLEEF's, within 2 ulp of the C library's.
+    require_within_ulps(elemwise(ScalarOp::Exp, v),
+                        make_tensor(shape, [&](const Index& i) { return std::exp(v.at(i)); }), 2);
   }
 }
 
@@ -188,7 +190,9 @@ TEST_CASE("integer arithmetic wraps and pow is exact", "[runtime]") {
 }
 
 // tanh is not here: the kernel's own branch-free tanh is within 2 ulp of the
-// C library's, checked in runtime/detail/test_fast_math.cpp.
+// C library's, checked in runtime/detail/test_fast_math.cpp. The functions
+// that run on SLEEF's vector math are within 3 ulp of the C library's
+// (runtime/detail/test_vector_math.cpp measures them against long double).
 TEST_CASE("float ops match the C library and handle NaN and infinity", "[runtime]") {
   const std::vector<double> vals = {-3.5, -1.0, -0.25, 0.0, 0.3, 0.9, 2.0, 7.25};
   const Tensor x = Tensor::from_vector(vals, V{8});
@@ -239,8 +243,8 @@ TEST_CASE("float ops match the C library and handle NaN and infinity", "[runtime
       want.push_back(u.f(v));
       wantf.push_back(u.ff(static_cast<float>(v)));
     }
-    require_same(elemwise(u.op, x), Tensor::from_vector(want, V{8}));
-    require_same(elemwise(u.op, xf), Tensor::from_vector(wantf, V{8}));
+    require_within_ulps(elemwise(u.op, x), Tensor::from_vector(want, V{8}), 3);
+    require_within_ulps(elemwise(u.op, xf), Tensor::from_vector(wantf, V{8}), 3);
   }
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double inf = std::numeric_limits<double>::infinity();
@@ -353,8 +357,10 @@ TEST_CASE("outputs are written in place, also when they alias an input", "[runti
   std::vector<Tensor> out = {a};
   run_elemwise(p, std::vector<Tensor>{a}, out);
   REQUIRE(out[0].shares_storage(a));
+  // exp through the same kernel (it is not what this test is about).
+  const Tensor exp_before = elemwise(ScalarOp::Exp, before);
   require_same(a, make_tensor({300, 301}, [&](const Index& i) {
-                 return std::exp(before.at(i)) * 2.0 + before.at(i);
+                 return exp_before.at(i) * 2.0 + before.at(i);
                }));
 
   // Two outputs, the first aliasing the input that a later instruction reads.
