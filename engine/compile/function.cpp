@@ -78,39 +78,48 @@ std::vector<Update> check_updates(const FunctionOptions& options, const std::str
   return out;
 }
 
-/// Adds to `updates` the default update of each shared variable that a node
-/// of the graph of `graph_outputs` (not looking past `explicit_vars`) takes
-/// at an input its Op gives the next value of (Op::default_updates), unless
-/// `updates` has one or the options leave it out; each is appended to
-/// `graph_outputs` too. A next value that feeds such an input of one other
-/// node (a chain of draws from one generator) is followed to the last one.
+/// Adds to `updates` the default update of each shared variable of the
+/// graph of `graph_outputs` (see default_updates_of), unless `updates` has
+/// one or the options leave it out; each is appended to `graph_outputs` too.
 void add_default_updates(std::vector<Update>& updates, std::vector<Var>& graph_outputs,
                          std::span<const Var> explicit_vars, const FunctionOptions& options,
                          const std::string& label) {
   if (options.no_default_updates) return;
-  std::unordered_set<const SharedVariable*> skip;
-  for (const Update& u : updates) skip.insert(u.target);
+  std::vector<Var> skip;
+  for (const Update& u : updates) skip.emplace_back(u.target);
   for (std::size_t i = 0; i < options.no_default_updates_for.size(); ++i) {
-    const SharedVariable* sv = as_shared(options.no_default_updates_for[i]);
-    if (!sv)
+    const Var& v = options.no_default_updates_for[i];
+    if (!v || !as_shared(v))
       throw Error(fmt::format(
           "no_default_updates_for[{}] of {} is {}, which is not a shared variable", i, label,
-                              options.no_default_updates_for[i]
-                                  ? describe(*options.no_default_updates_for[i])
-                                  : std::string("null")));
-    skip.insert(sv);
+          v ? describe(*v) : std::string("null")));
+    skip.push_back(v);
   }
-  const std::vector<Apply*> nodes = io_toposort(explicit_vars, graph_outputs);
+  for (auto& [target, next] : default_updates_of(graph_outputs, explicit_vars, skip, label)) {
+    graph_outputs.push_back(next);
+    updates.push_back({as_shared(target), std::move(next)});
+  }
+}
+
+}  // namespace
+
+std::vector<std::pair<Var, Var>> default_updates_of(std::span<const Var> outputs,
+                                                    std::span<const Var> blockers,
+                                                    std::span<const Var> skip,
+                                                    const std::string& label) {
+  std::unordered_set<const Variable*> skipped;
+  for (const Var& v : skip) skipped.insert(v.get());
+  const std::vector<Apply*> nodes = io_toposort(blockers, outputs);
   // The variables taken where a next value is given, by the nodes taking them.
   std::unordered_map<const Variable*, std::vector<Var>> next_of;
   for (Apply* node : nodes)
     for (const auto& [o, i] : node->op().cached_default_updates())
       next_of[node->input(i).get()].push_back(node->output(o));
-  std::vector<std::pair<SharedVariable*, Var>> found;
+  std::vector<std::pair<Var, Var>> found;
   for (Apply* node : nodes)
     for (const auto& [o, i] : node->op().cached_default_updates()) {
       SharedVariable* sv = as_shared(node->input(i));
-      if (!sv || skip.contains(sv)) continue;
+      if (!sv || skipped.contains(sv)) continue;
       if (next_of[sv].size() > 1)
         throw Error(fmt::format(
             "shared variable {} is the state of {} nodes in {}, so its default update is "
@@ -128,19 +137,18 @@ void add_default_updates(std::vector<Update>& updates, std::vector<Var>& graph_o
               describe(*sv), it->second.size(), label));
         next = it->second.front();
       }
-      skip.insert(sv);
-      found.emplace_back(sv, std::move(next));
+      if (!sv->type()->is_super(*next->type()))
+        throw TypeError(fmt::format(
+            "the default update of shared variable {} in {} has type {}, but the variable has "
+            "type {}",
+            describe(*sv), label, next->type()->to_string(), sv->type()->to_string()));
+      skipped.insert(sv);
+      found.emplace_back(node->input(i), std::move(next));
     }
-  for (auto& [sv, next] : found) {
-    if (!sv->type()->is_super(*next->type()))
-      throw TypeError(fmt::format(
-          "the default update of shared variable {} in {} has type {}, but the variable has "
-          "type {}",
-          describe(*sv), label, next->type()->to_string(), sv->type()->to_string()));
-    graph_outputs.push_back(next);
-    updates.push_back({sv, std::move(next)});
-  }
+  return found;
 }
+
+namespace {
 
 /// Substitutes `options.givens` in `vars`.
 std::vector<Var> apply_givens(std::vector<Var> vars, const FunctionOptions& options,

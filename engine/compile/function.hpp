@@ -9,6 +9,7 @@
 #include <span>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "engine/compile/function_options.hpp"
@@ -159,6 +160,18 @@ template <class Result> void Function<Result>::check_arity() const {
   if (num_outputs() != want)
     detail::throw_arity_mismatch(kOne ? "a Tensor" : "a std::array", want, num_outputs());
 }
+
+/// The default updates of the graph of `outputs`, not looking past
+/// `blockers`: for each shared variable (other than those in `skip`) that a
+/// node takes at an input its Op gives the next value of
+/// (Op::default_updates), the pair (the variable, its next value) — followed
+/// along a chain of such nodes to the last. Throws Error when a state feeds
+/// several such nodes (ambiguous), TypeError when the next value does not
+/// fit the variable; `label` names the graph in messages.
+std::vector<std::pair<Var, Var>> default_updates_of(std::span<const Var> outputs,
+                                                    std::span<const Var> blockers,
+                                                    std::span<const Var> skip,
+                                                    const std::string& label);
 
 /// Compiles `outputs` as a function of `inputs` (Aesara's `function`):
 ///  1. builds a FunctionGraph from the explicit inputs and the shared

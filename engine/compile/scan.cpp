@@ -101,6 +101,10 @@ ScanOp::ScanOp(ScanInfo info, std::vector<Var> inner_inputs, std::vector<Var> in
     throw Error(fmt::format("`{}`: the inner graph has {} outputs; the layout needs {}", nm,
                             inner_outputs_.size(), info_.n_inner_outputs()));
   if (info_.store_steps.empty()) info_.store_steps.assign(info_.n_stacked(), 0);
+  if (info_.shared_default.empty()) info_.shared_default.assign(info_.n_shared, false);
+  if (info_.shared_default.size() != info_.n_shared)
+    throw Error(fmt::format("`{}`: shared_default has {} entries for {} shared variables", nm,
+                            info_.shared_default.size(), info_.n_shared));
   if (info_.store_steps.size() != info_.n_stacked())
     throw Error(fmt::format("`{}`: store_steps has {} entries for {} stacked outputs", nm,
                             info_.store_steps.size(), info_.n_stacked()));
@@ -112,9 +116,13 @@ ScanOp::ScanOp(ScanInfo info, std::vector<Var> inner_inputs, std::vector<Var> in
   for (const Var& v : inner_inputs_)
     if (!v || v->owner() || v->is_constant())
       throw Error(fmt::format("`{}`: an inner input is not a root variable", nm));
-  for (const Var& v : inner_outputs_)
-    if (!v || !v->tensor_type())
-      throw Error(fmt::format("`{}`: an inner output is null or not a tensor", nm));
+  for (std::size_t j = 0; j < inner_outputs_.size(); ++j) {
+    const Var& v = inner_outputs_[j];
+    // Shared variables may be of any type; what is stacked is a tensor.
+    const bool shared = j >= info_.n_stacked() && j < info_.n_stacked() + info_.n_shared;
+    if (!v || (!shared && !v->tensor_type()))
+      throw Error(fmt::format("`{}`: inner output {} is null or not a tensor", nm, j));
+  }
   {
     std::unordered_set<const Variable*> given;
     for (const Var& v : inner_inputs_) given.insert(v.get());
@@ -123,6 +131,7 @@ ScanOp::ScanOp(ScanInfo info, std::vector<Var> inner_inputs, std::vector<Var> in
         throw Error(fmt::format("`{}`: the inner graph reads {}, which is not one of its inputs",
                                 nm, describe(*root)));
   }
+  for (const Apply* a : io_toposort(inner_inputs_, inner_outputs_)) mergeable_ = mergeable_ && a->op().mergeable();
   inner_pattern_.assign(inner_inputs_.size(), std::vector<bool>(inner_outputs_.size(), false));
   for (std::size_t j = 0; j < inner_outputs_.size(); ++j) {
     const std::vector<Var> roots = graph_inputs(std::span<const Var>(&inner_outputs_[j], 1));
@@ -151,6 +160,13 @@ std::string ScanOp::to_string() const {
   s += "{";
   for (std::size_t i = 0; i < props.size(); ++i) s += (i ? "," : "") + props[i];
   return s + "}";
+}
+
+IoMap ScanOp::default_updates() const {
+  IoMap m;
+  for (std::size_t i = 0; i < info_.n_shared; ++i)
+    if (info_.shared_default[i]) m.emplace_back(info_.n_stacked() + i, info_.outer_shared(i));
+  return m;
 }
 
 const ScanOp* scan_op_of(const Var& v) {
@@ -929,6 +945,20 @@ ScanResult make_scan(const ScanFn& fn, std::vector<ScanSequence> sequences,
     shared_outer.push_back(target);
     shared_new.push_back(value);
   }
+
+  // The generators the body's draws use, unless the body updates them: each
+  // step draws from the state the step before left (a default update).
+  {
+    std::vector<Var> reads = step.outputs;
+    reads.insert(reads.end(), shared_new.begin(), shared_new.end());
+    if (step.until) reads.push_back(step.until);
+    for (auto& [target, next] : default_updates_of(reads, step_args, shared_outer, "`" + nm + "`")) {
+      shared_outer.push_back(target);
+      shared_new.push_back(next);
+      info.shared_default.push_back(true);
+    }
+  }
+  info.shared_default.insert(info.shared_default.begin(), step.updates.size(), false);
 
   // What the body reads besides its arguments: implicit non-sequences.
   std::vector<Var> body_outputs;

@@ -52,7 +52,8 @@ struct ScanOutput {
 
 /// What the body returns for one step: its outputs (one per `outputs_info`
 /// entry, in order), updates of shared variables (the value each has at the
-/// next step; the last step's becomes the update the scan returns), and the
+/// next step; the last step's becomes the update the scan returns; a
+/// generator a draw in the body uses is updated so without being named), and the
 /// stopping condition of a while-loop (a boolean 0-d tensor: the loop ends
 /// after the step that makes it true; Aesara's `until`).
 struct ScanStep {
@@ -117,6 +118,11 @@ struct ScanInfo {
   std::vector<std::vector<std::int64_t>> state_taps;
   std::size_t n_nit_sot = 0;
   std::size_t n_shared = 0;
+  /// Per shared variable: its update is the default one of a draw in the
+  /// body (a random generator's next state), which a compiled function makes
+  /// by itself (ScanOp::default_updates); else the user's, given to the
+  /// function through ScanResult::updates.
+  std::vector<bool> shared_default;
   std::size_t n_non_seqs = 0;
   bool as_while = false;
   /// The number of steps is the sequences' (input 0 is then ignored).
@@ -188,6 +194,11 @@ class ScanOp final : public Op {
   std::vector<Var> R_op(const Apply& node, std::span<const Var> eval_points) const override;
   std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
   bool do_constant_folding(const Apply&) const override { return false; }
+  /// False when the body draws random numbers: two such loops are two draws.
+  bool mergeable() const override { return mergeable_; }
+  /// The final value of each generator the body draws from (shared_default):
+  /// a function that uses the scan advances it, as it does for a draw.
+  IoMap default_updates() const override;
 
   /// The compiled body (compiled on the first call).
   const FunctionBase& body() const;
@@ -201,6 +212,7 @@ class ScanOp final : public Op {
   std::vector<Var> inner_inputs_, inner_outputs_;
   GraphRewrite rewrite_;
   std::vector<std::vector<bool>> inner_pattern_;  // inner input i → inner output j
+  bool mergeable_ = true;
   mutable std::once_flag compiled_once_;
   mutable std::unique_ptr<FunctionBase> fn_;
   mutable std::shared_ptr<const detail::ScanScalarLoop> scalar_;  // null: the general loop

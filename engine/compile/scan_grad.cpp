@@ -150,6 +150,7 @@ std::vector<Var> ScanOp::L_op(const Apply& node, std::span<const Var> output_gra
   std::vector<std::size_t> wrt_inner;  // forward inner input index of each wrt
   for (std::size_t i = 0; i < inner_inputs_.size(); ++i) {
     if (i >= in.inner_shared() && i < in.inner_non_seq()) continue;
+    if (!inner_inputs_[i]->tensor_type()) continue;  // a generator: no gradient
     wrt.push_back(fwd[i]);
     wrt_inner.push_back(i);
   }
@@ -185,7 +186,8 @@ std::vector<Var> ScanOp::L_op(const Apply& node, std::span<const Var> output_gra
   for (std::size_t k = 0; k < in.n_non_seqs; ++k) {
     const Var& dk = d_of[in.inner_non_seq(k)];
     if (!connected(dk)) continue;
-    if (!is_float(inner_inputs_[in.inner_non_seq(k)]->tensor_type()->dtype())) continue;
+    const TensorType* kt = inner_inputs_[in.inner_non_seq(k)]->tensor_type();
+    if (!kt || !is_float(kt->dtype())) continue;
     // Of the non-sequence's type: the step's gradient may know more of its shape.
     Var a = Variable::make(inner_inputs_[in.inner_non_seq(k)]->type(), fmt::format("acc{}", k));
     acc_of[k] = static_cast<int>(b_state_inner.size());
@@ -307,7 +309,8 @@ std::vector<Var> ScanOp::R_op(const Apply& node, std::span<const Var> eval_point
   std::vector<Var> wrt, evs;
   for (std::size_t i = 0; i < inner_inputs_.size(); ++i) {
     if (i >= in.inner_shared() && i < in.inner_non_seq()) continue;
-    if (!is_float(inner_inputs_[i]->tensor_type()->dtype())) continue;
+    const TensorType* it = inner_inputs_[i]->tensor_type();
+    if (!it || !is_float(it->dtype())) continue;
     wrt.push_back(fwd[i]);
     evs.push_back(tan[i]);
   }

@@ -49,6 +49,7 @@ struct ScanParts {
   struct SharedState {
     Var outer, inner, update;
     int old = -1;
+    bool by_default = false;
   };
   struct NonSeq {
     Var outer, inner;
@@ -89,7 +90,8 @@ struct ScanParts {
     }
     for (std::size_t i = 0; i < in.n_shared; ++i)
       p.shared.push_back({node.input(in.outer_shared(i)), inner[in.inner_shared(i)],
-                          outs[in.n_stacked() + i], static_cast<int>(in.n_stacked() + i)});
+                          outs[in.n_stacked() + i], static_cast<int>(in.n_stacked() + i),
+                          static_cast<bool>(in.shared_default[i])});
     for (std::size_t i = 0; i < in.n_non_seqs; ++i)
       p.non_seqs.push_back({node.input(in.outer_non_seq(i)), inner[in.inner_non_seq(i)]});
     if (in.as_while) p.until = outs.back();
@@ -140,6 +142,8 @@ struct ScanParts {
     for (const Output& o : outputs) in.store_steps.push_back(o.keep);
     in.n_nit_sot = outputs.size();
     in.n_shared = shared.size();
+    in.shared_default.clear();
+    for (const SharedState& sh : shared) in.shared_default.push_back(sh.by_default);
     in.n_non_seqs = non_seqs.size();
     std::vector<Var> inner, outer{n};
     for (const Seq& s : seqs) {

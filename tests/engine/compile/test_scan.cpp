@@ -477,3 +477,28 @@ TEST_CASE("debugprint_expanded shows a scan's body after the graph", "[scan]") {
   CHECK(text.find("exp", at) != std::string::npos);
   CHECK(text.find("x[t]", at) != std::string::npos);
 }
+
+TEST_CASE("scan: draws in the body advance their generator from step to step", "[scan][random]") {
+  rw::RandomStream rs(7);
+  Var x = rw::vector("x");
+  auto noisy = [&] {
+    return rw::scan([&](std::span<const Var> a) { return a[0] + rs.normal(0.0, 1.0); }, {x});
+  };
+  auto r = noisy();
+  // The generator's update comes back, and is the function's default one.
+  REQUIRE(r.updates.size() == 1);
+  rw::Function f = rw::function({x}, r.output());
+  const Tensor zeros = Tensor::zeros({4});
+  const auto first = values(f(zeros)), second = values(f(zeros));
+  CHECK(first != second);  // a call advances the generator
+  for (std::size_t i = 1; i < first.size(); ++i) CHECK(first[i] != first[0]);  // so does a step
+  // The same seed, the same stream.
+  rw::RandomStream again(7);
+  auto r2 = rw::scan([&](std::span<const Var> a) { return a[0] + again.normal(0.0, 1.0); }, {x});
+  rw::Function g = rw::function({x}, r2.output(), {.updates = r2.updates});
+  CHECK(values(g(zeros)) == first);
+  // Two equal-looking loops with draws stay two.
+  auto twice = rw::function({x}, {noisy().output(), noisy().output()});
+  const auto both = twice(zeros);
+  CHECK(values(both[0]) != values(both[1]));
+}
