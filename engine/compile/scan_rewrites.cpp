@@ -107,6 +107,15 @@ struct ScanParts {
     if (until) v.push_back(until);
     return v;
   }
+  /// Every inner input, in layout order.
+  std::vector<Var> inner_inputs() const {
+    std::vector<Var> v;
+    for (const Seq& s : seqs) v.push_back(s.inner);
+    for (const State& s : states) v.insert(v.end(), s.inner.begin(), s.inner.end());
+    for (const SharedState& s : shared) v.push_back(s.inner);
+    for (const NonSeq& s : non_seqs) v.push_back(s.inner);
+    return v;
+  }
   /// Replaces inner variables in every inner output (a copy of what depends on them).
   void substitute(const std::unordered_map<const Variable*, Var>& map) {
     if (map.empty()) return;
@@ -317,6 +326,34 @@ RewriteResult merge_inouts(FunctionGraph&, Apply& node, const RewriteContext&) {
 }
 
 // ---------------------------------------------------------------------------
+// The push-outs: nodes of the body computed outside, before the loop.
+
+/// For the `hoisted` nodes of the body (each output's outer value in
+/// `outer_of`), the values the rest of the body or an output reads: each
+/// gets a new inner input, added to the loop by `add(outer, inner)`, and the
+/// body reads that instead. Returns false when there is none.
+template <class Add>
+bool read_hoisted(ScanParts& p, const std::unordered_set<const Apply*>& hoisted,
+                  const std::unordered_map<const Variable*, Var>& outer_of, Add add) {
+  const std::vector<Var> outs = p.inner_outputs();
+  std::unordered_map<const Variable*, Var> boundary;
+  auto note = [&](const Var& v) {
+    if (!v->owner() || !hoisted.contains(v->owner()) || boundary.contains(v.get())) return;
+    Var inner = Variable::make(v->type(), v->name());
+    boundary.emplace(v.get(), inner);
+    add(outer_of.at(v.get()), inner);
+  };
+  for (Apply* a : io_toposort(p.inner_inputs(), outs)) {
+    if (hoisted.contains(a)) continue;
+    for (const Var& in : a->inputs()) note(in);
+  }
+  for (const Var& o : outs) note(o);
+  if (boundary.empty()) return false;
+  p.substitute(boundary);
+  return true;
+}
+
+// ---------------------------------------------------------------------------
 // scan_push_out_non_seq
 
 RewriteResult push_out_non_seq(FunctionGraph&, Apply& node, const RewriteContext&) {
@@ -327,14 +364,8 @@ RewriteResult push_out_non_seq(FunctionGraph&, Apply& node, const RewriteContext
   // from them alone (not draws: an Op that may not be folded stays inside).
   std::unordered_map<const Variable*, Var> outer_of;  // inner invariant → its outer value
   for (const ScanParts::NonSeq& s : p.non_seqs) outer_of.emplace(s.inner.get(), s.outer);
-  const std::vector<Var> outs = p.inner_outputs();
-  std::vector<Var> inner_in;
-  for (const ScanParts::Seq& s : p.seqs) inner_in.push_back(s.inner);
-  for (const ScanParts::State& s : p.states) inner_in.insert(inner_in.end(), s.inner.begin(), s.inner.end());
-  for (const ScanParts::SharedState& s : p.shared) inner_in.push_back(s.inner);
-  for (const ScanParts::NonSeq& s : p.non_seqs) inner_in.push_back(s.inner);
   std::unordered_set<const Apply*> hoisted;
-  for (Apply* a : io_toposort(inner_in, outs)) {
+  for (Apply* a : io_toposort(p.inner_inputs(), p.inner_outputs())) {
     bool invariant = a->op().do_constant_folding(*a);
     for (const Var& in : a->inputs())
       invariant = invariant && (in->is_constant() || outer_of.contains(in.get()));
@@ -350,21 +381,10 @@ RewriteResult push_out_non_seq(FunctionGraph&, Apply& node, const RewriteContext
     for (std::size_t j = 0; j < a->num_outputs(); ++j) outer_of.emplace(&a->output_var(j), copy->output(j));
     hoisted.insert(a);
   }
-  // The hoisted values that the rest of the body (or an output) reads.
-  std::unordered_map<const Variable*, Var> boundary;
-  auto note = [&](const Var& v) {
-    if (!v->owner() || !hoisted.contains(v->owner()) || boundary.contains(v.get())) return;
-    Var inner = Variable::make(v->type(), v->name());
-    boundary.emplace(v.get(), inner);
-    p.non_seqs.push_back({outer_of.at(v.get()), inner});
-  };
-  for (Apply* a : io_toposort(inner_in, outs)) {
-    if (hoisted.contains(a)) continue;
-    for (const Var& in : a->inputs()) note(in);
-  }
-  for (const Var& o : outs) note(o);
-  if (boundary.empty()) return RewriteResult::fail("the body computes nothing from non-sequences alone");
-  p.substitute(boundary);
+  const bool any = read_hoisted(p, hoisted, outer_of, [&](const Var& outer, const Var& inner) {
+    p.non_seqs.push_back({outer, inner});
+  });
+  if (!any) return RewriteResult::fail("the body computes nothing from non-sequences alone");
   return replace_with(node, p.build());
 }
 
@@ -383,17 +403,11 @@ RewriteResult push_out_seq(FunctionGraph&, Apply& node, const RewriteContext&) {
   std::unordered_map<const Variable*, Var> seq_of, non_seq_of;
   for (const ScanParts::Seq& s : p.seqs) seq_of.emplace(s.inner.get(), s.outer);
   for (const ScanParts::NonSeq& s : p.non_seqs) non_seq_of.emplace(s.inner.get(), s.outer);
-  const std::vector<Var> outs = p.inner_outputs();
-  std::vector<Var> inner_in;
-  for (const ScanParts::Seq& s : p.seqs) inner_in.push_back(s.inner);
-  for (const ScanParts::State& s : p.states) inner_in.insert(inner_in.end(), s.inner.begin(), s.inner.end());
-  for (const ScanParts::SharedState& s : p.shared) inner_in.push_back(s.inner);
-  for (const ScanParts::NonSeq& s : p.non_seqs) inner_in.push_back(s.inner);
   // Nodes whose outputs become sequences: elementwise ones over sequence
   // elements, non-sequences and constants (the non-sequences given a step
   // axis to broadcast along), and `x_t @ W` with a sequence on the left.
   std::unordered_set<const Apply*> hoisted;
-  for (Apply* a : io_toposort(inner_in, outs)) {
+  for (Apply* a : io_toposort(p.inner_inputs(), p.inner_outputs())) {
     if (!a->op().do_constant_folding(*a) || a->num_outputs() != 1) continue;
     bool any_seq = false, ok = true;
     for (const Var& in : a->inputs()) {
@@ -424,21 +438,11 @@ RewriteResult push_out_seq(FunctionGraph&, Apply& node, const RewriteContext&) {
     seq_of.emplace(&a->output_var(0), outer);
     hoisted.insert(a);
   }
-  std::unordered_map<const Variable*, Var> boundary;
-  auto note = [&](const Var& v) {
-    if (!v->owner() || !hoisted.contains(v->owner()) || boundary.contains(v.get())) return;
-    Var inner = Variable::make(v->type(), v->name());
-    boundary.emplace(v.get(), inner);
-    p.seqs.push_back({seq_of.at(v.get()), inner});
-  };
-  for (Apply* a : io_toposort(inner_in, outs)) {
-    if (hoisted.contains(a)) continue;
-    for (const Var& in : a->inputs()) note(in);
-  }
-  for (const Var& o : outs) note(o);
-  if (boundary.empty())
+  const bool any = read_hoisted(p, hoisted, seq_of, [&](const Var& outer, const Var& inner) {
+    p.seqs.push_back({outer, inner});
+  });
+  if (!any)
     return RewriteResult::fail("the body computes nothing elementwise from sequence elements alone");
-  p.substitute(boundary);
   return replace_with(node, p.build());
 }
 

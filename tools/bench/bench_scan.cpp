@@ -6,7 +6,6 @@
 // 2.34's CPU time for the same call on this machine kind.
 #include <rw/rw.hpp>
 
-#include <ctime>
 #include <string>
 #include <vector>
 
@@ -19,37 +18,20 @@ namespace {
 using rw::Tensor;
 using rw::Var;
 
-double process_cpu_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-}
+using Timing = rw::bench::WallAndCpu;
 
-struct Timing {
-  double wall = 0, cpu = 0;
-};
-
-/// Medians of wall and CPU time over `runs` calls after a warm-up.
+/// Medians of wall and process CPU time over `runs` calls after a warm-up.
 template <class F> Timing measure(F&& f, int runs) {
-  f();
-  std::vector<double> wall, cpu;
-  for (int i = 0; i < runs; ++i) {
-    const double c0 = process_cpu_seconds();
-    wall.push_back(rw::bench::time_once(f));
-    cpu.push_back(process_cpu_seconds() - c0);
-  }
-  std::sort(wall.begin(), wall.end());
-  std::sort(cpu.begin(), cpu.end());
-  return {wall[wall.size() / 2], cpu[cpu.size() / 2]};
+  return rw::bench::median_wall_and_cpu(f, runs, rw::bench::process_cpu_seconds);
 }
 
 void report(const std::string& name, long long n, const std::string& size, const Timing& t,
             double compile_s, double pytensor_s, std::int64_t steps) {
   rw::bench::report(name, n, t.wall,
                     fmt::format(" size={} cpu_s={:.6g} us_per_step={:.4g} compile_s={:.4g} "
-                                "pytensor_s={:.6g} speedup_cpu={:.1f}",
+                                "pytensor_s={:.6g} speedup_cpu={:.1f} load={:.1f}",
                                 size, t.cpu, 1e6 * t.cpu / static_cast<double>(steps), compile_s,
-                                pytensor_s, pytensor_s / t.cpu));
+                                pytensor_s, pytensor_s / t.cpu, rw::bench::load_average()));
 }
 
 struct Rnn {

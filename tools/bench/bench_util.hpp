@@ -45,6 +45,24 @@ inline double load_average() {
   return load;
 }
 
+/// Medians of the wall and the CPU time (`cpu_clock`: thread_cpu_seconds or
+/// process_cpu_seconds) of `runs` calls of f() after one untimed call.
+struct WallAndCpu {
+  double wall = 0, cpu = 0;
+};
+template <class F, class Clock> WallAndCpu median_wall_and_cpu(F&& f, int runs, Clock cpu_clock) {
+  f();
+  std::vector<double> wall, cpu;
+  for (int i = 0; i < runs; ++i) {
+    const double c0 = cpu_clock();
+    wall.push_back(time_once(f));
+    cpu.push_back(cpu_clock() - c0);
+  }
+  std::sort(wall.begin(), wall.end());
+  std::sort(cpu.begin(), cpu.end());
+  return {wall[wall.size() / 2], cpu[cpu.size() / 2]};
+}
+
 /// Median of `runs` timed calls of f() after `warmup` untimed ones.
 template <class F> double median_time(F&& f, int runs = 5, int warmup = 1) {
   for (int i = 0; i < warmup; ++i) f();
