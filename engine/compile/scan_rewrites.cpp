@@ -447,6 +447,72 @@ RewriteResult push_out_seq(FunctionGraph&, Apply& node, const RewriteContext&) {
 }
 
 // ---------------------------------------------------------------------------
+// scan_push_out_scan_output
+
+RewriteResult push_out_output(FunctionGraph& fg, Apply& node, const RewriteContext&) {
+  const ScanOp* op = as_scan(node);
+  if (!op) return RewriteResult::fail("not a scan");
+  if (op->info().as_while) return RewriteResult::fail("a while-loop's rows are not known before");
+  ScanParts p = ScanParts::of(node, *op);
+  // Per step, a state's new value: its stacked outer output (every row kept).
+  std::unordered_map<const Variable*, Var> stacked_of;
+  for (const ScanParts::State& st : p.states)
+    if (st.keep == 0) stacked_of.emplace(st.update.get(), node.output(static_cast<std::size_t>(st.old)));
+  std::unordered_map<const Variable*, Var> non_seq_of;
+  for (const ScanParts::NonSeq& s : p.non_seqs) non_seq_of.emplace(s.inner.get(), s.outer);
+  for (std::size_t k = 0; k < p.outputs.size(); ++k) {
+    const ScanParts::Output& out = p.outputs[k];
+    const Apply* a = out.inner->owner();
+    if (out.keep != 0 || !a || a->num_outputs() != 1 || !a->op().do_constant_folding(*a)) continue;
+    // y_t = f(h_t, non-sequences…), f elementwise or `h_t @ W`: f over every
+    // row of h, after the loop.
+    bool any_state = false, ok = true;
+    for (const Var& in : a->inputs()) {
+      const bool st = stacked_of.contains(in.get());
+      any_state |= st;
+      ok = ok && (st || in->is_constant() || non_seq_of.contains(in.get()));
+    }
+    if (!ok || !any_state) continue;
+    Var outer;
+    if (ops_detail::is_elementwise(a->op())) {
+      std::vector<Var> outer_in;
+      for (const Var& in : a->inputs()) {
+        if (const auto it = stacked_of.find(in.get()); it != stacked_of.end()) outer_in.push_back(it->second);
+        else if (in->is_constant()) outer_in.push_back(with_step_axis(in));
+        else outer_in.push_back(with_step_axis(non_seq_of.at(in.get())));
+      }
+      outer = a->op().make_node(outer_in)->output(0);
+    } else if ((ops_detail::op_as<MatMul>(a->op()) || ops_detail::op_as<Dot>(a->op())) &&
+               stacked_of.contains(a->input(0).get()) && !stacked_of.contains(a->input(1).get())) {
+      const Var rhs = a->input(1)->is_constant() ? a->input(1) : non_seq_of.at(a->input(1).get());
+      outer = matmul(stacked_of.at(a->input(0).get()), rhs);
+    } else {
+      continue;
+    }
+    const Var& was = node.output(static_cast<std::size_t>(out.old));
+    if (!was->type()->is_super(*outer->type()) ||
+        outer->tensor_type()->ndim() != was->tensor_type()->ndim())
+      continue;
+    // The output leaves the loop; the loop keeps the rest.
+    p.outputs.erase(p.outputs.begin() + static_cast<std::ptrdiff_t>(k));
+    // The loop keeps a state (whose rows `outer` reads), so it stays.
+    const ScanParts::Built b = p.build();
+    std::unordered_map<const Variable*, Var> now;
+    std::vector<std::pair<Var, Var>> pairs;
+    for (const auto& [old, v] : b.replaced) {
+      const Var& o = node.output(static_cast<std::size_t>(old));
+      now.emplace(o.get(), v);
+      if (fg.num_clients(*o) > 0) pairs.emplace_back(o, v);
+    }
+    // `outer` reads the old node's state output: it reads the new node's.
+    pairs.emplace_back(was, clone_replace(std::vector<Var>{outer}, now)[0]);
+    return RewriteResult::replace(std::move(pairs));
+  }
+  return RewriteResult::fail("no output not fed back is an elementwise function or a product of a "
+                             "state's new value");
+}
+
+// ---------------------------------------------------------------------------
 // scan_push_out_dot1
 
 /// `m` when it is a matrix product of two matrices: its operands.
@@ -680,6 +746,12 @@ NodeRewriterPtr scan_push_out_seq_rewriter() {
                        push_out_seq);
 }
 
+NodeRewriterPtr scan_push_out_scan_output_rewriter() {
+  return scan_rewriter("scan_push_out_scan_output",
+                       "an output computed from a state's new value alone is computed after the loop",
+                       push_out_output);
+}
+
 NodeRewriterPtr scan_push_out_dot1_rewriter() {
   return scan_rewriter("scan_push_out_dot1",
                        "an accumulator acc + a_t @ b_t read at its end is one product after the loop",
@@ -696,6 +768,7 @@ void register_scan_rewrites(RewriteDB& optdb) {
   eq1->add(scan_remove_unused_rewriter(), {"fast_run", "scan"});
   eq1->add(scan_push_out_non_seq_rewriter(), {"fast_run", "scan"});
   eq1->add(scan_push_out_seq_rewriter(), {"fast_run", "scan"});
+  eq1->add(scan_push_out_scan_output_rewriter(), {"fast_run", "scan"});
   optdb.add(eq1, {"fast_run", "scan"}, EntryOptions{.position = 0.05});
   auto eq2 = std::make_shared<EquilibriumDB>("scan_eqopt2");
   eq2->add(scan_remove_unused_rewriter(), {"fast_run", "scan"});

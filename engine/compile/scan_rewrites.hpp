@@ -11,6 +11,10 @@ namespace rw {
 /// and outputs that are not fed back and nobody uses, are dropped
 /// (`remove_constants_and_unused_inputs_scan`).
 NodeRewriterPtr scan_remove_unused_rewriter();
+/// An output not fed back that is an elementwise function of a state's new
+/// value (and non-sequences), or `h_t @ W`, is computed after the loop over
+/// the stacked states (`scan_push_out_scan_output`, PushOutScanOutput).
+NodeRewriterPtr scan_push_out_scan_output_rewriter();
 /// Inputs given twice become one, and outputs that compute the same inner
 /// variable become one (`scan_merge_inouts`).
 NodeRewriterPtr scan_merge_inouts_rewriter();
@@ -37,7 +41,8 @@ NodeRewriterPtr scan_save_mem_rewriter();
 NodeRewriterPtr scan_merge_rewriter();
 
 /// Registers them where PyTensor does: `scan_eqopt1` (position 0.05: the
-/// constants and unused inputs, the push-outs), `scan_eqopt2` (1.6: the
+/// constants and unused inputs, the push-outs of non-sequences, sequences and
+/// outputs), `scan_eqopt2` (1.6: the
 /// constants and unused inputs again, scan_merge, scan_merge_inouts,
 /// scan_push_out_dot1) and
 /// `scan_save_mem` (1.61), tagged `fast_run` and `scan`.

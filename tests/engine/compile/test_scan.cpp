@@ -502,3 +502,24 @@ TEST_CASE("scan: draws in the body advance their generator from step to step", "
   const auto both = twice(zeros);
   CHECK(values(both[0]) != values(both[1]));
 }
+
+TEST_CASE("scan_push_out_scan_output computes an output from the states after the loop", "[scan][rewrite]") {
+  Var x = rw::matrix("x"), h0 = rw::vector("h0"), V = rw::matrix("V");
+  // y_t = h_t @ V is not fed back: one product over every h after the loop.
+  auto r = rw::scan(
+      [](std::span<const Var> a) {
+        Var h = a[1] * 0.5 + a[0];
+        return std::vector<Var>{h, rw::matmul(h, a[2])};
+      },
+      {x}, {h0, ScanOutput::none()}, {V});
+  auto trace = std::make_shared<rw::TraceRecorder>(false);
+  rw::Function f = rw::function({x, h0, V}, r.outputs[1], {.rewrite_trace = trace});
+  CHECK(trace->text().find("scan_push_out_scan_output") != std::string::npos);
+  const auto loops = scans_in(f);
+  REQUIRE(loops.size() == 1);
+  CHECK(loops[0]->info().n_nit_sot == 0);
+  rw::Function plain = rw::compile_function({x, h0, V}, r.outputs[1]);
+  rw::Rng rng(9);
+  const std::vector<Tensor> pt{rng.normal({5, 3}), rng.normal({3}), rng.normal({3, 2})};
+  check_same({f.call(pt)}, {plain.call(pt)});
+}
