@@ -187,7 +187,7 @@ TEST_CASE("scan: the gradient is back-propagation through time", "[scan][grad]")
 TEST_CASE("scan: bad input is refused when the scan is built", "[scan]") {
   Var x = rw::vector("x"), s0 = rw::scalar("s0");
   auto add = [](std::span<const Var> a) { return a[0] + a[1]; };
-  CHECK_THROWS_WITH(rw::scan(add, {}, {s0}),
+  CHECK_THROWS_WITH(rw::scan([](std::span<const Var> a) { return a[0] * 2.0; }, {}, {s0}),
                     Catch::Contains("`scan` has no sequence and no n_steps"));
   CHECK_THROWS_WITH(rw::scan(add, {rw::matrix("m")}, {s0}),
                     Catch::Contains("output 0 of the body") &&
