@@ -672,6 +672,60 @@ void ScanOp::perform(const Apply& node, std::span<const Tensor> inputs,
   finish_outputs(in, node, steps, bufs, row_shape, shared_now, outputs);
 }
 
+ShapeVars ScanOp::inner_shape(std::size_t j, std::span<const ShapeVars> input_shapes) const {
+  const ScanInfo& in = info_;
+  const TensorType& rt = *inner_outputs_[j]->tensor_type();
+  ShapeVars row;
+  if (rt.shape_known()) {
+    for (std::int64_t e : rt.shape()) row.push_back(integer_constant(e, DType::Int64));
+    return row;
+  }
+  // The body's own shapes, from its inputs' in terms of the outer inputs':
+  // a sequence's element has the sequence's shape less its first axis, a
+  // state's tap that of its initial values' rows.
+  auto fail = [&] {
+    return NotImplementedError(
+        fmt::format("`{}`: the shape of output {} is known only by running the body", in.name, j));
+  };
+  std::unordered_map<const Variable*, ShapeVars> shape_of;
+  for (std::size_t i = 0; i < in.n_seqs; ++i) {
+    const ShapeVars& s = input_shapes[in.outer_seq(i)];
+    shape_of.emplace(inner_inputs_[i].get(), ShapeVars(s.begin() + 1, s.end()));
+  }
+  for (std::size_t k = 0; k < in.n_states(); ++k) {
+    const ShapeVars& s = input_shapes[in.outer_state(k)];
+    for (std::size_t t = 0; t < in.state_taps[k].size(); ++t)
+      shape_of.emplace(inner_inputs_[in.inner_state(k) + t].get(), ShapeVars(s.begin() + 1, s.end()));
+  }
+  for (std::size_t i = 0; i < in.n_shared; ++i)
+    shape_of.emplace(inner_inputs_[in.inner_shared(i)].get(), input_shapes[in.outer_shared(i)]);
+  for (std::size_t i = 0; i < in.n_non_seqs; ++i)
+    shape_of.emplace(inner_inputs_[in.inner_non_seq(i)].get(), input_shapes[in.outer_non_seq(i)]);
+  auto shape_var = [&](const Var& v) -> const ShapeVars& {
+    if (auto it = shape_of.find(v.get()); it != shape_of.end()) return it->second;
+    const TensorType* t = v->tensor_type();
+    if (!v->is_constant() || !t) throw fail();
+    ShapeVars c;
+    for (std::int64_t e : t->shape()) c.push_back(integer_constant(e, DType::Int64));
+    return shape_of.emplace(v.get(), std::move(c)).first->second;
+  };
+  const Var target = inner_outputs_[j];
+  for (const Apply* a : io_toposort(inner_inputs_, std::span<const Var>(&target, 1))) {
+    std::vector<ShapeVars> ins;
+    for (const Var& v : a->inputs()) ins.push_back(shape_var(v));
+    const std::vector<ShapeVars> outs = a->op().infer_shape(*a, ins);
+    for (std::size_t k = 0; k < a->num_outputs() && k < outs.size(); ++k)
+      shape_of.emplace(&a->output_var(k), outs[k]);
+  }
+  row = shape_var(target);
+  // Usable outside only when it reads nothing of the body.
+  std::unordered_set<const Variable*> inner;
+  for (const Var& v : vars_between(inner_inputs_, std::span<const Var>(&target, 1))) inner.insert(v.get());
+  for (const Var& v : ancestors(row))
+    if (inner.contains(v.get())) throw fail();
+  return row;
+}
+
 std::vector<ShapeVars> ScanOp::infer_shape(const Apply& node,
                                            std::span<const ShapeVars> input_shapes) const {
   const ScanInfo& in = info_;
@@ -690,11 +744,8 @@ std::vector<ShapeVars> ScanOp::infer_shape(const Apply& node,
       const ShapeVars& init = input_shapes[in.outer_state(j)];
       s.insert(s.end(), init.begin() + 1, init.end());
     } else {
-      const TensorType& rt = *inner_outputs_[j]->tensor_type();
-      if (!rt.shape_known())
-        throw NotImplementedError(fmt::format(
-            "`{}`: the shape of output {} is known only by running the body", in.name, j));
-      for (std::int64_t e : rt.shape()) s.push_back(integer_constant(e, DType::Int64));
+      const ShapeVars row = inner_shape(j, input_shapes);
+      s.insert(s.end(), row.begin(), row.end());
     }
     out.push_back(std::move(s));
   }

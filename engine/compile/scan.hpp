@@ -200,6 +200,10 @@ class ScanOp final : public Op {
   /// a function that uses the scan advances it, as it does for a draw.
   IoMap default_updates() const override;
 
+  /// The shape of one row of stacked output j that is not fed back, from the
+  /// body's shapes in terms of the outer inputs' (`input_shapes`). Throws
+  /// NotImplementedError when that needs a value the body computes.
+  ShapeVars inner_shape(std::size_t j, std::span<const ShapeVars> input_shapes) const;
   /// The compiled body (compiled on the first call).
   const FunctionBase& body() const;
   /// Whether the loop runs as one scalar program on registers: every input

@@ -19,6 +19,22 @@
 
 namespace rw::dsl {
 
+/// A loop body (`sequences=N states=M …`): a call runs the block once per
+/// step (docs/scan.md). Its first N parameters are the step's elements of
+/// the sequences the call passes, the next M the recurrent states (their
+/// last values; the call passes their initial values), the rest
+/// non-sequences; its first M outputs are the states' new values, and with
+/// `until` its last output is the stopping condition.
+struct DefLoop {
+  std::size_t sequences = 0;
+  std::size_t states = 0;
+  /// `steps=K`: the number of steps (else the sequences' length; in a
+  /// while-loop, no bound).
+  std::optional<std::int64_t> steps;
+  bool until = false;
+  bool backwards = false;
+};
+
 /// What a `def` block asks for: a named Op wrapping the graph from its
 /// parameters to its outputs.
 struct DefSpec {
@@ -29,21 +45,8 @@ struct DefSpec {
   std::vector<Var> outputs;
   /// `inline=true`: the Op asks to be expanded into the graph that uses it.
   bool inline_graph = false;
-  /// A loop body (`sequences=N states=M …`): a call runs the block once per
-  /// step (docs/scan.md). Its first N parameters are the step's elements of
-  /// the sequences the call passes, the next M the recurrent states (their
-  /// last values; the call passes their initial values), the rest
-  /// non-sequences; its first M outputs are the states' new values, and with
-  /// `until` its last output is the stopping condition.
-  struct Loop {
-    std::size_t sequences = 0;
-    std::size_t states = 0;
-    /// `steps=K`: the number of steps (else the sequences' length; in a
-    /// while-loop, no bound).
-    std::optional<std::int64_t> steps;
-    bool until = false;
-    bool backwards = false;
-  };
+  /// A loop body (`sequences=N states=M …`; see DefLoop).
+  using Loop = DefLoop;
   std::optional<Loop> loop;
 };
 

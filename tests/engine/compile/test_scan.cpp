@@ -523,3 +523,18 @@ TEST_CASE("scan_push_out_scan_output computes an output from the states after th
   const std::vector<Tensor> pt{rng.normal({5, 3}), rng.normal({3}), rng.normal({3, 2})};
   check_same({f.call(pt)}, {plain.call(pt)});
 }
+
+TEST_CASE("scan: an output not fed back has its shape from the body's shapes", "[scan]") {
+  Var x = rw::tensor("x", DType::Float64, {rw::kUnknownDim, rw::kUnknownDim, rw::kUnknownDim});
+  Var V = rw::matrix("V");
+  auto r = rw::scan([](std::span<const Var> a) { return rw::tanh(rw::matmul(a[0], a[1])); }, {x},
+                    {}, {V});
+  const Var& y = r.output();
+  // Without the scan rewrites (which would move the body out of the loop):
+  // the shape comes from x's and V's.
+  rw::Function f = rw::function(
+      {x, V}, rw::make_vector({rw::shape_i(y, 0), rw::shape_i(y, 1), rw::shape_i(y, 2)}), {},
+      rw::default_mode().excluding({"scan"}));
+  CHECK(scans_in(f).empty());
+  CHECK(values(f(Tensor::zeros({5, 2, 3}), Tensor::zeros({3, 4}))) == std::vector<double>{5, 2, 4});
+}
