@@ -538,3 +538,12 @@ TEST_CASE("scan: an output not fed back has its shape from the body's shapes", "
   CHECK(scans_in(f).empty());
   CHECK(values(f(Tensor::zeros({5, 2, 3}), Tensor::zeros({3, 4}))) == std::vector<double>{5, 2, 4});
 }
+
+TEST_CASE("scan: writing a graph with a loop to a graph file is refused, named", "[scan]") {
+  Var x = rw::vector("x");
+  auto r = rw::scan([](std::span<const Var> a) { return a[0] + a[1]; }, {x}, {rw::constant(0.0)},
+                    {}, {.name = "running"});
+  const Var in[] = {x};
+  CHECK_THROWS_WITH(rw::graph_file_text(in, r.outputs, rw::standard_registry()),
+                    Catch::Contains("running"));
+}
