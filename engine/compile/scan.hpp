@@ -69,7 +69,8 @@ struct ScanStep {
 
 /// The body: given the step's inputs — each sequence's taps in order, then
 /// each recurrent state's taps, then the non-sequences — it returns the
-/// step's outputs. It is called once, on placeholders, when the scan is built.
+/// step's outputs. It is called once, on fresh variables standing for one
+/// step's inputs, when the scan is built.
 using ScanFn = std::function<ScanStep(std::span<const Var>)>;
 
 /// How `scan` builds the loop (Aesara's keyword arguments).
@@ -226,9 +227,9 @@ class ScanOp final : public Op {
 /// The Scan node a variable is an output of, or nullptr.
 const ScanOp* scan_op_of(const Var& v);
 
-/// Builds a loop (Aesara's scan): `fn` is called once on placeholders for
-/// the step's inputs. Throws Error naming the scan (options.name) and the
-/// argument at fault: a null sequence or initial value; a sequence that is 0-d;
+/// Builds a loop (Aesara's scan): `fn` is called once on fresh variables
+/// standing for the step's inputs. Throws Error naming the scan
+/// (options.name) and the argument at fault: a null sequence or initial value; a sequence that is 0-d;
 /// taps that are empty, repeated, or (for a state) not negative; an initial
 /// value whose shape cannot hold the taps' values; a body returning another
 /// number of outputs than `outputs_info` has entries (when it has any); an

@@ -124,20 +124,7 @@ template <class Args> void FunctionCore::call_impl(const Args& args, Tensor* out
   for (std::size_t j = 0; j < p.shared_vars.size(); ++j)
     slots[n_inputs + j] = p.shared_vars[j]->value_;
 
-  try {
-    if (guard_) {
-      if (guard_->check_inputs) guard_inputs(n_inputs + p.shared_vars.size());
-      if (profile_) run<true, true>();
-      else run<false, true>();
-    } else if (profile_) {
-      run<true, false>();
-    } else {
-      run<false, false>();
-    }
-  } catch (...) {
-    abandon();
-    throw;
-  }
+  run_bound();
 
   // Everything is computed: nothing below can fail, so the updates are
   // assigned all together or, when anything above threw, not at all.
@@ -157,16 +144,11 @@ template <class Args> void FunctionCore::call_impl(const Args& args, Tensor* out
   }
 }
 
-void FunctionCore::run_step(std::span<const Tensor* const> args) {
+void FunctionCore::run_bound() {
   const Program& p = *program_;
-  Tensor* slots = slots_.data();
-  const std::size_t n_inputs = p.inputs.size();
-  for (std::size_t i = 0; i < n_inputs; ++i) slots[i] = *args[i];
-  for (std::size_t j = 0; j < p.shared_vars.size(); ++j)
-    slots[n_inputs + j] = p.shared_vars[j]->value_;
   try {
     if (guard_) {
-      if (guard_->check_inputs) guard_inputs(n_inputs + p.shared_vars.size());
+      if (guard_->check_inputs) guard_inputs(p.inputs.size() + p.shared_vars.size());
       if (profile_) run<true, true>();
       else run<false, true>();
     } else if (profile_) {
@@ -178,6 +160,16 @@ void FunctionCore::run_step(std::span<const Tensor* const> args) {
     abandon();
     throw;
   }
+}
+
+void FunctionCore::run_step(std::span<const Tensor* const> args) {
+  const Program& p = *program_;
+  Tensor* slots = slots_.data();
+  const std::size_t n_inputs = p.inputs.size();
+  for (std::size_t i = 0; i < n_inputs; ++i) slots[i] = *args[i];
+  for (std::size_t j = 0; j < p.shared_vars.size(); ++j)
+    slots[n_inputs + j] = p.shared_vars[j]->value_;
+  run_bound();
   if (profile_) ++profile_->calls;
 }
 

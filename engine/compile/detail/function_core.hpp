@@ -36,6 +36,10 @@ class FunctionCore {
 
  private:
   template <class Args> void call_impl(const Args& args, Tensor* out);
+  /// With the input slots filled: checks them when the guard asks, runs
+  /// the steps (the instantiation the profile and guard call for), and on
+  /// failure lets go of what the run held.
+  void run_bound();
   template <bool kProfile, bool kGuard> void run();
   void guard_inputs(std::size_t n_args) const;
   void guard_outputs(std::size_t k, const Tensor* in, const Tensor* out) const;
