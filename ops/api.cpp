@@ -430,6 +430,12 @@ Var alloc(const Operand& value, const std::vector<Operand>& shape) {
   return (*op)(in);
 }
 
+Var alloc_empty(DType dtype, const std::vector<Operand>& shape) {
+  std::vector<Var> in;
+  for (const Operand& e : shape) in.push_back(e.resolve(DType::Int64));
+  return (*std::make_shared<AllocEmpty>(dtype))(in);
+}
+
 Var fill(const Var& a, const Operand& b) {
   const Var in[] = {a, b.resolve(dtype_of_var(a))};
   return (*fill_op())(in);

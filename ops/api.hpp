@@ -291,6 +291,9 @@ Var reshape(const Var& x, const std::vector<Operand>& shape);
 Var flatten(const Var& x, std::int64_t ndim = 1);
 /// `value` broadcast to a new tensor of this shape (Aesara's alloc).
 Var alloc(const Operand& value, const std::vector<Operand>& shape);
+/// An uninitialised tensor of `dtype` with these extents (alloc_empty), for
+/// code that writes every element before reading one.
+Var alloc_empty(DType dtype, const std::vector<Operand>& shape);
 /// b broadcast to a's shape (a broadcast with b), with b's dtype.
 Var fill(const Var& a, const Operand& b);
 /// Zeros or ones of x's shape, of x's dtype or `dtype`.

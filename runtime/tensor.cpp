@@ -470,4 +470,36 @@ bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool e
   return true;
 }
 
+std::optional<std::string> describe_difference(const Tensor& got, const Tensor& want,
+                                               Tolerance tol) {
+  if (got.dtype() != want.dtype())
+    return fmt::format("dtype {}, not {}", dtype_short_name(got.dtype()),
+                       dtype_short_name(want.dtype()));
+  if (got.shape() != want.shape())
+    return fmt::format("shape {}, not {}", shape_to_string(got.shape()),
+                       shape_to_string(want.shape()));
+  if (want.size() == 0) return std::nullopt;
+  if (!is_float(want.dtype())) {
+    const Tensor a = got.astype(DType::Int64), b = want.astype(DType::Int64);
+    const std::int64_t* pa = a.data<std::int64_t>();
+    const std::int64_t* pb = b.data<std::int64_t>();
+    for (std::int64_t k = 0; k < a.size(); ++k)
+      if (pa[k] != pb[k])
+        return fmt::format("element {} (row-major) is {}, not {}", k, pa[k], pb[k]);
+    return std::nullopt;
+  }
+  if (allclose(got, want, tol.rtol, tol.atol, /*equal_nan=*/true)) return std::nullopt;
+  const Tensor a = got.astype(DType::Float64), b = want.astype(DType::Float64);
+  const double* pa = a.data<double>();
+  const double* pb = b.data<double>();
+  // The first element allclose's test (NaN equal to NaN) turns down.
+  for (std::int64_t k = 0; k < a.size(); ++k) {
+    const double u = pa[k], v = pb[k];
+    const bool same = (std::isnan(u) && std::isnan(v)) || u == v ||
+                      std::fabs(u - v) <= tol.atol + tol.rtol * std::fabs(v);
+    if (!same) return fmt::format("element {} (row-major) is {}, not {}", k, u, v);
+  }
+  return "differs beyond the tolerance";
+}
+
 }  // namespace rw

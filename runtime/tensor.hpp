@@ -6,6 +6,7 @@
 #include <initializer_list>
 #include <memory>
 #include <span>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -210,6 +211,20 @@ class Tensor {
 /// NaN equal to NaN when `equal_nan`. Dtypes may differ.
 bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8,
               bool equal_nan = false);
+
+/// How close two results must be to count as the same (NumPy's allclose,
+/// NaN equal to NaN). Integer and bool elements must be equal.
+struct Tolerance {
+  double rtol = 1e-5;
+  double atol = 1e-8;
+};
+
+/// How `got` differs from `want`, as a phrase for a message (`dtype float32,
+/// not float64`, `shape (2), not (3)`, `element 4 (row-major) is 3, not 2`),
+/// or nullopt when they have one dtype and shape and every element is within
+/// `tolerance` (integers exactly, so an int64 state compares bit for bit).
+std::optional<std::string> describe_difference(const Tensor& got, const Tensor& want,
+                                               Tolerance tolerance = {});
 
 /// Builds views without going through the public constructors; for kernels.
 class TensorAccess {

@@ -1,7 +1,6 @@
 // bisect_rewrites: the pipeline stopped after k changes, bisected over k.
 #include "rw/bisect.hpp"
 
-#include <cmath>
 #include <optional>
 #include <utility>
 
@@ -76,30 +75,9 @@ std::pair<std::vector<Tensor>, std::shared_ptr<ChangeCounter>> run_to(
 /// How `got` differs from `want`, or nullopt when they are the same.
 std::optional<std::string> difference(const std::vector<Tensor>& got,
                                       const std::vector<Tensor>& want, Tolerance tol) {
-  for (std::size_t i = 0; i < want.size(); ++i) {
-    const Tensor& g = got[i];
-    const Tensor& w = want[i];
-    if (g.dtype() != w.dtype())
-      return fmt::format("output {}: dtype {}, not {} (unrewritten)", i, dtype_short_name(g.dtype()),
-                         dtype_short_name(w.dtype()));
-    if (g.shape() != w.shape())
-      return fmt::format("output {}: shape {}, not {} (unrewritten)", i, shape_to_string(g.shape()),
-                         shape_to_string(w.shape()));
-    if (w.size() == 0 || allclose(g, w, tol.rtol, tol.atol, /*equal_nan=*/true)) continue;
-    const Tensor gc = g.astype(DType::Float64).contiguous();
-    const Tensor wc = w.astype(DType::Float64).contiguous();
-    const double* a = gc.data<double>();
-    const double* b = wc.data<double>();
-    // The first element allclose's test (NaN equal to NaN) turns down.
-    for (std::int64_t k = 0; k < gc.size(); ++k) {
-      const bool same = (std::isnan(a[k]) && std::isnan(b[k])) || a[k] == b[k] ||
-                        std::abs(a[k] - b[k]) <= tol.atol + tol.rtol * std::abs(b[k]);
-      if (!same)
-        return fmt::format("output {}: element {} (row-major) is {}, not {} (unrewritten)", i, k,
-                           a[k], b[k]);
-    }
-    return fmt::format("output {}: differs beyond the tolerance", i);
-  }
+  for (std::size_t i = 0; i < want.size(); ++i)
+    if (auto why = describe_difference(got[i], want[i], tol))
+      return fmt::format("output {}: {} (unrewritten)", i, *why);
   return std::nullopt;
 }
 

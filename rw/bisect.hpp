@@ -14,13 +14,6 @@
 
 namespace rw {
 
-/// How close two results must be to count as the same (NumPy's allclose,
-/// NaN equal to NaN).
-struct Tolerance {
-  double rtol = 1e-5;
-  double atol = 1e-8;
-};
-
 /// What bisect_rewrites found.
 struct RewriteBisection {
   /// Whether the fully rewritten graph computes something else than the

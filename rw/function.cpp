@@ -7,8 +7,10 @@
 #include <utility>
 #include <vector>
 
+#include "engine/compile/detail/debug_check.hpp"
 #include "engine/graph/errors.hpp"
 #include "engine/rewrite/context.hpp"
+#include "rw/bisect.hpp"
 #include "rw/standard_rules.hpp"
 
 namespace rw {
@@ -52,6 +54,33 @@ class TracePrinter final : public TraceListener {
   }
 };
 
+/// DebugMode's name_rewrite for a function of `outputs` of `inputs` rewritten
+/// by `mode`: the change bisect_rewrites finds.
+std::function<std::string(std::span<const Tensor>)> bisector(const Mode& mode,
+                                                             std::span<const In> inputs,
+                                                             std::span<const Var> outputs,
+                                                             const FunctionOptions& options) {
+  if (!options.givens.empty())
+    return [](std::span<const Tensor>) -> std::string {
+      return "the rewrite is not named: the bisection does not substitute givens";
+    };
+  std::vector<Var> ins;
+  for (const In& in : inputs) ins.push_back(in.variable);
+  std::vector<Var> outs(outputs.begin(), outputs.end());
+  for (const auto& [target, value] : options.updates) outs.push_back(value);
+  const Tolerance tolerance = options.debug_mode->tolerance;
+  return [mode, ins = std::move(ins), outs = std::move(outs),
+          tolerance](std::span<const Tensor> args) {
+    // The bisection's functions are not themselves debugged (RW_FLAGS).
+    const detail::IgnoreEnvironmentFlags plain;
+    const RewriteBisection b = bisect_rewrites(ins, outs, args, mode, tolerance);
+    if (!b.differs)
+      return std::string("bisecting the pipeline's changes found no difference on these "
+                         "arguments");
+    return b.to_string();
+  };
+}
+
 const GraphRewriterPtr& default_pass() {
   static const GraphRewriterPtr pass = default_mode().rewriter();
   return pass;
@@ -71,7 +100,8 @@ const GraphRewrite& default_rewrite() {
 
 namespace detail {
 
-FunctionOptions with_mode(FunctionOptions options, const Mode* mode) {
+FunctionOptions with_mode(FunctionOptions options, const Mode* mode, std::span<const In> inputs,
+                          std::span<const Var> outputs) {
   if (mode && options.rewrite)
     throw Error("`rw::function` was given both a mode and `options.rewrite`; give one of them");
   if (options.rewrite && (options.rewrite_trace || options.rewrite_profile))
@@ -79,6 +109,11 @@ FunctionOptions with_mode(FunctionOptions options, const Mode* mode) {
                 "pipeline; a hand-written `options.rewrite` reports as it likes");
   if (options.rewrite) return options;  // RW_FLAGS' rewriting flags cannot reach into it
   const EnvironmentFlags flags = environment_flags();
+  if (flags.debug_mode && !options.debug_mode) options.debug_mode = DebugMode{};
+  if (options.debug_mode && options.debug_mode->compare_unrewritten &&
+      !options.debug_mode->name_rewrite)
+    options.debug_mode->name_rewrite = bisector(mode ? *mode : default_mode(), inputs, outputs,
+                                                options);
   Listeners listeners{{}, options.rewrite_profile, false};
   // The Trace hears both the options' listener and RW_FLAGS' printer.
   if (options.rewrite_trace) listeners.trace.push_back(options.rewrite_trace);

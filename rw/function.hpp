@@ -5,6 +5,7 @@
 #include <array>
 #include <concepts>
 #include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -30,7 +31,10 @@ namespace detail {
 /// `options` with its rewrite hook: `mode`'s when given (an error when
 /// `options.rewrite` is set too), else `options.rewrite`, else the default;
 /// the mode's hooks report an early stop to `options.on_rewrite_stop`.
-FunctionOptions with_mode(FunctionOptions options, const Mode* mode);
+/// With `options.debug_mode` (or RW_FLAGS=debug_mode), its `name_rewrite`
+/// becomes a bisection of that pipeline over `outputs` of `inputs`.
+FunctionOptions with_mode(FunctionOptions options, const Mode* mode, std::span<const In> inputs,
+                          std::span<const Var> outputs);
 }  // namespace detail
 
 /// Compiles a function as DESIGN.md writes it:
@@ -40,20 +44,21 @@ FunctionOptions with_mode(FunctionOptions options, const Mode* mode);
 /// `fast_run`) run on the graph when `options.rewrite` is empty.
 inline Function<std::vector<Tensor>> function(std::vector<In> inputs, std::vector<Var> outputs,
                                               FunctionOptions options = {}) {
-  return compile_function(std::move(inputs), std::move(outputs),
-                          detail::with_mode(std::move(options), nullptr));
+  options = detail::with_mode(std::move(options), nullptr, inputs, outputs);
+  return compile_function(std::move(inputs), std::move(outputs), std::move(options));
 }
 template <std::size_t N>
 Function<std::array<Tensor, N>> function(std::vector<In> inputs, const Var (&outputs)[N],
                                          FunctionOptions options = {}) {
-  return compile_function(std::move(inputs), outputs,
-                          detail::with_mode(std::move(options), nullptr));
+  options = detail::with_mode(std::move(options), nullptr, inputs, outputs);
+  return compile_function(std::move(inputs), outputs, std::move(options));
 }
 template <class V>
   requires std::convertible_to<const V&, const Var&>
 Function<Tensor> function(std::vector<In> inputs, const V& output, FunctionOptions options = {}) {
-  return compile_function(std::move(inputs), output,
-                          detail::with_mode(std::move(options), nullptr));
+  options = detail::with_mode(std::move(options), nullptr, inputs,
+                              std::span<const Var>(&static_cast<const Var&>(output), 1));
+  return compile_function(std::move(inputs), output, std::move(options));
 }
 
 /// The same, rewriting with `mode` instead of the default:
@@ -62,19 +67,22 @@ Function<Tensor> function(std::vector<In> inputs, const V& output, FunctionOptio
 /// rw::Error when `options.rewrite` is set as well.
 inline Function<std::vector<Tensor>> function(std::vector<In> inputs, std::vector<Var> outputs,
                                               FunctionOptions options, const Mode& mode) {
-  return compile_function(std::move(inputs), std::move(outputs),
-                          detail::with_mode(std::move(options), &mode));
+  options = detail::with_mode(std::move(options), &mode, inputs, outputs);
+  return compile_function(std::move(inputs), std::move(outputs), std::move(options));
 }
 template <std::size_t N>
 Function<std::array<Tensor, N>> function(std::vector<In> inputs, const Var (&outputs)[N],
                                          FunctionOptions options, const Mode& mode) {
-  return compile_function(std::move(inputs), outputs, detail::with_mode(std::move(options), &mode));
+  options = detail::with_mode(std::move(options), &mode, inputs, outputs);
+  return compile_function(std::move(inputs), outputs, std::move(options));
 }
 template <class V>
   requires std::convertible_to<const V&, const Var&>
 Function<Tensor> function(std::vector<In> inputs, const V& output, FunctionOptions options,
                           const Mode& mode) {
-  return compile_function(std::move(inputs), output, detail::with_mode(std::move(options), &mode));
+  options = detail::with_mode(std::move(options), &mode, inputs,
+                              std::span<const Var>(&static_cast<const Var&>(output), 1));
+  return compile_function(std::move(inputs), output, std::move(options));
 }
 
 }  // namespace rw

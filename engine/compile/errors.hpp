@@ -26,4 +26,16 @@ class NanGuardError : public ExecutionError {
   using ExecutionError::ExecutionError;
 };
 
+/// DebugMode (FunctionOptions::debug_mode) found a node that broke its Op's
+/// contract — an output of another shape than infer_shape promised, an input
+/// overwritten or aliased without its destroy_map or view_map saying so,
+/// another result when run again or on non-contiguous inputs — or outputs
+/// that differ from the unrewritten graph's. The message names the node, its
+/// Op, the input or output and, where known, the rewrite. A call that throws
+/// this changes no shared variable.
+class DebugModeError : public ExecutionError {
+ public:
+  using ExecutionError::ExecutionError;
+};
+
 }  // namespace rw

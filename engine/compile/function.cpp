@@ -13,6 +13,7 @@
 
 #include "engine/compile/aliasing.hpp"
 #include "engine/compile/compile_ops.hpp"
+#include "engine/compile/detail/debug_check.hpp"
 #include "engine/compile/detail/function_core.hpp"
 #include "engine/compile/protect_inputs.hpp"
 #include "engine/compile/shared.hpp"
@@ -324,8 +325,10 @@ std::shared_ptr<const Program> make_program(std::vector<In> inputs, std::vector<
 /// `options` with what RW_FLAGS turns on here (nan_guard, profile; the
 /// rewriting flags are rw::function's).
 FunctionOptions with_environment_flags(FunctionOptions options) {
+  if (detail::IgnoreEnvironmentFlags::active()) return options;
   const EnvironmentFlags flags = environment_flags();
   if (flags.nan_guard && !options.nan_guard) options.nan_guard = NanGuard{};
+  if (flags.debug_mode && !options.debug_mode) options.debug_mode = DebugMode{};
   if (flags.profile) options.profile = true;
   return options;
 }
@@ -346,6 +349,8 @@ EnvironmentFlags environment_flags() {
     if (flag.empty()) continue;
     if (flag == "nan_guard") {
       out.nan_guard = true;
+    } else if (flag == "debug_mode") {
+      out.debug_mode = true;
     } else if (flag == "profile") {
       out.profile = true;
     } else if (flag == "trace_rewrites") {
@@ -354,8 +359,8 @@ EnvironmentFlags environment_flags() {
       out.profile_rewrites = true;
     } else {
       throw Error(fmt::format("RW_FLAGS: unknown flag `{}` (the flags are `nan_guard`, "
-                              "`profile`, `trace_rewrites` and `profile_rewrites`, separated "
-                              "by commas)",
+                              "`debug_mode`, `profile`, `trace_rewrites` and "
+                              "`profile_rewrites`, separated by commas)",
                               flag));
     }
   }
@@ -364,12 +369,52 @@ EnvironmentFlags environment_flags() {
 
 FunctionBase::FunctionBase() = default;
 
+namespace {
+
+/// DebugMode's reference: the outputs and the explicit updates' values of
+/// the same inputs, without rewrites, updates or default updates, never
+/// overwriting an argument, each node run through its debug_perform. Compiled after the function, so that a request
+/// the function refuses is refused with the function's own message.
+std::unique_ptr<FunctionBase> unrewritten_of(const std::vector<In>& inputs,
+                                             const std::vector<Var>& outputs,
+                                             const FunctionOptions& options) {
+  std::vector<In> ins = inputs;
+  for (In& in : ins) in.mutable_input = false;
+  std::vector<Var> outs = outputs;
+  for (const auto& [target, value] : options.updates) outs.push_back(value);
+  const detail::IgnoreEnvironmentFlags plain;
+  return std::make_unique<FunctionBase>(
+      std::move(ins), std::move(outs),
+      FunctionOptions{.no_default_updates = true,
+                      .givens = options.givens,
+                      .name = options.name.empty() ? "unrewritten" : options.name + " (unrewritten)",
+                      .allow_gc = true,
+                      .on_unused_input = UnusedInput::Ignore,
+                      // No checks, but each node runs its debug_perform:
+                      // alloc_empty's NaN on both sides.
+                      .debug_mode = DebugMode{.check_shapes = false,
+                                              .check_io_maps = false,
+                                              .check_repeat = false,
+                                              .check_strides = false,
+                                              .compare_unrewritten = false}});
+}
+
+}  // namespace
+
 FunctionBase::FunctionBase(std::vector<In> inputs, std::vector<Var> outputs,
                            FunctionOptions options) {
   options = with_environment_flags(std::move(options));
-  core_ = std::make_unique<detail::FunctionCore>(
-      make_program(std::move(inputs), std::move(outputs), options), options.profile,
-      options.nan_guard);
+  std::unique_ptr<FunctionBase> unrewritten;
+  std::shared_ptr<const detail::Program> program;
+  if (options.debug_mode && options.debug_mode->compare_unrewritten) {
+    program = make_program(inputs, outputs, options);
+    unrewritten = unrewritten_of(inputs, outputs, options);
+  } else {
+    program = make_program(std::move(inputs), std::move(outputs), options);
+  }
+  core_ = std::make_unique<detail::FunctionCore>(std::move(program), options.profile,
+                                                 options.nan_guard, options.debug_mode,
+                                                 std::move(unrewritten));
 }
 
 FunctionBase::FunctionBase(const FunctionBase& other)

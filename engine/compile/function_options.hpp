@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -90,6 +91,39 @@ struct NanGuard {
   bool check_inputs = true;
 };
 
+/// What DebugMode checks (Aesara's DebugMode): a slow mode for finding the
+/// Op or the rewrite that computes something wrong. Each check is on by
+/// default and can be switched off. Every node of every call runs through
+/// its Op's `debug_perform`; a finding throws DebugModeError naming the node,
+/// its Op, the input or output at fault and, for a difference from the
+/// unrewritten graph, the rewrite that made it.
+struct DebugMode {
+  /// Each output's shape is the one the Op's `infer_shape` gives for the
+  /// inputs (an Op without infer_shape is not checked).
+  bool check_shapes = true;
+  /// The Op overwrites only the inputs its `destroy_map` names, and an
+  /// output shares memory with an input only where its `view_map` or
+  /// `destroy_map` says so.
+  bool check_io_maps = true;
+  /// Running the node again, on copies of the same inputs, gives the same
+  /// outputs.
+  bool check_repeat = true;
+  /// Running it on non-contiguous copies of its tensor inputs (every other
+  /// element of a buffer twice as long on the last axis) gives the same
+  /// outputs.
+  bool check_strides = true;
+  /// Each call also runs the graph without rewrites and compares the
+  /// returned outputs and updates.
+  bool compare_unrewritten = true;
+  /// How close two results must be for the comparisons above.
+  Tolerance tolerance;
+  /// With `compare_unrewritten`: names the rewrite that made the outputs
+  /// differ, given the call's arguments. rw::function sets it to a
+  /// bisection over its mode's pipeline (rw::bisect_rewrites); empty, the
+  /// error says only how the outputs differ.
+  std::function<std::string(std::span<const Tensor>)> name_rewrite;
+};
+
 struct FunctionOptions {
   /// (shared variable, new value) pairs: after each successful call, each
   /// shared variable is assigned its new value, computed in the same run
@@ -145,16 +179,21 @@ struct FunctionOptions {
   /// (NanGuard; docs/debugging.md). Off when empty; checking reads every
   /// float element each node writes.
   std::optional<NanGuard> nan_guard;
+  /// Check every node of every call, and the whole against the unrewritten
+  /// graph (DebugMode; docs/debugging.md). Off when empty; several times
+  /// slower than a plain call.
+  std::optional<DebugMode> debug_mode;
 };
 
 /// What the environment variable RW_FLAGS asks for (docs/debugging.md), a
 /// comma-separated list of these names: for a program that cannot be
 /// rebuilt. compile_function applies `nan_guard` (a default NanGuard unless
-/// the options give one) and `profile`; rw::function applies the rewriting
+/// the options give one), `debug_mode` (likewise) and `profile`; rw::function applies the rewriting
 /// ones, `trace_rewrites` (each replacement to std::cerr) and
 /// `profile_rewrites` (the pipeline's profile table to std::cerr).
 struct EnvironmentFlags {
   bool nan_guard = false;
+  bool debug_mode = false;
   bool profile = false;
   bool trace_rewrites = false;
   bool profile_rewrites = false;

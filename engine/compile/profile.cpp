@@ -29,7 +29,26 @@ struct Group {
   std::string name;
   double seconds = 0;
   std::size_t nodes = 0;
+  /// The work of the nodes that report it, and their time.
+  double flops = 0;
+  double flops_seconds = 0;
+  bool has_flops = false;
 };
+
+/// GFLOP/s over `seconds`, or `-` when unknown.
+std::string rate(bool known, double flops, double seconds) {
+  if (!known || seconds <= 0) return "-";
+  return fmt::format("{:.2f}", flops / seconds / 1e9);
+}
+
+void add_to(Group& g, const NodeProfile& n) {
+  g.seconds += n.seconds;
+  ++g.nodes;
+  if (!n.has_flops) return;
+  g.has_flops = true;
+  g.flops += n.flops;
+  g.flops_seconds += n.seconds;
+}
 
 /// Groups sorted by time, then by name (the same order run after run for equal times).
 std::vector<Group> sorted(std::map<std::string, Group> groups) {
@@ -59,29 +78,30 @@ std::string FunctionProfile::summary() const {
   for (const NodeProfile& n : nodes) {
     Group& c = by_class[n.op_class];
     c.name = n.op_class;
-    c.seconds += n.seconds;
-    ++c.nodes;
+    add_to(c, n);
     Group& o = by_op[n.op];
     o.name = n.op;
-    o.seconds += n.seconds;
-    ++o.nodes;
+    add_to(o, n);
   }
   std::string out = fmt::format("{} calls, {:.6f} s in calls, {:.6f} s in nodes\n", calls, seconds,
                                 in_nodes);
-  out += fmt::format("by Op class:\n{:>7}  {:>10}  {:>5}  {}\n", "share", "seconds", "nodes",
-                     "class");
+  out += fmt::format("by Op class:\n{:>7}  {:>10}  {:>5}  {:>8}  {}\n", "share", "seconds",
+                     "nodes", "GFLOP/s", "class");
   for (const Group& g : sorted(by_class))
-    out += fmt::format("{:>6.1f}%  {:>10.6f}  {:>5}  {}\n", share(g.seconds, in_nodes), g.seconds,
-                       g.nodes, g.name);
-  out += fmt::format("by Op:\n{:>7}  {:>10}  {:>5}  {}\n", "share", "seconds", "nodes", "op");
+    out += fmt::format("{:>6.1f}%  {:>10.6f}  {:>5}  {:>8}  {}\n", share(g.seconds, in_nodes),
+                       g.seconds, g.nodes, rate(g.has_flops, g.flops, g.flops_seconds), g.name);
+  out += fmt::format("by Op:\n{:>7}  {:>10}  {:>5}  {:>8}  {}\n", "share", "seconds", "nodes",
+                     "GFLOP/s", "op");
   for (const Group& g : sorted(by_op))
-    out += fmt::format("{:>6.1f}%  {:>10.6f}  {:>5}  {}\n", share(g.seconds, in_nodes), g.seconds,
-                       g.nodes, shown(g.name));
-  out += fmt::format("by node, in run order:\n{:>7}  {:>10}  {:>10}  {}\n", "share", "seconds",
-                     "out bytes", "node");
+    out += fmt::format("{:>6.1f}%  {:>10.6f}  {:>5}  {:>8}  {}\n", share(g.seconds, in_nodes),
+                       g.seconds, g.nodes, rate(g.has_flops, g.flops, g.flops_seconds),
+                       shown(g.name));
+  out += fmt::format("by node, in run order:\n{:>7}  {:>10}  {:>10}  {:>8}  {}\n", "share",
+                     "seconds", "out bytes", "GFLOP/s", "node");
   for (const NodeProfile& n : nodes)
-    out += fmt::format("{:>6.1f}%  {:>10.6f}  {:>10}  {} = {}\n", share(n.seconds, in_nodes),
-                       n.seconds, n.output_bytes, cut(n.node, kNodeText), shown(n.op));
+    out += fmt::format("{:>6.1f}%  {:>10.6f}  {:>10}  {:>8}  {} = {}\n", share(n.seconds, in_nodes),
+                       n.seconds, n.output_bytes, rate(n.has_flops, n.flops, n.seconds),
+                       cut(n.node, kNodeText), shown(n.op));
   out += fmt::format(
       "peak intermediate memory: {} bytes in {} buffers (last call: {} bytes in {})\n", peak_bytes,
       peak_buffers, last_peak_bytes, last_peak_buffers);

@@ -22,6 +22,12 @@ struct NodeProfile {
   /// The bytes of the node's outputs in the last call (views and in-place
   /// outputs count their own size too).
   std::size_t output_bytes = 0;
+  /// The floating-point operations of all calls, as the Op reports them for
+  /// each call's shapes (Op::flops); `has_flops` is false when it does not.
+  double flops = 0;
+  bool has_flops = false;
+  /// flops / seconds / 1e9, or 0 when either is unknown or zero.
+  double gflops_per_second() const { return has_flops && seconds > 0 ? flops / seconds / 1e9 : 0; }
 };
 
 /// Counters of a function compiled with `FunctionOptions::profile`.
@@ -49,8 +55,9 @@ struct FunctionProfile {
   std::uint64_t new_buffers = 0;
 
   /// PyTensor's profile tables: the time by Op class, by Op and by node (with
-  /// each node's output bytes), each with its share of the time in nodes and
-  /// the classes and Ops sorted by time; then memory and buffer counts. An Op
+  /// each node's output bytes), each with its share of the time in nodes,
+  /// its GFLOP/s where the Ops report their work (`-` where not), and the
+  /// classes and Ops sorted by time; then memory and buffer counts. An Op
   /// whose text is long (a Composite's) is written once at the end and named
   /// `[k]` in the tables, so that lines stay readable.
   std::string summary() const;

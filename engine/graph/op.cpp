@@ -246,6 +246,15 @@ void Op::perform(const Apply&, std::span<const Tensor>, std::span<Tensor>) const
   throw NotImplementedError("op `" + to_string() + "` cannot be evaluated (it has no perform)");
 }
 
+void Op::debug_perform(const Apply& node, std::span<const Tensor> inputs,
+                       std::span<Tensor> outputs) const {
+  perform(node, inputs, outputs);
+}
+
+std::optional<double> Op::flops(const Apply&, std::span<const Shape>, std::span<const Shape>) const {
+  return std::nullopt;
+}
+
 std::vector<ShapeVars> Op::infer_shape(const Apply&, std::span<const ShapeVars>) const {
   throw NotImplementedError("op `" + to_string() + "` does not implement infer_shape");
 }

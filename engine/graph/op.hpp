@@ -143,6 +143,20 @@ class Op : public std::enable_shared_from_this<Op> {
   virtual void perform(const Apply& node, std::span<const Tensor> inputs,
                        std::span<Tensor> outputs) const;
 
+  /// `perform` with checks of its own that are too slow for every run: what
+  /// DebugMode calls instead of `perform` (FunctionOptions::debug_mode). The
+  /// default is `perform`. An Op whose outputs are left uninitialised
+  /// (AllocEmpty) fills them with NaN here, so that a read before a write
+  /// shows in the results.
+  virtual void debug_perform(const Apply& node, std::span<const Tensor> inputs,
+                             std::span<Tensor> outputs) const;
+
+  /// The floating-point operations one perform does on inputs and outputs of
+  /// these shapes (a multiply-add counts two), for the function profile's
+  /// GFLOP/s. Empty when the Op does not say (the default).
+  virtual std::optional<double> flops(const Apply& node, std::span<const Shape> input_shapes,
+                                      std::span<const Shape> output_shapes) const;
+
   /// The shapes of the outputs as symbolic variables, from the inputs' shapes.
   /// Throws NotImplementedError when the Op cannot say.
   virtual std::vector<ShapeVars> infer_shape(const Apply& node,

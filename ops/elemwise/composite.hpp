@@ -118,6 +118,9 @@ class CompositeReduce final : public Op {
   ApplyRef make_node(std::span<const Var> inputs) const override;
   void perform(const Apply& node, std::span<const Tensor> inputs,
                std::span<Tensor> outputs) const override;
+  /// Floating-point operations for the profile (ops/flops.cpp).
+  std::optional<double> flops(const Apply& node, std::span<const Shape> input_shapes,
+                              std::span<const Shape> output_shapes) const override;
   /// The broadcast extents of the kept axes.
   std::vector<ShapeVars> infer_shape(const Apply& node,
                                      std::span<const ShapeVars> input_shapes) const override;

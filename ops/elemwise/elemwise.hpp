@@ -44,6 +44,9 @@ class ElemwiseBase : public Op {
   /// they fit, or new ones.
   void perform(const Apply& node, std::span<const Tensor> inputs,
                std::span<Tensor> outputs) const override;
+  /// Floating-point operations for the profile (ops/flops.cpp).
+  std::optional<double> flops(const Apply& node, std::span<const Shape> input_shapes,
+                              std::span<const Shape> output_shapes) const override;
 
   /// The program run for inputs of these dtypes (built once, then cached).
   const ScalarProgram& program(std::span<const DType> input_dtypes) const;

@@ -2,6 +2,8 @@
 // matrix_inverse, det, solve and block_diag.
 #pragma once
 
+#include <optional>
+
 #include "engine/graph/op.hpp"
 #include "engine/graph/op_registry.hpp"
 
@@ -15,6 +17,9 @@ class Dot final : public Op {
   ApplyRef make_node(std::span<const Var> inputs) const override;
   void perform(const Apply& node, std::span<const Tensor> inputs,
                std::span<Tensor> outputs) const override;
+  /// Floating-point operations for the profile (ops/flops.cpp).
+  std::optional<double> flops(const Apply& node, std::span<const Shape> input_shapes,
+                              std::span<const Shape> output_shapes) const override;
   std::vector<ShapeVars> infer_shape(const Apply& node,
                                      std::span<const ShapeVars> input_shapes) const override;
   /// Reverse and forward mode (ops/linalg/linalg_grad.cpp).
@@ -31,6 +36,9 @@ class MatMul final : public Op {
   ApplyRef make_node(std::span<const Var> inputs) const override;
   void perform(const Apply& node, std::span<const Tensor> inputs,
                std::span<Tensor> outputs) const override;
+  /// Floating-point operations for the profile (ops/flops.cpp).
+  std::optional<double> flops(const Apply& node, std::span<const Shape> input_shapes,
+                              std::span<const Shape> output_shapes) const override;
   std::vector<ShapeVars> infer_shape(const Apply& node,
                                      std::span<const ShapeVars> input_shapes) const override;
   /// Reverse and forward mode (ops/linalg/linalg_grad.cpp).
@@ -45,6 +53,9 @@ class Outer final : public Op {
   ApplyRef make_node(std::span<const Var> inputs) const override;
   void perform(const Apply& node, std::span<const Tensor> inputs,
                std::span<Tensor> outputs) const override;
+  /// Floating-point operations for the profile (ops/flops.cpp).
+  std::optional<double> flops(const Apply& node, std::span<const Shape> input_shapes,
+                              std::span<const Shape> output_shapes) const override;
   std::vector<ShapeVars> infer_shape(const Apply& node,
                                      std::span<const ShapeVars> input_shapes) const override;
   /// Reverse and forward mode (ops/linalg/linalg_grad.cpp).
@@ -65,6 +76,9 @@ class Gemm final : public Op {
   ApplyRef make_node(std::span<const Var> inputs) const override;
   void perform(const Apply& node, std::span<const Tensor> inputs,
                std::span<Tensor> outputs) const override;
+  /// Floating-point operations for the profile (ops/flops.cpp).
+  std::optional<double> flops(const Apply& node, std::span<const Shape> input_shapes,
+                              std::span<const Shape> output_shapes) const override;
   std::vector<ShapeVars> infer_shape(const Apply& node,
                                      std::span<const ShapeVars> input_shapes) const override;
   /// Reverse and forward mode (ops/linalg/linalg_grad.cpp).
@@ -85,6 +99,9 @@ class Gemv final : public Op {
   ApplyRef make_node(std::span<const Var> inputs) const override;
   void perform(const Apply& node, std::span<const Tensor> inputs,
                std::span<Tensor> outputs) const override;
+  /// Floating-point operations for the profile (ops/flops.cpp).
+  std::optional<double> flops(const Apply& node, std::span<const Shape> input_shapes,
+                              std::span<const Shape> output_shapes) const override;
   std::vector<ShapeVars> infer_shape(const Apply& node,
                                      std::span<const ShapeVars> input_shapes) const override;
   /// Reverse and forward mode (ops/linalg/linalg_grad.cpp).
@@ -101,6 +118,9 @@ class Ger final : public Op {
   ApplyRef make_node(std::span<const Var> inputs) const override;
   void perform(const Apply& node, std::span<const Tensor> inputs,
                std::span<Tensor> outputs) const override;
+  /// Floating-point operations for the profile (ops/flops.cpp).
+  std::optional<double> flops(const Apply& node, std::span<const Shape> input_shapes,
+                              std::span<const Shape> output_shapes) const override;
   std::vector<ShapeVars> infer_shape(const Apply& node,
                                      std::span<const ShapeVars> input_shapes) const override;
   /// Reverse and forward mode (ops/linalg/linalg_grad.cpp).
@@ -117,6 +137,9 @@ class Dot22Scalar final : public Op {
   ApplyRef make_node(std::span<const Var> inputs) const override;
   void perform(const Apply& node, std::span<const Tensor> inputs,
                std::span<Tensor> outputs) const override;
+  /// Floating-point operations for the profile (ops/flops.cpp).
+  std::optional<double> flops(const Apply& node, std::span<const Shape> input_shapes,
+                              std::span<const Shape> output_shapes) const override;
   std::vector<ShapeVars> infer_shape(const Apply& node,
                                      std::span<const ShapeVars> input_shapes) const override;
   /// Reverse and forward mode (ops/linalg/linalg_grad.cpp).

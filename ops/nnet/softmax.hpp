@@ -1,6 +1,8 @@
 // Softmax and LogSoftmax along one axis.
 #pragma once
 
+#include <optional>
+
 #include <cstdint>
 
 #include "engine/graph/op.hpp"
@@ -24,6 +26,9 @@ class Softmax final : public Op {
   ApplyRef make_node(std::span<const Var> inputs) const override;
   void perform(const Apply& node, std::span<const Tensor> inputs,
                std::span<Tensor> outputs) const override;
+  /// Floating-point operations for the profile (ops/flops.cpp).
+  std::optional<double> flops(const Apply& node, std::span<const Shape> input_shapes,
+                              std::span<const Shape> output_shapes) const override;
   /// The input's shape.
   std::vector<ShapeVars> infer_shape(const Apply& node,
                                      std::span<const ShapeVars> input_shapes) const override;

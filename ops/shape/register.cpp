@@ -87,6 +87,15 @@ void register_shape(OpRegistry& r) {
            static const OpPtr op = std::make_shared<Alloc>();
            return op;
          }});
+  r.add({.name = "alloc_empty",
+         .doc = "an uninitialised tensor whose extents are the inputs (DebugMode fills it with NaN)",
+         .params = {{"dtype", ParamKind::DType, PropValue{DType::Float64}, false,
+                     "the dtype of the elements"}},
+         .min_inputs = 0,
+         .max_inputs = -1,
+         .factory = [](const Props& p) -> OpPtr {
+           return std::make_shared<AllocEmpty>(std::get<DType>(p[0].value));
+         }});
   for (bool ones : {false, true}) {
     r.add({.name = ones ? "ones_like" : "zeros_like",
            .doc = ones ? "ones of the input's shape" : "zeros of the input's shape",

@@ -111,6 +111,11 @@ std::vector<Var> Alloc::L_op(const Apply& node, std::span<const Var> output_grad
   return out;
 }
 
+/// Extents have no gradient.
+std::vector<Var> AllocEmpty::L_op(const Apply& node, std::span<const Var>) const {
+  return std::vector<Var>(node.num_inputs(), disconnected_grad_var());
+}
+
 std::vector<Var> Alloc::R_op(const Apply& node, std::span<const Var> ev) const {
   if (!ev[0]) return {Var()};
   std::vector<Var> in(node.inputs().begin(), node.inputs().end());

@@ -1,6 +1,7 @@
 // shape, shape_i, make_vector, specify_shape, reshape, flatten, alloc,
 // zeros_like and ones_like.
 #include <algorithm>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -371,6 +372,66 @@ std::vector<std::vector<bool>> Alloc::connection_pattern(const Apply& node) cons
 }
 
 bool Alloc::do_constant_folding(const Apply&) const { return false; }
+
+// ---------------------------------------------------------------------------
+// alloc_empty
+
+ApplyRef AllocEmpty::make_node(std::span<const Var> inputs) const {
+  StaticShape out(inputs.size(), kUnknownDim);
+  for (std::size_t a = 0; a < inputs.size(); ++a) {
+    ops_detail::int_scalar_input(*this, inputs, a, "an extent");
+    if (auto c = ops_detail::constant_int(inputs[a])) {
+      if (*c < 0) throw TypeError(fmt::format("`{}`: extent {} is negative", to_string(), *c));
+      out[a] = *c;
+    }
+  }
+  return ops_detail::make_apply(*this, inputs, dtype_, std::move(out));
+}
+
+void AllocEmpty::perform(const Apply& node, std::span<const Tensor> inputs,
+                         std::span<Tensor> outputs) const {
+  Shape shape;
+  for (std::size_t a = 0; a < inputs.size(); ++a) {
+    const auto e = inputs[a].item<std::int64_t>();
+    if (e < 0)
+      throw ValueError(fmt::format("`{}`: extent {} ({}) is negative", to_string(), e,
+                                   input_label(a, node.input(a))));
+    shape.push_back(e);
+  }
+  Tensor& out = outputs[0];
+  if (out.valid() && out.dtype() == dtype_ && out.shape() == shape && out.is_contiguous()) return;
+  out = ops_detail::run_kernel(*this, [&] { return Tensor::empty(dtype_, shape); });
+}
+
+void AllocEmpty::debug_perform(const Apply& node, std::span<const Tensor> inputs,
+                               std::span<Tensor> outputs) const {
+  perform(node, inputs, outputs);
+  double poison = std::numeric_limits<double>::quiet_NaN();
+  switch (dtype_) {
+    case DType::Bool: poison = 1; break;
+    case DType::Int8: poison = std::numeric_limits<std::int8_t>::max(); break;
+    case DType::Int16: poison = std::numeric_limits<std::int16_t>::max(); break;
+    case DType::Int32: poison = std::numeric_limits<std::int32_t>::max(); break;
+    case DType::Int64: poison = 9.0e18; break;  // near int64's largest, exactly representable
+    case DType::UInt8: poison = std::numeric_limits<std::uint8_t>::max(); break;
+    case DType::Float32:
+    case DType::Float64: break;
+  }
+  fill(outputs[0], poison);
+}
+
+std::vector<ShapeVars> AllocEmpty::infer_shape(const Apply& node, std::span<const ShapeVars>) const {
+  ShapeVars out;
+  for (const Var& e : node.inputs())
+    out.push_back(e->tensor_type()->dtype() == DType::Int64 ? e : cast(e, DType::Int64));
+  return {out};
+}
+
+std::vector<std::vector<bool>> AllocEmpty::connection_pattern(const Apply& node) const {
+  return std::vector<std::vector<bool>>(node.num_inputs(), {false});
+}
+
+bool AllocEmpty::do_constant_folding(const Apply&) const { return false; }
 
 // ---------------------------------------------------------------------------
 // zeros_like, ones_like

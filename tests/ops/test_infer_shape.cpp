@@ -160,6 +160,11 @@ std::map<std::string, Gen> generators() {
     b.in(f64, {1, 3}, {1, kUnknownDim}).ints({4}, true).ints({2}, true).ints({3}, true);
     return b.c;
   };
+  g["alloc_empty"] = [] {
+    Builder b;
+    b.ints({4}, true).ints({3}, true).param("dtype", f32);
+    return b.c;
+  };
   for (const char* r : {"zeros_like", "ones_like"})
     g[r] = [] {
       Builder b;
@@ -537,6 +542,22 @@ TEST_CASE("infer_shape agrees with perform for every registered Op", "[ops]") {
         if (st[a] != kUnknownDim) CHECK(st[a] == outs[o].shape()[a]);
       CHECK(outs[o].dtype() == node->output_var(o).tensor_type()->dtype());
     }
+  }
+}
+
+TEST_CASE("DebugMode finds every registered Op true to its contract", "[ops][debug_mode]") {
+  // Shapes as infer_shape promises, writes and views as declared, the same
+  // result run again and on non-contiguous inputs.
+  const auto gens = generators();
+  for (const OpInfo* info : standard_registry().all()) {
+    INFO("op: " << info->name);
+    const Case c = gens.at(info->name)();
+    const ApplyRef node = standard_registry().make(info->name, c.params)->make_node(c.inputs);
+    std::vector<In> ins(c.inputs.begin(), c.inputs.end());
+    auto f = rw::compile_function(ins, node->outputs(),
+                                  {.on_unused_input = UnusedInput::Ignore,
+                                   .debug_mode = DebugMode{}});
+    CHECK_NOTHROW(f.call(c.values));
   }
 }
 

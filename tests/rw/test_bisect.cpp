@@ -6,18 +6,9 @@
 
 #include "rw/rw.hpp"
 #include "support/doc_snippets.hpp"
+#include "support/mode_fixtures.hpp"
 
-namespace {
-
-/// The default pipeline with `rules` loaded after the standard rules.
-rw::Mode with_rules(const std::string& rules) {
-  auto db = rw::make_default_db();
-  rw::dsl::load_rules_text_into(*db, "extra.rules", rules, rw::standard_registry(),
-                                rw::dsl::PredicateRegistry{});
-  return rw::Mode::fast_run(db);
-}
-
-}  // namespace
+using rw::test::with_rules;
 
 TEST_CASE("docs/debugging.md: bisect_rewrites names the rule that changed a result", "[bisect]") {
   // [doc:bisect]

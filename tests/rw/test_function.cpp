@@ -238,3 +238,25 @@ TEST_CASE("default_mode_with_rules: the default pipeline plus rule files, in one
     }
   }
 }
+
+TEST_CASE("the profile counts the floating-point work the Ops report, per node and per class",
+          "[rw][profile]") {
+  const rw::Var a = rw::matrix("a");
+  const rw::Var b = rw::matrix("b");
+  auto f = rw::compile_function({a, b}, {rw::exp(rw::dot(a, b))}, {.profile = true});
+  const rw::Tensor av = rw::Tensor::ones({20, 30}), bv = rw::Tensor::ones({30, 40});
+  f(av, bv);
+  f(av, bv);
+  const rw::FunctionProfile& p = *f.profile();
+  REQUIRE(p.nodes.size() == 2);
+  // dot: 2 · 20 · 30 · 40 per call; exp: one per element of its 20 × 40 result.
+  CHECK(p.nodes[0].has_flops);
+  CHECK(p.nodes[0].flops == 2 * (2.0 * 20 * 30 * 40));
+  CHECK(p.nodes[1].has_flops);
+  CHECK(p.nodes[1].flops == 2 * (20.0 * 40));
+  if (p.nodes[0].seconds > 0) CHECK(p.nodes[0].gflops_per_second() > 0);
+  const std::string table = p.summary();
+  INFO(table);
+  CHECK(table.find("GFLOP/s  class\n") != std::string::npos);
+  CHECK(table.find("         -  ") == std::string::npos);  // both Ops report their work
+}

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <exception>
 #include <memory>
@@ -13,8 +14,10 @@
 
 #include <fmt/format.h>
 
+#include "engine/compile/detail/debug_check.hpp"
 #include "engine/compile/detail/nan_guard.hpp"
 #include "engine/compile/errors.hpp"
+#include "engine/compile/function.hpp"
 #include "engine/compile/shared.hpp"
 #include "engine/graph/errors.hpp"
 #include "engine/graph/op.hpp"
@@ -33,15 +36,21 @@ bool sole_owner(const Tensor& t) { return t.storage().use_count() == 1; }
 }  // namespace
 
 FunctionCore::FunctionCore(std::shared_ptr<const Program> program, bool profile,
-                           std::optional<NanGuard> nan_guard)
+                           std::optional<NanGuard> nan_guard,
+                           std::optional<DebugMode> debug_mode,
+                           std::unique_ptr<FunctionBase> unrewritten)
     : program_(std::move(program)),
       slots_(program_->n_slots),
       cells_(program_->cells.size()),
-      guard_(nan_guard) {
+      guard_(nan_guard),
+      unrewritten_(std::move(unrewritten)) {
   for (const auto& [slot, value] : program_->constants) slots_[slot] = value;
   load_fixed_cells();
   if (profile) init_profile();
+  if (debug_mode) debug_ = std::make_unique<DebugChecker>(*program_, std::move(*debug_mode));
 }
+
+FunctionCore::~FunctionCore() = default;
 
 void FunctionCore::load_fixed_cells() {
   const std::vector<CellSource>& cells = program_->cells;
@@ -50,7 +59,10 @@ void FunctionCore::load_fixed_cells() {
 }
 
 FunctionCore::FunctionCore(const FunctionCore& other)
-    : FunctionCore(other.program_, other.profile_ != nullptr, other.guard_) {}
+    : FunctionCore(other.program_, other.profile_ != nullptr, other.guard_) {
+  if (other.debug_) debug_ = std::make_unique<DebugChecker>(*other.debug_);
+  if (other.unrewritten_) unrewritten_ = std::make_unique<FunctionBase>(*other.unrewritten_);
+}
 
 namespace {
 /// The Op's C++ class, demangled, without its namespace.
@@ -106,6 +118,8 @@ template <class Args> void FunctionCore::call_impl(const Args& args, Tensor* out
     ~Release() { flag.store(false, std::memory_order_release); }
   } release{running_};
   const Clock::time_point start = profile_ ? Clock::now() : Clock::time_point();
+  // First, as the rewritten graph may overwrite arguments declared mutable.
+  const std::vector<Tensor> want = unrewritten_ ? run_unrewritten(args) : std::vector<Tensor>();
 
   Tensor* slots = slots_.data();
   std::size_t i = 0;
@@ -125,6 +139,7 @@ template <class Args> void FunctionCore::call_impl(const Args& args, Tensor* out
     slots[n_inputs + j] = p.shared_vars[j]->value_;
 
   run_bound();
+  if (unrewritten_) compare_unrewritten(args, want);
 
   // Everything is computed: nothing below can fail, so the updates are
   // assigned all together or, when anything above threw, not at all.
@@ -145,20 +160,81 @@ template <class Args> void FunctionCore::call_impl(const Args& args, Tensor* out
 }
 
 void FunctionCore::run_bound() {
-  const Program& p = *program_;
   try {
-    if (guard_) {
-      if (guard_->check_inputs) guard_inputs(p.inputs.size() + p.shared_vars.size());
-      if (profile_) run<true, true>();
-      else run<false, true>();
-    } else if (profile_) {
-      run<true, false>();
-    } else {
-      run<false, false>();
-    }
+    if (debug_) run_with<true>();
+    else run_with<false>();
   } catch (...) {
     abandon();
     throw;
+  }
+}
+
+template <bool kDebug> void FunctionCore::run_with() {
+  const Program& p = *program_;
+  if (guard_) {
+    if (guard_->check_inputs) guard_inputs(p.inputs.size() + p.shared_vars.size());
+    if (profile_) run<true, true, kDebug>();
+    else run<false, true, kDebug>();
+  } else if (profile_) {
+    run<true, false, kDebug>();
+  } else {
+    run<false, false, kDebug>();
+  }
+}
+
+namespace {
+
+/// How `got` differs from `want` where `want` is finite: a NaN or an
+/// infinity of the unrewritten graph is what stabilization removes, so any
+/// value of the rewritten one is accepted there.
+std::optional<std::string> finite_difference(const Tensor& got, const Tensor& want,
+                                             Tolerance tolerance) {
+  if (got.dtype() != want.dtype() || got.shape() != want.shape() || !is_float(want.dtype()))
+    return describe_difference(got, want, tolerance);
+  Tensor masked = got.astype(DType::Float64);  // a copy of its own
+  const Tensor w = want.astype(DType::Float64);
+  double* m = masked.data<double>();
+  const double* pw = w.data<double>();
+  for (std::int64_t i = 0; i < masked.size(); ++i)
+    if (!std::isfinite(pw[i])) m[i] = pw[i];
+  return describe_difference(masked, w, tolerance);
+}
+
+}  // namespace
+
+template <class Args> std::vector<Tensor> FunctionCore::run_unrewritten(const Args& args) {
+  std::vector<const Tensor*> given(args.size());
+  for (std::size_t i = 0; i < args.size(); ++i) given[i] = &args[i];
+  std::vector<Tensor> want(unrewritten_->num_outputs());
+  unrewritten_->call_into(std::span<const Tensor* const>(given), want.data());
+  return want;
+}
+
+template <class Args>
+void FunctionCore::compare_unrewritten(const Args& args, const std::vector<Tensor>& want) {
+  const Program& p = *program_;
+  for (std::size_t r = 0; r < want.size(); ++r) {
+    const auto why =
+        finite_difference(slots_[p.output_slots[r]], want[r], debug_->mode().tolerance);
+    if (!why) continue;
+    const std::string what =
+        r < p.n_returned ? fmt::format("output {}", r)
+                         : fmt::format("the update of shared variable {}",
+                                       describe(*p.update_targets[r - p.n_returned].first));
+    std::string culprit;
+    if (debug_->mode().name_rewrite) {
+      std::vector<Tensor> given;
+      for (std::size_t i = 0; i < args.size(); ++i) given.push_back(args[i]);
+      try {
+        culprit = "; " + debug_->mode().name_rewrite(given);
+      } catch (const std::exception& e) {
+        culprit = fmt::format("; naming the rewrite failed: {}", e.what());
+      }
+    }
+    abandon();
+    throw DebugModeError(fmt::format(
+        "DebugMode: {} of {} is not what the unrewritten graph computes: {} (unrewritten){}", what,
+        p.label, *why, culprit));
   }
 }
 
@@ -181,7 +257,7 @@ void FunctionCore::end_steps() noexcept {
     if (s >= p.first_node_slot) slots_[s] = Tensor();
 }
 
-template <bool kProfile, bool kGuard> void FunctionCore::run() {
+template <bool kProfile, bool kGuard, bool kDebug> void FunctionCore::run() {
   const Program& p = *program_;
   Tensor* slots = slots_.data();
   Tensor* cells = cells_.data();
@@ -228,8 +304,14 @@ template <bool kProfile, bool kGuard> void FunctionCore::run() {
     Clock::time_point t0;
     if constexpr (kProfile) t0 = Clock::now();
     try {
-      step.op->perform(*step.node, std::span<const Tensor>(in, step.n_cells),
-                       std::span<Tensor>(out, step.n_out));
+      if constexpr (kDebug)
+        debug_->run_node(k, std::span<const Tensor>(in, step.n_cells),
+                         std::span<Tensor>(out, step.n_out));
+      else
+        step.op->perform(*step.node, std::span<const Tensor>(in, step.n_cells),
+                         std::span<Tensor>(out, step.n_out));
+    } catch (const DebugModeError&) {
+      throw;
     } catch (...) {
       fail_node(k);
     }
@@ -239,6 +321,7 @@ template <bool kProfile, bool kGuard> void FunctionCore::run() {
       np.output_bytes = 0;
       for (std::uint32_t j = 0; j < step.n_out; ++j)
         if (out[j].valid()) np.output_bytes += out[j].nbytes();
+      count_flops(k, in, out);
     }
 
     for (std::uint32_t j = 0; j < step.n_out; ++j) {
@@ -290,6 +373,20 @@ template <bool kProfile, bool kGuard> void FunctionCore::run() {
   }
 }
 
+void FunctionCore::count_flops(std::size_t k, const Tensor* in, const Tensor* out) {
+  const Step& step = program_->steps[k];
+  std::vector<Shape> in_shapes, out_shapes;
+  for (std::uint32_t c = 0; c < step.n_cells; ++c)
+    in_shapes.push_back(in[c].valid() ? in[c].shape() : Shape());
+  for (std::uint32_t j = 0; j < step.n_out; ++j)
+    out_shapes.push_back(out[j].valid() ? out[j].shape() : Shape());
+  const std::optional<double> f = step.op->flops(*step.node, in_shapes, out_shapes);
+  if (!f) return;
+  NodeProfile& np = profile_->nodes[k];
+  np.has_flops = true;
+  np.flops += *f;
+}
+
 Tensor FunctionCore::convert_input(std::size_t i, const Tensor& value) const {
   const InputSpec& in = program_->inputs[i];
   try {
@@ -313,13 +410,11 @@ void FunctionCore::throw_arg_count(std::size_t got) const {
                               names.empty() ? "" : " (" + names + ")", got));
 }
 
-namespace {
 std::string node_label(const Program& p, std::size_t k) {
   const Step& s = p.steps[k];
   return fmt::format("node {} of {} (`{}` computing {})", k + 1, p.steps.size(), s.op->to_string(),
                      s.n_out ? describe(s.node->output_var(0)) : std::string("nothing"));
 }
-}  // namespace
 
 void FunctionCore::fail_node(std::size_t k) const {
   std::string what = "an exception that is not a std::exception";

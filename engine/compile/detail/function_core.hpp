@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "engine/compile/detail/program.hpp"
@@ -12,7 +13,16 @@
 #include "engine/compile/profile.hpp"
 #include "runtime/tensor.hpp"
 
+namespace rw {
+class FunctionBase;
+}
+
 namespace rw::detail {
+
+class DebugChecker;
+
+/// "node 3 of 7 (`add` computing x + y)": how messages name step k.
+std::string node_label(const Program& p, std::size_t k);
 
 /// The state of one Function: a slot per variable, a cell per node input, the
 /// profile. Calls follow the Program's plan; nothing is allocated per call
@@ -20,9 +30,12 @@ namespace rw::detail {
 class FunctionCore {
  public:
   FunctionCore(std::shared_ptr<const Program> program, bool profile,
-               std::optional<NanGuard> nan_guard = std::nullopt);
+               std::optional<NanGuard> nan_guard = std::nullopt,
+               std::optional<DebugMode> debug_mode = std::nullopt,
+               std::unique_ptr<FunctionBase> unrewritten = nullptr);
   /// Same program, storage and profile of its own.
   FunctionCore(const FunctionCore& other);
+  ~FunctionCore();
 
   const Program& program() const { return *program_; }
   FunctionProfile* profile() { return profile_.get(); }
@@ -40,7 +53,12 @@ class FunctionCore {
   /// the steps (the instantiation the profile and guard call for), and on
   /// failure lets go of what the run held.
   void run_bound();
-  template <bool kProfile, bool kGuard> void run();
+  template <bool kProfile, bool kGuard, bool kDebug> void run();
+  template <bool kDebug> void run_with();
+  template <class Args> std::vector<Tensor> run_unrewritten(const Args& args);
+  template <class Args>
+  void compare_unrewritten(const Args& args, const std::vector<Tensor>& want);
+  void count_flops(std::size_t k, const Tensor* in, const Tensor* out);
   void guard_inputs(std::size_t n_args) const;
   void guard_outputs(std::size_t k, const Tensor* in, const Tensor* out) const;
   Tensor convert_input(std::size_t i, const Tensor& value) const;
@@ -56,6 +74,10 @@ class FunctionCore {
   std::vector<Tensor> cells_;
   std::unique_ptr<FunctionProfile> profile_;
   std::optional<NanGuard> guard_;
+  std::unique_ptr<DebugChecker> debug_;
+  // DebugMode's compare_unrewritten: the same graph without rewrites, whose
+  // outputs are the returned ones and the explicit updates' values.
+  std::unique_ptr<FunctionBase> unrewritten_;
   std::vector<const void*> prior_;  // profiling: the buffer each output slot held before perform
   // Set for the whole of a call, by whichever thread makes it: a second call
   // at the same time, nested or from another thread, is refused before it

@@ -219,6 +219,7 @@ std::map<std::string, Entry> table() {
   for (const char* n : {"zero_grad", "disconnected_grad", "grad_clip", "grad_scale"})
     t[n].not_differentiable =
         "its gradient differs from its derivative by design (tests/engine/grad/test_rop.cpp)";
+  t["alloc_empty"].not_differentiable = "its inputs are extents (integers)";
   for (const char* n : {"eye", "tri"})
     t[n].not_differentiable = "its inputs are sizes and an offset (integers)";
   // Bounds away from a change of length: arange(0.25, 4.5, 0.6) has 8 values.
