@@ -1,0 +1,57 @@
+// The sparse rewrites: constructor folding and inverse pairs.
+#include "ops/sparse/sparse_rewrites.hpp"
+
+#include "ops/api.hpp"
+#include "ops/detail/op_cast.hpp"
+
+namespace rw {
+
+namespace {
+
+Var as_dtype(const Var& v, DType d) { return v->tensor_type()->dtype() == d ? v : cast(v, d); }
+
+}  // namespace
+
+CsmPropertiesOfCsm::CsmPropertiesOfCsm() : OpRewriter("local_csm_properties_csm", /*depth=*/1) {}
+
+RewriteResult CsmPropertiesOfCsm::rewrite(FunctionGraph&, Apply& node, const CsmProperties&,
+                                          const RewriteContext&) const {
+  const Apply* owner = node.input(0)->owner();
+  if (!owner || !ops_detail::op_as<Csm>(owner->op()))
+    return RewriteResult::fail("the matrix is not built by csr or csc");
+  return RewriteResult::replace_outputs({owner->input(0), as_dtype(owner->input(1), DType::Int32),
+                                         as_dtype(owner->input(2), DType::Int32),
+                                         as_dtype(owner->input(3), DType::Int64)});
+}
+
+SparseTransposeTwice::SparseTransposeTwice()
+    : OpRewriter("local_sparse_transpose_transpose", /*depth=*/1) {}
+
+RewriteResult SparseTransposeTwice::rewrite(FunctionGraph&, Apply& node, const SparseTranspose&,
+                                            const RewriteContext&) const {
+  const Apply* owner = node.input(0)->owner();
+  if (!owner || !ops_detail::op_as<SparseTranspose>(owner->op()))
+    return RewriteResult::fail("the input is not a sparse_transpose");
+  return RewriteResult::replace_output(owner->input(0));
+}
+
+DenseOfSparseOfDense::DenseOfSparseOfDense()
+    : OpRewriter("local_dense_from_sparse_sparse_from_dense", /*depth=*/1) {}
+
+RewriteResult DenseOfSparseOfDense::rewrite(FunctionGraph&, Apply& node, const DenseFromSparse&,
+                                            const RewriteContext&) const {
+  const Apply* owner = node.input(0)->owner();
+  if (!owner || !ops_detail::op_as<SparseFromDense>(owner->op()))
+    return RewriteResult::fail("the input is not csr_from_dense or csc_from_dense");
+  return RewriteResult::replace_output(owner->input(0));
+}
+
+void register_sparse_rewrites(SequenceDB& db) {
+  auto& canonicalize = db.sub<EquilibriumDB>("canonicalize");
+  const std::vector<std::string> tags{"fast_run", "fast_compile", "sparse"};
+  canonicalize.add(std::make_shared<CsmPropertiesOfCsm>(), tags);
+  canonicalize.add(std::make_shared<SparseTransposeTwice>(), tags);
+  canonicalize.add(std::make_shared<DenseOfSparseOfDense>(), tags);
+}
+
+}  // namespace rw
