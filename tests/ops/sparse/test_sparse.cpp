@@ -324,3 +324,24 @@ output y, t
   CHECK_FALSE(bad.ok());
   CHECK_THAT(rw::dsl::render(bad.diagnostics), Catch::Contains("`csc_f32` (a sparse matrix) takes two extents"));
 }
+
+TEST_CASE("a shared sparse matrix, updated by a function; a sparse output and a constant", "[sparse]") {
+  const Tensor a = example();
+  const auto type = rw::SparseType::make(SparseFormat::Csr, DType::Float64);
+  rw::Shared w = rw::shared("w", rw::sparse_from_dense(a, SparseFormat::Csr), type);
+  CHECK(w->type()->to_string() == "csr_f64[?,?]");
+  auto step = rw::function({}, std::vector<Var>{rw::sp_sum(w)}, {.updates = {{w, rw::mul_sd(w, 0.5)}}});
+  CHECK(step.call({})[0].item<double>() == 21.0);
+  CHECK(step.call({})[0].item<double>() == 10.5);
+  CHECK(close(rw::sparse_to_dense(w.get_value()), times(a, 0.25)));
+  // set_value checks the value as a function's argument is checked.
+  CHECK_THROWS_WITH(w.set_value(a), Catch::Contains("expected a sparse matrix of type `csr_f64[?,?]`"));
+  CHECK(close(rw::sparse_to_dense(w.get_value()), times(a, 0.25)));  // unchanged
+  // A sparse input returned as it is, and a sparse constant folded into a dense result.
+  const Var s = rw::sparse_matrix("s", SparseFormat::Csc);
+  const Tensor sv = rw::sparse_from_dense(a, SparseFormat::Csc);
+  CHECK(rw::function({s}, std::vector<Var>{s}).call(std::vector<Tensor>{sv})[0].equal(sv));
+  const Var c = rw::sparse_constant(sv, "c");
+  CHECK(c->type()->to_string() == "csc_f64[3,4]");
+  CHECK(rw::function({}, std::vector<Var>{rw::dense_from_sparse(rw::mul_sd(c, 2.0))}).call({})[0].equal(times(a, 2.0)));
+}
