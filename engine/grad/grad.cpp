@@ -251,31 +251,10 @@ std::vector<Var> grad(const Var& cost, std::span<const Var> wrt, const GradOptio
   std::vector<Var> out;
   for (std::size_t i = 0; i < wrt.size(); ++i) {
     const Var& w = wrt[i];
-    if (as_sparse_type(*w->type())) {
-      // A sparse variable's gradient is sparse (structured where the Ops
-      // are); a disconnected one is zero on its pattern.
-      Var g = acc.total(w.get());
-      if (g) {
-        out.push_back(g);
-        continue;
-      }
-      const std::string message = fmt::format(
-          "`grad`: the cost does not depend on {} (wrt {}); pass disconnected_inputs = ignore or "
-          "warn if this is expected",
-          describe(*w), i);
-      if (options.disconnected_inputs == DisconnectedInputs::Raise)
-        throw DisconnectedInputError(message);
-      if (options.disconnected_inputs == DisconnectedInputs::Warn) report(options, message);
-      switch (options.return_disconnected) {
-        case ReturnDisconnected::Zero: out.push_back(mul_sd(w, 0.0)); break;
-        case ReturnDisconnected::Disconnected:
-          out.push_back(Variable::make(DisconnectedType::make()));
-          break;
-        case ReturnDisconnected::None: out.push_back(Var()); break;
-      }
-      continue;
-    }
-    const DType wd = w->tensor_type()->dtype();
+    // A sparse variable's gradient is sparse (structured where the Ops are);
+    // a disconnected one is zero on its pattern.
+    const bool sparse = as_sparse_type(*w->type()) != nullptr;
+    const DType wd = sparse ? as_sparse_type(*w->type())->dtype() : w->tensor_type()->dtype();
     Var g = acc.total(w.get());
     if (is_null_grad(g)) {
       if (options.null_gradients == NullGradients::Raise)
@@ -298,7 +277,7 @@ std::vector<Var> grad(const Var& cost, std::span<const Var> wrt, const GradOptio
     if (options.disconnected_inputs == DisconnectedInputs::Warn) report(options, message);
     switch (options.return_disconnected) {
       case ReturnDisconnected::Zero:
-        out.push_back(zeros_like(w, is_float(wd) ? wd : DType::Float64));
+        out.push_back(sparse ? mul_sd(w, 0.0) : zeros_like(w, is_float(wd) ? wd : DType::Float64));
         break;
       case ReturnDisconnected::Disconnected:
         out.push_back(Variable::make(DisconnectedType::make()));

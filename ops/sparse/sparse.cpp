@@ -287,8 +287,9 @@ ApplyRef StructuredDot::make_node(std::span<const Var> inputs) const {
   ops_detail::check_arity(*this, inputs, 2, 2);
   const SparseType& s = sparse_input(*this, inputs, 0);
   const TensorType& d = dense_input(*this, inputs, 1, 1, 2, "vector or matrix");
-  check_extent_pair(*this, inputs, 0, s.shape()[1], 1, d.shape()[0], "inner extents");
-  StaticShape out{s.shape()[0]};
+  const std::size_t inner = transpose_s_ ? 0 : 1;
+  check_extent_pair(*this, inputs, 0, s.shape()[inner], 1, d.shape()[0], "inner extents");
+  StaticShape out{s.shape()[1 - inner]};
   if (d.ndim() == 2) out.push_back(d.shape()[1]);
   return ops_detail::make_apply(*this, inputs, promote(s.dtype(), d.dtype()), std::move(out));
 }
@@ -297,13 +298,14 @@ void StructuredDot::perform(const Apply& node, std::span<const Tensor> inputs,
                             std::span<Tensor> outputs) const {
   const DType dt = out_dtype(node);
   outputs[0] = ops_detail::run_kernel(*this, [&] {
-    return sparse_dense_dot(sparse_as(inputs[0], dt), dense_as(inputs[1], dt), outputs[0]);
+    return sparse_dense_dot(sparse_as(inputs[0], dt), dense_as(inputs[1], dt), outputs[0],
+                            transpose_s_);
   });
 }
 
 std::vector<ShapeVars> StructuredDot::infer_shape(const Apply& node,
                                                   std::span<const ShapeVars> in) const {
-  ShapeVars out{sparse_dims(node.input(0), in[0])[0]};
+  ShapeVars out{sparse_dims(node.input(0), in[0])[transpose_s_ ? 1 : 0]};
   if (in[1].size() == 2) out.push_back(in[1][1]);
   return {out};
 }
@@ -528,7 +530,8 @@ Var sparse_like(const Var& s, const SparseType& like) {
   return sparse_convert(s, like.format(), like.dtype());
 }
 Var sparse_transpose(const Var& s) { return make<SparseTranspose>({s}); }
-Var structured_dot(const Var& s, const Var& d) { return make<StructuredDot>({s, d}); }
+Var structured_dot(const Var& s, const Var& d) { return make<StructuredDot>({s, d}, false); }
+Var structured_dot_t(const Var& s, const Var& d) { return make<StructuredDot>({s, d}, true); }
 Var sparse_dot(const Var& a, const Var& b) { return make<SparseDot>({a, b}); }
 Var add_ss(const Var& a, const Var& b) { return make<AddSS>({a, b}); }
 Var add_sd(const Var& s, const Var& d) { return make<AddSD>({s, d}); }
@@ -598,7 +601,9 @@ void register_sparse(OpRegistry& r) {
   simple("sparse_transpose", "the transpose of a sparse matrix (CSR <-> CSC)", 1,
          [] { return std::make_shared<SparseTranspose>(); });
   simple("structured_dot", "sparse times dense, dense", 2,
-         [] { return std::make_shared<StructuredDot>(); });
+         [] { return std::make_shared<StructuredDot>(false); });
+  simple("structured_dot_t", "the transpose of a sparse matrix times dense, dense", 2,
+         [] { return std::make_shared<StructuredDot>(true); });
   simple("sparse_dot", "sparse times sparse, sparse", 2, [] { return std::make_shared<SparseDot>(); });
   simple("add_ss", "sparse plus sparse, sparse", 2, [] { return std::make_shared<AddSS>(); });
   simple("add_sd", "sparse plus dense, dense", 2, [] { return std::make_shared<AddSD>(); });

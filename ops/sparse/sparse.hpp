@@ -164,9 +164,17 @@ class SparseTranspose final : public SparseOp {
 /// `structured_dot(s, d)`: sparse (m, k) times dense (k, n) or (k,), a dense
 /// result. Structured in s: the gradient with respect to s is
 /// sampling_dot(g, d) on s's pattern; with respect to d, sᵀ · g.
+/// `structured_dot_t(s, d)` is sᵀ · d for s (k, m), without forming sᵀ (what
+/// the gradient with respect to d uses, and what
+/// `structured_dot(sparse_transpose(s), d)` is rewritten to).
 class StructuredDot final : public SparseOp {
  public:
-  std::string_view name() const override { return "structured_dot"; }
+  explicit StructuredDot(bool transpose_s = false) : transpose_s_(transpose_s) {}
+  /// True for structured_dot_t.
+  bool transpose_s() const { return transpose_s_; }
+  std::string_view name() const override {
+    return transpose_s_ ? "structured_dot_t" : "structured_dot";
+  }
   ApplyRef make_node(std::span<const Var> inputs) const override;
   void perform(const Apply& node, std::span<const Tensor> inputs,
                std::span<Tensor> outputs) const override;
@@ -174,6 +182,9 @@ class StructuredDot final : public SparseOp {
                                      std::span<const ShapeVars> input_shapes) const override;
   std::vector<Var> L_op(const Apply& node, std::span<const Var> output_grads) const override;
   std::vector<Var> R_op(const Apply& node, std::span<const Var> eval_points) const override;
+
+ private:
+  bool transpose_s_;
 };
 
 /// `sparse_dot(a, b)`: the product of two sparse matrices, sparse in a's
@@ -300,6 +311,8 @@ Var sparse_convert(const Var& s, SparseFormat format, DType dtype);
 Var sparse_like(const Var& s, const SparseType& like);
 Var sparse_transpose(const Var& s);
 Var structured_dot(const Var& s, const Var& d);
+/// sᵀ · d without forming sᵀ.
+Var structured_dot_t(const Var& s, const Var& d);
 Var sparse_dot(const Var& a, const Var& b);
 Var add_ss(const Var& a, const Var& b);
 Var add_sd(const Var& s, const Var& d);

@@ -126,18 +126,23 @@ std::vector<Var> StructuredDot::L_op(const Apply& node, std::span<const Var> g) 
   const bool vec = ops_detail::var_rank(d) == 1;
   const Var g2 = vec ? dimshuffle(g[0], {0, kNewAxis}) : g[0];
   const Var d2 = vec ? dimshuffle(d, {0, kNewAxis}) : d;
-  // On s's pattern: (g · dᵀ)[i, j] where s stores (i, j).
-  const Var gs = sparse_like(rw::sampling_dot(g2, d2, sp_ones_like(s)), stype(s));
-  const Var gd = structured_dot(rw::sparse_transpose(s), g[0]);
-  return {gs, gd};
+  if (transpose_s_) {
+    // y = sᵀ · d: on s's pattern (d · gᵀ)[i, j]; with respect to d, s · g.
+    return {sparse_like(rw::sampling_dot(d2, g2, sp_ones_like(s)), stype(s)),
+            structured_dot(s, g[0])};
+  }
+  // On s's pattern: (g · dᵀ)[i, j] where s stores (i, j); with respect to d, sᵀ · g.
+  return {sparse_like(rw::sampling_dot(g2, d2, sp_ones_like(s)), stype(s)),
+          structured_dot_t(s, g[0])};
 }
 
 std::vector<Var> StructuredDot::R_op(const Apply& node, std::span<const Var> ev) const {
   const Var& s = node.input(0);
   const Var& d = node.input(1);
-  return {sum_present({ev[0] ? structured_dot(ev[0], d) : Var(),
-                       ev[1] ? structured_dot(s, ev[1]) : Var()},
-                      false)};
+  auto product = [this](const Var& a, const Var& b) {
+    return transpose_s_ ? structured_dot_t(a, b) : structured_dot(a, b);
+  };
+  return {sum_present({ev[0] ? product(ev[0], d) : Var(), ev[1] ? product(s, ev[1]) : Var()}, false)};
 }
 
 std::vector<Var> SparseDot::L_op(const Apply& node, std::span<const Var> g) const {
@@ -209,7 +214,7 @@ std::vector<Var> SamplingDot::L_op(const Apply& node, std::span<const Var> g) co
   const Var& y = node.input(1);
   const Var& p = node.input(2);
   const Var q = times_on_pattern(g[0], p);  // (g ⊙ p) on p's pattern
-  return {structured_dot(q, y), structured_dot(rw::sparse_transpose(q), x),
+  return {structured_dot(q, y), structured_dot_t(q, x),
           sparse_like(rw::sampling_dot(x, y, on_pattern(g[0], p)), stype(p))};
 }
 

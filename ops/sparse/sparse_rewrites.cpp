@@ -1,4 +1,4 @@
-// The sparse rewrites: constructor folding and inverse pairs.
+// The sparse rewrites: constructor folding, inverse pairs, products of a transpose.
 #include "ops/sparse/sparse_rewrites.hpp"
 
 #include "ops/api.hpp"
@@ -46,12 +46,26 @@ RewriteResult DenseOfSparseOfDense::rewrite(FunctionGraph&, Apply& node, const D
   return RewriteResult::replace_output(owner->input(0));
 }
 
+StructuredDotOfTranspose::StructuredDotOfTranspose()
+    : OpRewriter("local_structured_dot_of_transpose", /*depth=*/1) {}
+
+RewriteResult StructuredDotOfTranspose::rewrite(FunctionGraph&, Apply& node, const StructuredDot& op,
+                                                const RewriteContext&) const {
+  const Apply* owner = node.input(0)->owner();
+  if (!owner || !ops_detail::op_as<SparseTranspose>(owner->op()))
+    return RewriteResult::fail("the sparse operand is not a sparse_transpose");
+  const Var& s = owner->input(0);
+  const Var& d = node.input(1);
+  return RewriteResult::replace_output(op.transpose_s() ? structured_dot(s, d) : structured_dot_t(s, d));
+}
+
 void register_sparse_rewrites(SequenceDB& db) {
   auto& canonicalize = db.sub<EquilibriumDB>("canonicalize");
   const std::vector<std::string> tags{"fast_run", "fast_compile", "sparse"};
   canonicalize.add(std::make_shared<CsmPropertiesOfCsm>(), tags);
   canonicalize.add(std::make_shared<SparseTransposeTwice>(), tags);
   canonicalize.add(std::make_shared<DenseOfSparseOfDense>(), tags);
+  canonicalize.add(std::make_shared<StructuredDotOfTranspose>(), tags);
 }
 
 }  // namespace rw

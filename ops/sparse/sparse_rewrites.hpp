@@ -1,5 +1,6 @@
 // Rewrites of sparse graphs (PyTensor's sparse/rewriting.py): folding the
-// arrays of a constructor, and conversions or transposes that undo each other.
+// arrays of a constructor, conversions or transposes that undo each other,
+// and products of a transpose.
 #pragma once
 
 #include "engine/rewrite/database.hpp"
@@ -38,7 +39,17 @@ class DenseOfSparseOfDense final : public OpRewriter<DenseFromSparse> {
                         const RewriteContext& ctx) const override;
 };
 
-/// Registers the three into `canonicalize`, tagged fast_run, fast_compile
+/// `structured_dot(sparse_transpose(s), d) -> structured_dot_t(s, d)`, and
+/// `structured_dot_t(sparse_transpose(s), d) -> structured_dot(s, d)`: the
+/// product reads s's arrays as they are instead of a transposed copy.
+class StructuredDotOfTranspose final : public OpRewriter<StructuredDot> {
+ public:
+  StructuredDotOfTranspose();
+  RewriteResult rewrite(FunctionGraph& fgraph, Apply& node, const StructuredDot& op,
+                        const RewriteContext& ctx) const override;
+};
+
+/// Registers the four into `canonicalize`, tagged fast_run, fast_compile
 /// and `sparse`.
 void register_sparse_rewrites(SequenceDB& db);
 

@@ -77,6 +77,26 @@ void require(bool ok, const std::string& message) {
 
 std::string shape_of(const SparseView& v) { return fmt::format("({}, {})", v.rows, v.cols); }
 
+// A value of v's format and shape holding v's pattern, its data to be filled.
+SparseBuffer same_pattern(const SparseView& v, SparseFormat format, std::int64_t rows,
+                          std::int64_t cols) {
+  SparseBuffer b = allocate_sparse(format, v.dtype, rows, cols, v.nnz);
+  std::memcpy(b.indptr, v.indptr, static_cast<std::size_t>(v.outer() + 1) * sizeof(SparseIndex));
+  std::memcpy(b.indices, v.indices, static_cast<std::size_t>(v.nnz) * sizeof(SparseIndex));
+  return b;
+}
+SparseBuffer same_pattern(const SparseView& v) { return same_pattern(v, v.format, v.rows, v.cols); }
+
+// Calls f(row, column, k) for each stored entry k, in storage order.
+template <class F> void for_each_entry(const SparseView& v, F&& f) {
+  const bool csr = v.format == SparseFormat::Csr;
+  for (std::int64_t q = 0; q < v.outer(); ++q)
+    for (SparseIndex k = v.indptr[q]; k < v.indptr[q + 1]; ++k) {
+      const std::int64_t i = v.indices[k];
+      f(csr ? q : i, csr ? i : q, static_cast<std::int64_t>(k));
+    }
+}
+
 }  // namespace
 
 Tensor sparse_convert(const Tensor& s, SparseFormat format, DType dtype) {
@@ -94,22 +114,22 @@ Tensor sparse_convert(const Tensor& s, SparseFormat format, DType dtype) {
 
 Tensor sparse_transpose(const Tensor& s) {
   const SparseView v = sparse_view(s);
-  SparseBuffer b = allocate_sparse(other_format(v.format), v.dtype, v.cols, v.rows, v.nnz);
-  std::memcpy(b.indptr, v.indptr, static_cast<std::size_t>(v.outer() + 1) * sizeof(SparseIndex));
-  std::memcpy(b.indices, v.indices, static_cast<std::size_t>(v.nnz) * sizeof(SparseIndex));
+  SparseBuffer b = same_pattern(v, other_format(v.format), v.cols, v.rows);
   std::memcpy(b.data, v.data, static_cast<std::size_t>(v.nnz) * itemsize(v.dtype));
   return b.value;
 }
 
-Tensor sparse_dense_dot(const Tensor& s, const Tensor& d, Tensor out) {
+Tensor sparse_dense_dot(const Tensor& s, const Tensor& d, Tensor out, bool transpose_s) {
   const SparseView v = sparse_view(s);
   require(d.valid() && (d.ndim() == 1 || d.ndim() == 2) && d.dtype() == v.dtype,
           fmt::format("sparse_dense_dot: the dense operand must be a {} vector or matrix",
                       dtype_name(v.dtype)));
+  const std::int64_t rows = transpose_s ? v.cols : v.rows, inner = transpose_s ? v.rows : v.cols;
   const std::int64_t k = d.shape()[0], n = d.ndim() == 2 ? d.shape()[1] : 1;
-  require(k == v.cols, fmt::format("sparse_dense_dot: a sparse {} and a dense {} do not multiply",
-                                   shape_of(v), shape_to_string(d.shape())));
-  Shape out_shape{v.rows};
+  require(k == inner, fmt::format("sparse_dense_dot: a sparse {}{} and a dense {} do not multiply",
+                                  shape_of(v), transpose_s ? " transposed" : "",
+                                  shape_to_string(d.shape())));
+  Shape out_shape{rows};
   if (d.ndim() == 2) out_shape.push_back(n);
   const bool reuse = out.valid() && out.dtype() == v.dtype && out.shape() == out_shape &&
                      out.is_contiguous();
@@ -117,8 +137,11 @@ Tensor sparse_dense_dot(const Tensor& s, const Tensor& d, Tensor out) {
   const Tensor dc = d.contiguous();
   return visit_sparse(v, [&](const auto& m) {
     using T = typename std::decay_t<decltype(m)>::Scalar;
-    DenseOut<T> o(out.data<T>(), v.rows, n);
-    o.noalias() = m * DenseMap<T>(dc.data<T>(), k, n);
+    DenseOut<T> o(out.data<T>(), rows, n);
+    if (transpose_s)
+      o.noalias() = m.transpose() * DenseMap<T>(dc.data<T>(), k, n);
+    else
+      o.noalias() = m * DenseMap<T>(dc.data<T>(), k, n);
     return out;
   });
 }
@@ -168,12 +191,9 @@ Tensor sparse_add_dense(const Tensor& s, const Tensor& d) {
   Tensor out = d.copy();
   return visit_float(v.dtype, [&]<class T>() {
     T* o = out.data<T>();
-    const bool csr = v.format == SparseFormat::Csr;
-    for (std::int64_t q = 0; q < v.outer(); ++q)
-      for (SparseIndex k = v.indptr[q]; k < v.indptr[q + 1]; ++k) {
-        const std::int64_t r = csr ? q : v.indices[k], c = csr ? v.indices[k] : q;
-        o[r * v.cols + c] += v.values<T>()[k];
-      }
+    for_each_entry(v, [&](std::int64_t r, std::int64_t c, std::int64_t k) {
+      o[r * v.cols + c] += v.values<T>()[k];
+    });
     return out;
   });
 }
@@ -186,17 +206,12 @@ Tensor sparse_mul_dense(const Tensor& s, const Tensor& d) {
   const std::int64_t target[] = {v.rows, v.cols};
   const Tensor db = d.broadcast_to(target);  // throws std::invalid_argument when it does not broadcast
   const std::int64_t s0 = db.strides()[0], s1 = db.strides()[1];
-  SparseBuffer b = allocate_sparse(v.format, v.dtype, v.rows, v.cols, v.nnz);
-  std::memcpy(b.indptr, v.indptr, static_cast<std::size_t>(v.outer() + 1) * sizeof(SparseIndex));
-  std::memcpy(b.indices, v.indices, static_cast<std::size_t>(v.nnz) * sizeof(SparseIndex));
+  SparseBuffer b = same_pattern(v);
   return visit_float(v.dtype, [&]<class T>() {
     const T* x = db.data<T>();
-    const bool csr = v.format == SparseFormat::Csr;
-    for (std::int64_t q = 0; q < v.outer(); ++q)
-      for (SparseIndex k = v.indptr[q]; k < v.indptr[q + 1]; ++k) {
-        const std::int64_t r = csr ? q : v.indices[k], c = csr ? v.indices[k] : q;
-        b.values<T>()[k] = v.values<T>()[k] * x[r * s0 + c * s1];
-      }
+    for_each_entry(v, [&](std::int64_t r, std::int64_t c, std::int64_t k) {
+      b.values<T>()[k] = v.values<T>()[k] * x[r * s0 + c * s1];
+    });
     return b.value;
   });
 }
@@ -212,12 +227,9 @@ Tensor sparse_sum(const Tensor& s, int axis) {
     }
     Tensor out = Tensor::zeros({axis == 0 ? v.cols : v.rows}, v.dtype);
     T* o = out.data<T>();
-    const bool csr = v.format == SparseFormat::Csr;
-    for (std::int64_t q = 0; q < v.outer(); ++q)
-      for (SparseIndex k = v.indptr[q]; k < v.indptr[q + 1]; ++k) {
-        const std::int64_t r = csr ? q : v.indices[k], c = csr ? v.indices[k] : q;
-        o[axis == 0 ? c : r] += v.values<T>()[k];
-      }
+    for_each_entry(v, [&](std::int64_t r, std::int64_t c, std::int64_t k) {
+      o[axis == 0 ? c : r] += v.values<T>()[k];
+    });
     return out;
   });
 }
@@ -232,20 +244,15 @@ Tensor sampling_dot(const Tensor& x, const Tensor& y, const Tensor& p) {
                       shape_to_string(x.shape()), shape_to_string(y.shape()), shape_of(v)));
   const Tensor xc = x.contiguous(), yc = y.contiguous();
   const std::int64_t kk = x.shape()[1];
-  SparseBuffer b = allocate_sparse(v.format, v.dtype, v.rows, v.cols, v.nnz);
-  std::memcpy(b.indptr, v.indptr, static_cast<std::size_t>(v.outer() + 1) * sizeof(SparseIndex));
-  std::memcpy(b.indices, v.indices, static_cast<std::size_t>(v.nnz) * sizeof(SparseIndex));
+  SparseBuffer b = same_pattern(v);
   return visit_float(v.dtype, [&]<class T>() {
     const T* xd = xc.data<T>();
     const T* yd = yc.data<T>();
-    const bool csr = v.format == SparseFormat::Csr;
-    for (std::int64_t q = 0; q < v.outer(); ++q)
-      for (SparseIndex k = v.indptr[q]; k < v.indptr[q + 1]; ++k) {
-        const std::int64_t r = csr ? q : v.indices[k], c = csr ? v.indices[k] : q;
-        T acc = 0;
-        for (std::int64_t j = 0; j < kk; ++j) acc += xd[r * kk + j] * yd[c * kk + j];
-        b.values<T>()[k] = v.values<T>()[k] * acc;
-      }
+    for_each_entry(v, [&](std::int64_t r, std::int64_t c, std::int64_t k) {
+      T acc = 0;
+      for (std::int64_t j = 0; j < kk; ++j) acc += xd[r * kk + j] * yd[c * kk + j];
+      b.values<T>()[k] = v.values<T>()[k] * acc;
+    });
     return b.value;
   });
 }

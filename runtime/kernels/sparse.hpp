@@ -15,10 +15,11 @@ Tensor sparse_convert(const Tensor& s, SparseFormat format, DType dtype);
 /// transposed shape, and the reverse (the arrays are copied, not permuted).
 Tensor sparse_transpose(const Tensor& s);
 
-/// s · d: a sparse (m, k) times a dense (k, n) or (k,) of the same dtype.
+/// s · d: a sparse (m, k) times a dense (k, n) or (k,) of the same dtype;
+/// with `transpose_s`, sᵀ · d for s (k, m), read from s's arrays as they are.
 /// Writes into `out` when it is a contiguous tensor of the result's dtype
 /// and shape (and returns it), else allocates.
-Tensor sparse_dense_dot(const Tensor& s, const Tensor& d, Tensor out = {});
+Tensor sparse_dense_dot(const Tensor& s, const Tensor& d, Tensor out = {}, bool transpose_s = false);
 /// a · b of two sparse matrices of one dtype; the result has a's format.
 Tensor sparse_sparse_dot(const Tensor& a, const Tensor& b);
 /// a + b of two sparse matrices of one shape, format and dtype.

@@ -544,6 +544,11 @@ std::map<std::string, Gen> generators() {
     b.sparse(F::Csr, f64, 3, 4).in(f64, {4, 2});
     return b.c;
   };
+  g["structured_dot_t"] = [] {
+    Builder b;
+    b.sparse(F::Csc, f32, 4, 3).in(f64, {4});
+    return b.c;
+  };
   g["sparse_dot"] = [] {
     Builder b;
     b.sparse(F::Csr, f64, 3, 4).sparse(F::Csc, f64, 4, 5);

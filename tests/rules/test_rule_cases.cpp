@@ -340,8 +340,10 @@ const std::vector<RuleCase>& rewriter_cases() {
        "exp(subtensor{index=(-2)}(b, 1))"},
       // ops/sparse/sparse_rewrites.hpp, on sparse matrices made from dense inputs.
       {"local_sparse_transpose_transpose",
-       M "output structured_dot(sparse_transpose(sparse_transpose(csr_from_dense(m))), m)",
-       "structured_dot(csr_from_dense(m), m)"},
+       M "output exp(dense_from_sparse(sparse_transpose(sparse_transpose(csr_from_dense(m)))))", "exp(m)"},
+      {"local_structured_dot_of_transpose",
+       M "output structured_dot(sparse_transpose(csr_from_dense(m)), m)",
+       "structured_dot_t(csr_from_dense(m), m)"},
       {"local_dense_from_sparse_sparse_from_dense", M "output exp(dense_from_sparse(csc_from_dense(m)))",
        "exp(m)"},
       {"local_csm_properties_csm",

@@ -440,6 +440,11 @@ std::map<std::string, Entry> table() {
                           {[](Inputs in) { return rw::structured_dot(rw::csc_from_dense(in[0]), in[1]); },
                            {uni({3, 4}), uni({4})}}},
                          {}};
+  t["structured_dot_t"] = {{{[](Inputs in) { return rw::structured_dot_t(rw::csr_from_dense(in[0]), in[1]); },
+                             {uni({3, 4}), uni({3, 2})}},
+                            {[](Inputs in) { return rw::structured_dot_t(rw::csc_from_dense(in[0]), in[1]); },
+                             {uni({3, 4}), uni({3})}}},
+                           {}};
   t["sparse_dot"] = {{{[](Inputs in) {
                          return rw::dense_from_sparse(
                              rw::sparse_dot(rw::csr_from_dense(in[0]), rw::csc_from_dense(in[1])));

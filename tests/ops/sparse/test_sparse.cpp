@@ -147,6 +147,8 @@ TEST_CASE("sparse Ops against their dense equivalents, both formats and dtypes",
       CHECK(close(rw::function({x}, rw::dense_from_sparse(rw::csc_from_dense(x)))(a), a, tol));
       CHECK(close(rw::function({s, x}, rw::structured_dot(s, x))(sa, d), rw::dot(a, d), tol));
       const Tensor dv = rw::Rng(5).uniform({4}, -1, 1, dt);
+      // sᵀ · e without the transpose: (4, 5) · (5, 4).
+      CHECK(close(rw::function({s, x}, rw::structured_dot_t(s, x))(sa, e), rw::dot(a.transpose(), e), tol));
       const Var vv = rw::vector("v", dt);
       CHECK(close(rw::function({s, vv}, rw::structured_dot(s, vv))(sa, dv), rw::dot(a, dv), tol));
       CHECK(close(rw::function({s, t}, rw::dense_from_sparse(rw::add_ss(s, t)))(sa, sb), plus(a, b), tol));
@@ -258,6 +260,14 @@ TEST_CASE("sparse gradients are structured: on the sparse operand's pattern", "[
   const std::vector<double> got = values(rw::sparse_data(g));
   REQUIRE(got.size() == expected.size());
   for (std::size_t k = 0; k < got.size(); ++k) CHECK(got[k] == Approx(expected[k]));
+  // A cost that does not read s: refused by default, zero on s's pattern when ignored.
+  const Var other = rw::sum(d);
+  CHECK_THROWS_AS(rw::grad(other, s), rw::DisconnectedInputError);
+  const Var zero = rw::grad(other, std::vector<Var>{s}, {.disconnected_inputs = rw::DisconnectedInputs::Ignore})[0];
+  CHECK(zero->type()->to_string() == "csr_f64[?,?]");
+  const Tensor z = rw::function({s}, zero)(sa);
+  CHECK(rw::sparse_view(z).nnz == 6);
+  CHECK(values(rw::sparse_data(z)) == std::vector<double>(6, 0.0));
   // Through dense_from_sparse too: zero where s has no entry.
   const Tensor g2 = rw::function({s}, rw::grad(rw::sum(rw::sqr(rw::dense_from_sparse(s))), s))(sa);
   CHECK(rw::sparse_view(g2).nnz == 6);
@@ -289,6 +299,8 @@ TEST_CASE("verify_grad over the data of matrices with real zeros", "[sparse][gra
         std::vector<Tensor>{data, xm, ym}));
     CHECK_NOTHROW(rw::verify_grad(
         [&](In in) { return rw::dense_from_sparse(rw::sparse_transpose(mat(in[0]))); }, std::vector<Tensor>{data}));
+    const Tensor tm = rw::Rng(6).uniform({4, 3}, -1, 1);
+    CHECK_NOTHROW(rw::verify_grad([&](In in) { return rw::structured_dot_t(mat(in[0]), in[1]); }, std::vector<Tensor>{data, tm}));
     CHECK_NOTHROW(rw::verify_rop([&](In in) { return rw::structured_dot(mat(in[0]), in[1]); }, std::vector<Tensor>{data, dm}));
     CHECK_NOTHROW(rw::verify_rop(
         [&](In in) { return rw::dense_from_sparse(rw::sampling_dot(in[1], in[2], mat(in[0]))); },
