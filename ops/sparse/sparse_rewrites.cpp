@@ -10,14 +10,20 @@ namespace {
 
 Var as_dtype(const Var& v, DType d) { return v->tensor_type()->dtype() == d ? v : cast(v, d); }
 
+// The node computing input 0 of `node` when its Op is an O, else null.
+template <class O> const Apply* input_from(const Apply& node) {
+  const Apply* owner = node.input(0)->owner();
+  return owner && ops_detail::op_as<O>(owner->op()) ? owner : nullptr;
+}
+
 }  // namespace
 
 CsmPropertiesOfCsm::CsmPropertiesOfCsm() : OpRewriter("local_csm_properties_csm", /*depth=*/1) {}
 
 RewriteResult CsmPropertiesOfCsm::rewrite(FunctionGraph&, Apply& node, const CsmProperties&,
                                           const RewriteContext&) const {
-  const Apply* owner = node.input(0)->owner();
-  if (!owner || !ops_detail::op_as<Csm>(owner->op()))
+  const Apply* owner = input_from<Csm>(node);
+  if (!owner)
     return RewriteResult::fail("the matrix is not built by csr or csc");
   return RewriteResult::replace_outputs({owner->input(0), as_dtype(owner->input(1), DType::Int32),
                                          as_dtype(owner->input(2), DType::Int32),
@@ -29,8 +35,8 @@ SparseTransposeTwice::SparseTransposeTwice()
 
 RewriteResult SparseTransposeTwice::rewrite(FunctionGraph&, Apply& node, const SparseTranspose&,
                                             const RewriteContext&) const {
-  const Apply* owner = node.input(0)->owner();
-  if (!owner || !ops_detail::op_as<SparseTranspose>(owner->op()))
+  const Apply* owner = input_from<SparseTranspose>(node);
+  if (!owner)
     return RewriteResult::fail("the input is not a sparse_transpose");
   return RewriteResult::replace_output(owner->input(0));
 }
@@ -40,8 +46,8 @@ DenseOfSparseOfDense::DenseOfSparseOfDense()
 
 RewriteResult DenseOfSparseOfDense::rewrite(FunctionGraph&, Apply& node, const DenseFromSparse&,
                                             const RewriteContext&) const {
-  const Apply* owner = node.input(0)->owner();
-  if (!owner || !ops_detail::op_as<SparseFromDense>(owner->op()))
+  const Apply* owner = input_from<SparseFromDense>(node);
+  if (!owner)
     return RewriteResult::fail("the input is not csr_from_dense or csc_from_dense");
   return RewriteResult::replace_output(owner->input(0));
 }
@@ -51,8 +57,8 @@ StructuredDotOfTranspose::StructuredDotOfTranspose()
 
 RewriteResult StructuredDotOfTranspose::rewrite(FunctionGraph&, Apply& node, const StructuredDot& op,
                                                 const RewriteContext&) const {
-  const Apply* owner = node.input(0)->owner();
-  if (!owner || !ops_detail::op_as<SparseTranspose>(owner->op()))
+  const Apply* owner = input_from<SparseTranspose>(node);
+  if (!owner)
     return RewriteResult::fail("the sparse operand is not a sparse_transpose");
   const Var& s = owner->input(0);
   const Var& d = node.input(1);
