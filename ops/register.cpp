@@ -8,6 +8,7 @@
 #include "ops/linalg/linalg.hpp"
 #include "ops/nnet/softmax.hpp"
 #include "ops/random/random.hpp"
+#include "ops/sparse/sparse.hpp"
 #include "ops/reduce/cumulative.hpp"
 #include "ops/reduce/reduce.hpp"
 #include "ops/sort/sort.hpp"
@@ -27,6 +28,7 @@ void register_standard_ops(OpRegistry& registry) {
   register_cumulative(registry);
   register_sort(registry);
   register_random(registry);
+  register_sparse(registry);
 }
 
 }  // namespace rw

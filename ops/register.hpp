@@ -7,8 +7,8 @@ namespace rw {
 
 /// Registers every standard Op family, by calling register_elemwise,
 /// register_reduce, register_shape, register_indexing, register_linalg,
-/// register_nnet, register_creation, register_cumulative, register_sort and
-/// register_random, in that order. The compile layer's deep_copy and view are
+/// register_nnet, register_creation, register_cumulative, register_sort,
+/// register_random and register_sparse, in that order. The compile layer's deep_copy and view are
 /// not included (register_compile_ops; the umbrella's standard_registry()
 /// holds both).
 void register_standard_ops(OpRegistry& registry);

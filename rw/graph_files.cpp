@@ -17,6 +17,7 @@
 #include "engine/graph/apply.hpp"
 #include "engine/graph/errors.hpp"
 #include "engine/graph/random_type.hpp"
+#include "engine/graph/sparse_type.hpp"
 #include "engine/graph/traversal.hpp"
 #include "engine/graph/type.hpp"
 #include "ops/api.hpp"
@@ -212,9 +213,10 @@ class GraphWriter {
     return "a variable";
   }
 
-  // Tensor types, and the types graph files write as a word (`rng`).
+  // Tensor types, and the types graph files write as a word (`rng`,
+  // `csr_f64[?,?]`).
   static std::string type_text(const Variable& v, std::string_view what) {
-    if (!v.tensor_type() && !is_random_generator_type(*v.type()))
+    if (!v.tensor_type() && !is_random_generator_type(*v.type()) && !as_sparse_type(*v.type()))
       throw Error(fmt::format("cannot write the graph: {} {} has type {}, which graph files "
                               "cannot write",
                               what, describe(v), v.type()->to_string()));

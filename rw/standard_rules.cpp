@@ -15,6 +15,7 @@
 #include "ops/elemwise/canonizer.hpp"
 #include "ops/indexing/subtensor_rewrites.hpp"
 #include "ops/random/random_rewrites.hpp"
+#include "ops/sparse/sparse_rewrites.hpp"
 #include "ops/inplace.hpp"
 #include "ops/reduce/sum_of_product.hpp"
 #include "ops/shape/shape_rewrites.hpp"
@@ -56,6 +57,7 @@ StandardRules make_default() {
   register_shape_rewrites(*db);
   register_subtensor_rewrites(*db);
   register_random_rewrites(*db);
+  register_sparse_rewrites(*db);
   const dsl::PredicateRegistry predicates;
   dsl::LoadedRules rules = load_standard_rules_into(*db, standard_registry(), predicates).take();
   return StandardRules{std::move(db), std::move(rules)};

@@ -19,6 +19,7 @@
 #include "engine/dsl/resolver.hpp"
 #include "engine/graph/errors.hpp"
 #include "engine/graph/random_type.hpp"
+#include "engine/graph/sparse_type.hpp"
 #include "engine/graph/type.hpp"
 
 namespace rw::dsl {
@@ -153,7 +154,8 @@ class GraphBuilder {
   // or extents that multiply beyond 2^63 - 1.
   Var typed_variable(const ast::Name& name, const ast::TypeSpec& type) {
     if (TypePtr t = named_type(type)) return Variable::make(std::move(t), name.text);
-    if (type.dtype.text == kRandomGeneratorWord) return nullptr;
+    if (type.dtype.text == kRandomGeneratorWord || parse_sparse_type_word(type.dtype.text))
+      return nullptr;
     std::shared_ptr<const TensorType> t = tensor_type(type);
     return t ? Variable::make(std::move(t), name.text) : nullptr;
   }
@@ -161,12 +163,31 @@ class GraphBuilder {
   // The types written as a word rather than a dtype: `rng` (a generator
   // state), or null (with an error when the word is one but has extents).
   TypePtr named_type(const ast::TypeSpec& type) {
+    if (const auto sparse = parse_sparse_type_word(type.dtype.text)) return sparse_type(type, *sparse);
     if (type.dtype.text != kRandomGeneratorWord) return nullptr;
     if (!type.dims.empty() || type.span.end > type.dtype.span.end) {
       error(type.span, "`rng` (a generator state) takes no extents");
       return nullptr;
     }
     return RandomGeneratorType::make();
+  }
+
+  // `csr_f64[?, 3]`: a sparse matrix type, two extents; null (with an error)
+  // for another number of extents.
+  TypePtr sparse_type(const ast::TypeSpec& type, std::pair<SparseFormat, DType> word) {
+    if (type.dims.size() != 2) {
+      error(type.span, fmt::format("`{}` (a sparse matrix) takes two extents, as `{}[?, ?]`",
+                                   type.dtype.text, type.dtype.text));
+      return nullptr;
+    }
+    StaticShape shape;
+    for (const ast::Dim& d : type.dims) shape.push_back(d.extent < 0 ? kUnknownDim : d.extent);
+    try {
+      return SparseType::make(word.first, word.second, std::move(shape));
+    } catch (const TypeError& e) {
+      error(type.span, e.what());
+      return nullptr;
+    }
   }
 
   // The type written, or null (with an error) as typed_variable.

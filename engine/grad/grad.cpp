@@ -14,6 +14,7 @@
 #include "engine/graph/traversal.hpp"
 #include "engine/graph/type.hpp"
 #include "ops/api.hpp"
+#include "ops/sparse/sparse.hpp"
 
 namespace rw {
 
@@ -43,6 +44,27 @@ bool shapes_compatible(const StaticShape& a, const StaticShape& b) {
   return true;
 }
 
+/// The sum of gradient terms: add for tensors, add_ss for sparse terms (all
+/// in the first one's format and dtype), dense when the kinds are mixed.
+Var sum_terms(const std::vector<Var>& terms) {
+  bool any_sparse = false, all_sparse = true;
+  for (const Var& g : terms) {
+    const bool s = as_sparse_type(*g->type()) != nullptr;
+    any_sparse = any_sparse || s;
+    all_sparse = all_sparse && s;
+  }
+  if (!any_sparse) return rw::add(terms);
+  if (all_sparse) {
+    Var out = terms[0];
+    for (std::size_t k = 1; k < terms.size(); ++k)
+      out = add_ss(out, sparse_like(terms[k], *as_sparse_type(*out->type())));
+    return out;
+  }
+  std::vector<Var> dense;
+  for (const Var& g : terms) dense.push_back(as_sparse_type(*g->type()) ? dense_from_sparse(g) : g);
+  return rw::add(dense);
+}
+
 /// The gradient contributions of each variable, summed when read.
 class Accumulator {
  public:
@@ -57,7 +79,7 @@ class Accumulator {
     std::vector<Var>& t = it->second;
     for (const Var& g : t)
       if (is_null_grad(g)) return g;
-    if (t.size() > 1) t = {rw::add(t)};
+    if (t.size() > 1) t = {sum_terms(t)};
     return t[0];
   }
 
@@ -114,6 +136,17 @@ std::vector<Var> call_l_op(Apply& node, std::span<const Var> output_grads,
       throw Error(fmt::format("`grad`: `{}`.L_op returned no gradient for input {}",
                               node.op().to_string(), i));
     if (is_disconnected_grad(g) || is_null_grad(g)) continue;
+    if (const SparseType* xs = as_sparse_type(*node.input(i)->type())) {
+      // A sparse input takes a sparse gradient of its shape, in its format
+      // and dtype (converted when the Op gave another).
+      const SparseType* gs = as_sparse_type(*g->type());
+      if (!gs || !shapes_compatible(gs->shape(), xs->shape()))
+        throw Error(fmt::format(
+            "`grad`: `{}`.L_op returned a gradient of type `{}` for input {} of type `{}`",
+            node.op().to_string(), g->type()->to_string(), i, node.input(i)->type()->to_string()));
+      g = sparse_like(g, *xs);
+      continue;
+    }
     const TensorType* gt = g->tensor_type();
     const TensorType* xt = node.input(i)->tensor_type();
     if (!gt || !xt || !shapes_compatible(gt->shape(), xt->shape()))
@@ -138,7 +171,7 @@ std::vector<Var> grad(const Var& cost, std::span<const Var> wrt, const GradOptio
   }
   for (std::size_t i = 0; i < wrt.size(); ++i) {
     if (!wrt[i]) throw TypeError(fmt::format("`grad`: wrt {} is null", i));
-    tensor_of(wrt[i], fmt::format("wrt {}", i));
+    if (!as_sparse_type(*wrt[i]->type())) tensor_of(wrt[i], fmt::format("wrt {}", i));
   }
 
   std::vector<Var> roots;
@@ -218,7 +251,10 @@ std::vector<Var> grad(const Var& cost, std::span<const Var> wrt, const GradOptio
   std::vector<Var> out;
   for (std::size_t i = 0; i < wrt.size(); ++i) {
     const Var& w = wrt[i];
-    const DType wd = w->tensor_type()->dtype();
+    // A sparse variable's gradient is sparse (structured where the Ops are);
+    // a disconnected one is zero on its pattern.
+    const bool sparse = as_sparse_type(*w->type()) != nullptr;
+    const DType wd = sparse ? as_sparse_type(*w->type())->dtype() : w->tensor_type()->dtype();
     Var g = acc.total(w.get());
     if (is_null_grad(g)) {
       if (options.null_gradients == NullGradients::Raise)
@@ -241,7 +277,7 @@ std::vector<Var> grad(const Var& cost, std::span<const Var> wrt, const GradOptio
     if (options.disconnected_inputs == DisconnectedInputs::Warn) report(options, message);
     switch (options.return_disconnected) {
       case ReturnDisconnected::Zero:
-        out.push_back(zeros_like(w, is_float(wd) ? wd : DType::Float64));
+        out.push_back(sparse ? mul_sd(w, 0.0) : zeros_like(w, is_float(wd) ? wd : DType::Float64));
         break;
       case ReturnDisconnected::Disconnected:
         out.push_back(Variable::make(DisconnectedType::make()));

@@ -13,6 +13,7 @@
 #include "engine/graph/traversal.hpp"
 #include "engine/graph/type.hpp"
 #include "ops/api.hpp"
+#include "ops/sparse/sparse.hpp"
 
 namespace rw {
 
@@ -25,6 +26,11 @@ std::vector<Var> Rop(std::span<const Var> f, std::span<const Var> wrt,
   for (std::size_t i = 0; i < wrt.size(); ++i) {
     if (!wrt[i] || !eval_points[i])
       throw TypeError(fmt::format("`Rop`: wrt {} or its eval point is null", i));
+    if (as_sparse_type(*wrt[i]->type()) || as_sparse_type(*eval_points[i]->type()))
+      throw TypeError(fmt::format("`Rop`: wrt {} or its eval point is a sparse matrix; take the "
+                                  "derivative along its data or a dense matrix it is made from "
+                                  "(docs/sparse.md)",
+                                  i));
     const TensorType* wt = wrt[i]->tensor_type();
     const TensorType* et = eval_points[i]->tensor_type();
     bool fits = wt && et && wt->ndim() == et->ndim();
@@ -72,6 +78,17 @@ std::vector<Var> Rop(std::span<const Var> f, std::span<const Var> wrt,
                               node->op().to_string(), out.size(), node->num_outputs()));
     for (std::size_t j = 0; j < out.size(); ++j) {
       if (!out[j]) continue;
+      if (const SparseType* os = as_sparse_type(*node->output_var(j).type())) {
+        // A sparse output's derivative is sparse, in its format and dtype.
+        if (!as_sparse_type(*out[j]->type()))
+          throw Error(fmt::format("`Rop`: `{}`.R_op returned a result of type `{}` for output {} "
+                                  "of type `{}`",
+                                  node->op().to_string(), out[j]->type()->to_string(), j,
+                                  node->output_var(j).type()->to_string()));
+        out[j] = sparse_like(out[j], *os);
+        point[&node->output_var(j)] = out[j];
+        continue;
+      }
       const TensorType* ot = node->output_var(j).tensor_type();
       const TensorType* rt = out[j]->tensor_type();
       if (!ot || !rt || ot->ndim() != rt->ndim())

@@ -135,7 +135,10 @@ RewriteResult ShapeIFold::transform(FunctionGraph&, Apply& node, const RewriteCo
   std::vector<ShapeVars> in_shapes;
   for (const Var& in : owner->inputs()) {
     ShapeVars dims;
-    for (std::size_t a = 0; a < in->tensor_type()->ndim(); ++a)
+    // A non-tensor input (a generator state, a sparse matrix) gets no
+    // extents here; its Op's infer_shape reads them its own way.
+    const std::size_t rank = in->tensor_type() ? in->tensor_type()->ndim() : 0;
+    for (std::size_t a = 0; a < rank; ++a)
       dims.push_back(shape_i_of(in, static_cast<std::int64_t>(a)));
     in_shapes.push_back(std::move(dims));
   }

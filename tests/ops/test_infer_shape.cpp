@@ -50,6 +50,17 @@ struct Builder {
     c.values.push_back(RandomGeneratorType::seed_value(c.inputs.size()));
     return *this;
   }
+  /// A sparse input of unknown extents holding a random `rows` x `cols`
+  /// matrix about half of whose entries are zero.
+  Builder& sparse(SparseFormat format, DType dtype, std::int64_t rows, std::int64_t cols) {
+    c.inputs.push_back(sparse_matrix(fmt::format("in{}", c.inputs.size()), format, dtype));
+    Tensor v = rng.uniform({rows, cols}, -2, 2);
+    const Tensor keep = rng.uniform({rows, cols}, 0, 1);
+    for (std::int64_t k = 0; k < rows * cols; ++k)
+      if (keep.data<double>()[k] < 0.5) v.data<double>()[k] = 0;
+    c.values.push_back(sparse_from_dense(rw::cast(v, dtype), format));
+    return *this;
+  }
   /// Replaces the value of the last input by its rows divided by their sums
   /// (probabilities along the last axis).
   Builder& normalise_last() {
@@ -486,6 +497,93 @@ std::map<std::string, Gen> generators() {
     b.rng_state().ints({}).in(f64, {4, 2});
     return b.c;
   };
+  // Sparse Ops (ops/sparse/sparse.hpp): sparse inputs of unknown extents.
+  using F = SparseFormat;
+  g["csm_properties"] = [] {
+    Builder b;
+    b.sparse(F::Csr, f64, 3, 4);
+    return b.c;
+  };
+  g["csr"] = [] {
+    Builder b;
+    b.in(f64, {3}).ints({0, 2, 1}).ints({0, 2, 2, 3}).ints({3, 4});
+    return b.c;
+  };
+  g["csc"] = [] {
+    Builder b;
+    b.in(f32, {3}).ints({0, 2, 1}).ints({0, 2, 2, 3}).ints({4, 3});
+    return b.c;
+  };
+  g["csm_grad"] = [] {
+    Builder b;
+    b.param("format", std::string("csc")).sparse(F::Csr, f64, 4, 3).ints({0, 2, 1}).ints({0, 2, 2, 3});
+    return b.c;
+  };
+  g["dense_from_sparse"] = [] {
+    Builder b;
+    b.sparse(F::Csc, f32, 3, 4);
+    return b.c;
+  };
+  g["csr_from_dense"] = [] {
+    Builder b;
+    b.in(f64, {3, 4});
+    return b.c;
+  };
+  g["csc_from_dense"] = [] {
+    Builder b;
+    b.in(f32, {2, 5});
+    return b.c;
+  };
+  g["sparse_convert"] = [] {
+    Builder b;
+    b.param("format", std::string("csc")).param("dtype", f32).sparse(F::Csr, f64, 3, 4);
+    return b.c;
+  };
+  g["sparse_transpose"] = [] {
+    Builder b;
+    b.sparse(F::Csr, f64, 3, 5);
+    return b.c;
+  };
+  g["structured_dot"] = [] {
+    Builder b;
+    b.sparse(F::Csr, f64, 3, 4).in(f64, {4, 2});
+    return b.c;
+  };
+  g["structured_dot_t"] = [] {
+    Builder b;
+    b.sparse(F::Csc, f32, 4, 3).in(f64, {4});
+    return b.c;
+  };
+  g["sparse_dot"] = [] {
+    Builder b;
+    b.sparse(F::Csr, f64, 3, 4).sparse(F::Csc, f64, 4, 5);
+    return b.c;
+  };
+  g["add_ss"] = [] {
+    Builder b;
+    b.sparse(F::Csc, f64, 3, 4).sparse(F::Csc, f32, 3, 4);
+    return b.c;
+  };
+  g["add_sd"] = [] {
+    Builder b;
+    b.sparse(F::Csr, f64, 3, 4).in(f64, {3, 4});
+    return b.c;
+  };
+  g["mul_sd"] = [] {
+    Builder b;
+    b.sparse(F::Csr, f64, 3, 4).in(f64, {4});
+    return b.c;
+  };
+  g["sp_sum"] = [] {
+    Builder b;
+    b.param("axis", std::int64_t{1}).sparse(F::Csr, f64, 3, 4);
+    return b.c;
+  };
+  g["sampling_dot"] = [] {
+    Builder b;
+    b.in(f64, {3, 2}).in(f64, {4, 2}).sparse(F::Csr, f64, 3, 4);
+    return b.c;
+  };
   return g;
 }
 
@@ -529,9 +627,15 @@ TEST_CASE("infer_shape agrees with perform for every registered Op", "[ops]") {
       for (std::size_t a = 0; a < inferred[o].size(); ++a) got.push_back(dims[k++].item<std::int64_t>());
       const Type& type = *node->output_var(o).type();
       if (!type.as_tensor()) {
-        // Another kind of value (a generator state): valid for its type, no axes inferred.
-        CHECK(got.empty());
+        // Another kind of value: valid for its type; a sparse matrix has its
+        // two extents inferred, a generator state none.
         CHECK(type.is_valid_value(outs[o]));
+        if (as_sparse_type(type)) {
+          const SparseView sv = sparse_view(outs[o]);
+          CHECK(got == Shape{sv.rows, sv.cols});
+        } else {
+          CHECK(got.empty());
+        }
         continue;
       }
       CHECK(got == outs[o].shape());

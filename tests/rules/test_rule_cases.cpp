@@ -338,6 +338,18 @@ const std::vector<RuleCase>& rewriter_cases() {
       {"subtensor_of_pieces",
        "input a f64[2]\ninput b f64[3]\noutput exp(subtensor{index=(i)}(join{axis=0}(a, b), 3))",
        "exp(subtensor{index=(-2)}(b, 1))"},
+      // ops/sparse/sparse_rewrites.hpp, on sparse matrices made from dense inputs.
+      {"local_sparse_transpose_transpose",
+       M "output exp(dense_from_sparse(sparse_transpose(sparse_transpose(csr_from_dense(m)))))", "exp(m)"},
+      {"local_structured_dot_of_transpose",
+       M "output structured_dot(sparse_transpose(csr_from_dense(m)), m)",
+       "structured_dot_t(csr_from_dense(m), m)"},
+      {"local_dense_from_sparse_sparse_from_dense", M "output exp(dense_from_sparse(csc_from_dense(m)))",
+       "exp(m)"},
+      {"local_csm_properties_csm",
+       "input d f64[3]\nconst i i32[3] = [0, 2, 1]\nconst p i32[4] = [0, 2, 2, 3]\n"
+       "const sh i64[2] = [3, 4]\n(a, b, c, e) = csm_properties(csr(d, i, p, sh))\noutput exp(a)",
+       "exp(d)"},
   };
   return all;
 }

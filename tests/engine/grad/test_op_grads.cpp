@@ -391,6 +391,90 @@ std::map<std::string, Entry> table() {
                 {[](Inputs in) { return rw::pinv(in[0]); }, {uni({2, 3})}},
                 {[](Inputs in) { return rw::lstsq(in[0], in[1]); }, {uni({4, 2}), uni({4})}}},
                {}};
+  // Sparse Ops over their dense equivalents: the points have no zeros, so a
+  // structured gradient (on the pattern) is the whole gradient here
+  // (tests/ops/sparse/test_sparse.cpp checks patterns with zeros).
+  using rw::SparseFormat;
+  const Tensor idx = Tensor::from<std::int32_t>({0, 2, 1}), ptr = Tensor::from<std::int32_t>({0, 2, 2, 3});
+  auto pattern = [idx, ptr](SparseFormat f, const Var& data) {
+    return rw::csm(f, data, rw::constant(idx), rw::constant(ptr),
+                   rw::constant(Tensor::from<std::int64_t>({3, 4})));
+  };
+  t["csm_properties"] = {{{[](Inputs in) { return rw::csm_properties(rw::csr_from_dense(in[0])).data * 2; },
+                           {uni({3, 4})}}},
+                         {}};
+  t["csr"] = {{{[pattern](Inputs in) { return rw::dense_from_sparse(pattern(SparseFormat::Csr, in[0])); },
+                {uni({3})}}},
+              {}};
+  t["csc"] = {{{[idx, ptr](Inputs in) {
+                  return rw::dense_from_sparse(rw::csc(in[0], rw::constant(idx), rw::constant(ptr),
+                                                       rw::constant(Tensor::from<std::int64_t>({4, 3}))));
+                },
+                {uni({3}, -1, 1, DType::Float32)}}},
+              {}};
+  t["csm_grad"] = {{{[idx, ptr](Inputs in) {
+                       return rw::csm_grad(rw::csc_from_dense(in[0]), SparseFormat::Csr, rw::constant(idx),
+                                           rw::constant(ptr));
+                     },
+                     {uni({3, 4})}}},
+                   {}};
+  t["dense_from_sparse"] = {{{[](Inputs in) { return rw::dense_from_sparse(rw::csc_from_dense(in[0])); },
+                              {uni({3, 4})}}},
+                            {}};
+  t["csr_from_dense"] = {{{[](Inputs in) { return rw::sp_sum(rw::csr_from_dense(in[0]), 0); }, {uni({3, 4})}}},
+                         {}};
+  t["csc_from_dense"] = {{{[](Inputs in) { return rw::sp_sum(rw::csc_from_dense(in[0]), 1); }, {uni({3, 4})}}},
+                         {}};
+  t["sparse_convert"] = {{{[](Inputs in) {
+                             return rw::dense_from_sparse(
+                                 rw::sparse_convert(rw::csr_from_dense(in[0]), SparseFormat::Csc, DType::Float32));
+                           },
+                           {uni({3, 4})}}},
+                         {}};
+  t["sparse_transpose"] = {{{[](Inputs in) {
+                               return rw::dense_from_sparse(rw::sparse_transpose(rw::csr_from_dense(in[0])));
+                             },
+                             {uni({3, 4})}}},
+                           {}};
+  t["structured_dot"] = {{{[](Inputs in) { return rw::structured_dot(rw::csr_from_dense(in[0]), in[1]); },
+                           {uni({3, 4}), uni({4, 2})}},
+                          {[](Inputs in) { return rw::structured_dot(rw::csc_from_dense(in[0]), in[1]); },
+                           {uni({3, 4}), uni({4})}}},
+                         {}};
+  t["structured_dot_t"] = {{{[](Inputs in) { return rw::structured_dot_t(rw::csr_from_dense(in[0]), in[1]); },
+                             {uni({3, 4}), uni({3, 2})}},
+                            {[](Inputs in) { return rw::structured_dot_t(rw::csc_from_dense(in[0]), in[1]); },
+                             {uni({3, 4}), uni({3})}}},
+                           {}};
+  t["sparse_dot"] = {{{[](Inputs in) {
+                         return rw::dense_from_sparse(
+                             rw::sparse_dot(rw::csr_from_dense(in[0]), rw::csc_from_dense(in[1])));
+                       },
+                       {uni({3, 4}), uni({4, 2})}}},
+                     {}};
+  t["add_ss"] = {{{[](Inputs in) {
+                     return rw::dense_from_sparse(rw::add_ss(rw::csr_from_dense(in[0]), rw::csr_from_dense(in[1])));
+                   },
+                   {uni({3, 4}), uni({3, 4})}}},
+                 {}};
+  t["add_sd"] = {{{[](Inputs in) { return rw::add_sd(rw::csc_from_dense(in[0]), in[1]); }, {uni({3, 4}), uni({3, 4})}}},
+                 {}};
+  t["mul_sd"] = {{{[](Inputs in) { return rw::dense_from_sparse(rw::mul_sd(rw::csr_from_dense(in[0]), in[1])); },
+                   {uni({3, 4}), uni({3, 4})}},
+                  {[](Inputs in) { return rw::dense_from_sparse(rw::mul_sd(rw::csc_from_dense(in[0]), in[1])); },
+                   {uni({3, 4}), Tensor::scalar(0.7)}},
+                  {[](Inputs in) { return rw::dense_from_sparse(rw::mul_sd(rw::csr_from_dense(in[0]), in[1])); },
+                   {uni({3, 4}), uni({4})}}},
+                 {}};
+  t["sp_sum"] = {{{[](Inputs in) { return rw::sp_sum(rw::csr_from_dense(in[0])); }, {uni({3, 4})}},
+                  {[](Inputs in) { return rw::sp_sum(rw::csc_from_dense(in[0]), 0); }, {uni({3, 4})}},
+                  {[](Inputs in) { return rw::sp_sum(rw::csr_from_dense(in[0]), 1); }, {uni({3, 4})}}},
+                 {}};
+  t["sampling_dot"] = {{{[](Inputs in) {
+                           return rw::dense_from_sparse(rw::sampling_dot(in[0], in[1], rw::csr_from_dense(in[2])));
+                         },
+                         {uni({3, 2}), uni({4, 2}), uni({3, 4})}}},
+                       {}};
   return t;
 }
 
