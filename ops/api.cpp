@@ -828,6 +828,16 @@ std::pair<Var, Var> qr(const Var& a) {
   return {outs[0], outs[1]};
 }
 
+std::tuple<Var, Var, Var> lu(const Var& a) {
+  const auto outs = outputs_of(std::make_shared<Lu>(), a);
+  return {outs[0], outs[1], outs[2]};
+}
+
+Var expm(const Var& a) {
+  static const OpPtr op = std::make_shared<Expm>();
+  return (*op)({a});
+}
+
 Var pinv(const Var& a) {
   static const OpPtr op = std::make_shared<Pinv>();
   return (*op)({a});

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -469,6 +470,11 @@ Var solve(const Var& a, const Var& b);
 /// The lower Cholesky factor L (L Lᵀ = a) of a symmetric positive-definite
 /// matrix, reading a's lower triangle.
 Var cholesky(const Var& a);
+/// {p, l, u} with a = p l u: the LU factorisation with partial pivoting of a
+/// square float matrix (scipy's lu).
+std::tuple<Var, Var, Var> lu(const Var& a);
+/// The matrix exponential of a square float matrix (scipy's expm).
+Var expm(const Var& a);
 /// x with a @ x = b, reading only a's lower (`lower`) or upper triangle.
 Var solve_triangular(const Var& a, const Var& b, bool lower = false);
 /// The sign of det(a) and log|det(a)| (NumPy's slogdet).
@@ -530,12 +536,14 @@ using api::diff;
 using api::det;
 using api::dot;
 using api::eigh;
+using api::expm;
 using api::fill;
 using api::gemm;
 using api::gemv;
 using api::dot22scalar;
 using api::ger;
 using api::log_softmax;
+using api::lu;
 using api::matrix_inverse;
 using api::matmul;
 using api::max;

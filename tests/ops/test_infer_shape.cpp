@@ -395,6 +395,16 @@ std::map<std::string, Gen> generators() {
       b.in(f64, {3, 3});
       return b.c;
     };
+  g["lu"] = [] {
+    Builder b;
+    b.in(f64, {3, 3});
+    return b.c;
+  };
+  g["expm"] = [] {
+    Builder b;
+    b.in(f32, {3, 3}, {kUnknownDim, 3}, -1, 1);
+    return b.c;
+  };
   // Wide and tall, so that k = min(m, n) is each extent in turn.
   g["svd"] = [] {
     Builder b;

@@ -327,6 +327,26 @@ std::map<std::string, Entry> table() {
                            {[](Inputs in) { return rw::solve_triangular(in[0], in[1]); },
                             {well(3), uni({3})}}},
                           {}};
+  // Diagonally dominant, so that the pivots stay put under the finite
+  // differences; reversed rows make the pivoting permute.
+  auto reversed_rows = [&](std::int64_t n) {
+    const Tensor w = well(n);
+    Tensor m = Tensor::empty(DType::Float64, {n, n});
+    for (std::int64_t i = 0; i < n; ++i)
+      for (std::int64_t j = 0; j < n; ++j) m.data<double>()[i * n + j] = w.at({n - 1 - i, j});
+    return m;
+  };
+  t["lu"] = {{{[](Inputs in) { return std::get<1>(rw::lu(in[0])); }, {well(3)}},
+              {[](Inputs in) { return std::get<2>(rw::lu(in[0])); }, {reversed_rows(3)}},
+              {[](Inputs in) {
+                 auto [p, l, u] = rw::lu(in[0]);
+                 return rw::dot(l, u) + p;
+               },
+               {reversed_rows(3)}}},
+             {}};
+  t["expm"] = {{{[](Inputs in) { return rw::expm(in[0]); }, {uni({3, 3}, -0.5, 0.5)}},
+                {[](Inputs in) { return rw::expm(in[0] * 2); }, {uni({1, 1})}}},
+               {}};
   // Symmetric positive definite: well(n) wᵀ w.
   auto spd = [&](std::int64_t n) {
     const Tensor w = well(n);
