@@ -339,6 +339,11 @@ Var logsumexp(const Var& x, const Axes& axes, bool keepdims) {
     return std::make_shared<LogSumExpReduce>(std::move(axis));
   });
 }
+Var median(const Var& x, const Axes& axes, bool keepdims) {
+  return reduce_by(x, axes, keepdims, [](std::optional<std::vector<std::int64_t>> axis) {
+    return std::make_shared<MedianReduce>(std::move(axis));
+  });
+}
 Var var(const Var& x, const Axes& axes, std::int64_t ddof, bool keepdims) {
   const Var squares = sum(sqr(x - mean(x, axes, /*keepdims=*/true)), axes, keepdims);
   // The group size as a 0-d of the result's dtype: the product of the reduced extents.
@@ -555,6 +560,14 @@ Var sort(const Var& x, std::optional<std::int64_t> axis) {
 
 Var argsort(const Var& x, std::optional<std::int64_t> axis) {
   return (*std::make_shared<Sort>(true, axis))({x});
+}
+
+Var topk(const Var& x, std::int64_t k, std::int64_t axis) {
+  return (*std::make_shared<TopK>(false, k, axis))({x});
+}
+
+Var argtopk(const Var& x, std::int64_t k, std::int64_t axis) {
+  return (*std::make_shared<TopK>(true, k, axis))({x});
 }
 
 Var searchsorted(const Var& a, const Operand& v, std::string_view side) {

@@ -259,6 +259,9 @@ Var all(const Var& x, const Axes& axes = Axes::all(), bool keepdims = false);
 /// log(sum(exp(x))) over `axes`, computed without overflow (shifted by the
 /// maximum); x a float.
 Var logsumexp(const Var& x, const Axes& axes = Axes::all(), bool keepdims = false);
+/// The median over `axes` (NumPy's): the middle value, or the mean of the
+/// two middle ones for an even count; a float.
+Var median(const Var& x, const Axes& axes = Axes::all(), bool keepdims = false);
 /// The variance and standard deviation over `axes`: sum((x - mean)²) / (n -
 /// ddof), n the elements per group (NumPy's var and std), built from mean,
 /// sum and sqrt. A float result (float64 for integers).
@@ -434,6 +437,10 @@ Var diff(const Var& x, std::int64_t n = 1, std::int64_t axis = -1);
 /// int64 positions that sort it.
 Var sort(const Var& x, std::optional<std::int64_t> axis = -1);
 Var argsort(const Var& x, std::optional<std::int64_t> axis = -1);
+/// The |k| largest values along `axis` in descending order (k > 0) or the
+/// |k| smallest in ascending order (k < 0), and their int64 positions.
+Var topk(const Var& x, std::int64_t k, std::int64_t axis = -1);
+Var argtopk(const Var& x, std::int64_t k, std::int64_t axis = -1);
 /// Where each element of v goes in the ascending vector a: before equal
 /// values (`side` "left") or after them ("right").
 Var searchsorted(const Var& a, const Operand& v, std::string_view side = "left");
@@ -564,6 +571,7 @@ using api::stack;
 using api::svd;
 using api::sum;
 using api::take;
+using api::topk;
 using api::unique;
 
 }  // namespace rw

@@ -338,6 +338,22 @@ std::map<std::string, Gen> generators() {
       b.param("axis", std::int64_t{1}).in(f64, {2, 4, 3});
       return b.c;
     };
+  // Largest along a middle axis, smallest along the last.
+  g["topk"] = [] {
+    Builder b;
+    b.param("k", std::int64_t{2}).param("axis", std::int64_t{1}).in(f64, {2, 4, 3});
+    return b.c;
+  };
+  g["argtopk"] = [] {
+    Builder b;
+    b.param("k", std::int64_t{-3}).param("axis", std::int64_t{-1}).in(f32, {2, 4}, {2, kUnknownDim});
+    return b.c;
+  };
+  g["median"] = [] {
+    Builder b;
+    b.param("axis", std::vector<std::int64_t>{0, 2}).in(i32, {2, 3, 4});
+    return b.c;
+  };
   g["searchsorted"] = [] {
     Builder b;
     b.param("side", std::string("right")).ints({1, 3, 3, 7}).in(f64, {2, 3}, -1, 8);

@@ -126,6 +126,8 @@ std::map<std::string, Entry> table() {
   t["min"] = reduce_cases("min", -1, 1);
   t["prod"] = reduce_cases("prod", 0.5, 1.5);
   t["logsumexp"] = reduce_cases("logsumexp", -1, 1);
+  // Groups of 12 and 4 (even: the two middle elements share g) and of 3 (odd).
+  t["median"] = reduce_cases("median", -1, 1);
   // Where exp overflows: the gradient is still the softmax.
   t["logsumexp"].cases.push_back({[](Inputs in) { return rw::logsumexp(in[0], {0}); },
                                   {uni({3, 2}, 800, 801)}});
@@ -276,6 +278,11 @@ std::map<std::string, Entry> table() {
                 {[](Inputs in) { return rw::sort(in[0], std::nullopt); }, {Tensor::from({{0.3, -0.8}, {0.9, 0.5}})}}},
                {}};
   t["argsort"].not_differentiable = "integer result";
+  // Distinct values: the chosen elements stay the chosen ones under the finite differences.
+  t["topk"] = {{{[](Inputs in) { return rw::topk(in[0], 2); }, {Tensor::from({{0.3, -0.8, 0.1}, {0.9, 0.5, -0.2}})}},
+                {[](Inputs in) { return rw::topk(in[0], -2, 0); }, {Tensor::from({{0.3, -0.8}, {0.9, 0.5}, {-0.1, 0.7}})}}},
+               {}};
+  t["argtopk"].not_differentiable = "integer result";
   t["searchsorted"].not_differentiable = "integer result";
   t["unique"].not_differentiable = "its result length depends on the values of x (PyTensor's Unique has no gradient either)";
   // Random variables: the generator is disconnected and the draw has no
