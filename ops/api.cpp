@@ -907,12 +907,8 @@ Var block_diag(const std::vector<Var>& blocks) {
 Var trace(const Var& x, std::int64_t k) { return sum(extract_diag(x, k)); }
 
 Var kron(const Var& a, const Var& b) {
-  if (rank_of(a) != 2 || rank_of(b) != 2)
-    throw TypeError(fmt::format("`kron`: {} and {} must be matrices", a->type()->to_string(),
-                                b->type()->to_string()));
-  // (m, 1, n, 1) * (1, p, 1, q) is (m, p, n, q): element (i, k, j, l) = a[i, j] b[k, l].
-  const Var blocks = dimshuffle(a, {0, kNewAxis, 1, kNewAxis}) * dimshuffle(b, {kNewAxis, 0, kNewAxis, 1});
-  return reshape(blocks, {shape_i(a, 0) * shape_i(b, 0), shape_i(a, 1) * shape_i(b, 1)});
+  static const OpPtr op = std::make_shared<Kron>();
+  return (*op)({a, b});
 }
 
 Var softmax(const Var& x, std::int64_t axis) {

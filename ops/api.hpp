@@ -516,7 +516,7 @@ Var block_diag(const std::vector<Var>& blocks);
 /// The sum of diagonal k of a matrix (extract_diag, then sum).
 Var trace(const Var& x, std::int64_t k = 0);
 /// The Kronecker product of two matrices: (m, n) and (p, q) give (m p, n q),
-/// block (i, j) being a[i, j] * b (a product of dimshuffles, reshaped).
+/// block (i, j) being a[i, j] * b (the `kron` Op).
 Var kron(const Var& a, const Var& b);
 /// Softmax and log-softmax along `axis`.
 Var softmax(const Var& x, std::int64_t axis = -1);

@@ -380,6 +380,11 @@ std::map<std::string, Gen> generators() {
     b.in(f64, {3, 3}).in(f64, {3, 2});
     return b.c;
   };
+  g["kron"] = [] {
+    Builder b;
+    b.in(f64, {2, 3}, {2, kUnknownDim}).in(f32, {4, 1}, {kUnknownDim, 1});
+    return b.c;
+  };
   g["block_diag"] = [] {
     Builder b;
     b.in(f64, {2, 3}).in(f32, {1, 2}, {1, 2}).in(f64, {0, 1});

@@ -326,6 +326,9 @@ std::map<std::string, Entry> table() {
   t["solve"] = {{{[](Inputs in) { return rw::solve(in[0], in[1]); }, {well(3), uni({3, 2})}},
                  {[](Inputs in) { return rw::solve(in[0], in[1]); }, {well(2), uni({2})}}},
                 {}};
+  t["kron"] = {{{[](Inputs in) { return rw::kron(in[0], in[1]); }, {uni({2, 3}), uni({3, 2})}},
+                {[](Inputs in) { return rw::kron(in[0], in[0]); }, {uni({2, 1})}}},
+               {}};
   t["block_diag"] = {{{[](Inputs in) { return rw::block_diag({in[0], in[1]}); }, {uni({2, 3}), uni({1, 2})}},
                       {[](Inputs in) { return rw::block_diag({in[0], in[0]}) * 2; }, {uni({2, 2})}}},
                      {}};

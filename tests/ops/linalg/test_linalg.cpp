@@ -243,7 +243,17 @@ TEST_CASE("kron builds the block matrix of products", "[ops]") {
   require_same(f(va, vb), make_tensor({8, 6}, [&](const Idx& i) {
                  return va.at({i[0] / 4, i[1] / 2}) * vb.at({i[0] % 4, i[1] % 2});
                }));
-  CHECK_THROWS_AS(rw::kron(rw::vector("v"), b), TypeError);
+  CHECK_THROWS_WITH(rw::kron(rw::vector("v"), b), "`kron`: input 0 (`v`) has rank 1, expected a matrix");
+  CHECK_THROWS_AS(rw::kron(a, rw::matrix("c", rw::DType::Bool)), TypeError);
+  // Static extents multiply; a zero extent makes the product's zero.
+  CHECK(rw::kron(rw::matrix("s", f32, 2, 3), rw::matrix("t", f64, 4, kUnknownDim))
+            ->tensor_type()->to_string() == "f64[8,?]");
+  CHECK(rw::kron(rw::matrix("z", f64, 0, 3), b)->tensor_type()->to_string() == "f64[0,?]");
+  // Integers stay integers.
+  auto i = rw::matrix("i", i64), j = rw::matrix("j", i64);
+  rw::Function fi = rw::function({i, j}, rw::kron(i, j));
+  require_same(fi(Tensor::from<std::int64_t>({{1, 2}}), Tensor::from<std::int64_t>({{3}, {-1}})),
+               Tensor::from<std::int64_t>({{3, 6}, {-1, -2}}));
 }
 
 namespace {
