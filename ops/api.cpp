@@ -185,6 +185,7 @@ Var softplus(const Var& x) { return unary(ScalarOp::Softplus, x); }
 Var erf(const Var& x) { return unary(ScalarOp::Erf, x); }
 Var erfc(const Var& x) { return unary(ScalarOp::Erfc, x); }
 Var erfinv(const Var& x) { return unary(ScalarOp::Erfinv, x); }
+Var erfcinv(const Var& x) { return unary(ScalarOp::Erfcinv, x); }
 Var erfcx(const Var& x) { return unary(ScalarOp::Erfcx, x); }
 Var gammaln(const Var& x) { return unary(ScalarOp::Gammaln, x); }
 Var digamma(const Var& x) { return unary(ScalarOp::Digamma, x); }

@@ -148,8 +148,10 @@ Var sigmoid(const Var& x);
 Var softplus(const Var& x);
 Var erf(const Var& x);
 Var erfc(const Var& x);
-/// erf⁻¹(x), and e^(x²) erfc(x) without its overflow.
+/// erf⁻¹(x), erfc⁻¹(x) (accurate for small x, where erfinv(1 - x) is not),
+/// and e^(x²) erfc(x) without its overflow.
 Var erfinv(const Var& x);
+Var erfcinv(const Var& x);
 Var erfcx(const Var& x);
 /// log |Γ(x)|, its derivative ψ(x) (digamma, alias psi) and ψ's derivative.
 Var gammaln(const Var& x);

@@ -294,6 +294,7 @@ std::map<std::string, Entry> table() {
                               "parameters (tests/ops/random/test_random.cpp)";
   t["bincount"] = {{{[](Inputs in) { return rw::bincount(ints({0, 2, 2, 5}), in[0], 7); }, {uni({4})}}}, {}};
   t["erfinv"] = unary("erfinv", -0.9, 0.9);
+  t["erfcinv"] = unary("erfcinv", 0.05, 1.9);
   t["erfcx"] = unary("erfcx", -1, 2);
   t["gammaln"] = unary("gammaln", 0.5, 3);
   t["digamma"] = unary("digamma", 0.5, 3);
