@@ -56,16 +56,23 @@ AxisLast axis_last(const Tensor& x, std::int64_t axis, const char* name) {
   return out;
 }
 
+/// For each line along the axis: f(l, line, idx) with the line's elements
+/// and idx = 0, 1, …, n - 1, the positions to order.
+template <class T, class F> void each_line(const AxisLast& al, F&& f) {
+  const T* src = al.t.data<T>();
+  std::vector<std::int64_t> idx(static_cast<std::size_t>(al.n));
+  for (std::int64_t l = 0; l < al.lines; ++l) {
+    std::iota(idx.begin(), idx.end(), std::int64_t{0});
+    f(l, src + l * al.n, idx);
+  }
+}
+
 /// Sorted values (when `values`) or positions of every line along the axis.
 Tensor sorted(const Tensor& x, std::int64_t axis, bool values, const char* name) {
   AxisLast al = axis_last(x, axis, name);
   Tensor out = Tensor::empty(values ? x.dtype() : DType::Int64, al.t.shape());
   visit_dtype(x.dtype(), [&]<class T>() {
-    const T* src = al.t.data<T>();
-    std::vector<std::int64_t> idx(static_cast<std::size_t>(al.n));
-    for (std::int64_t l = 0; l < al.lines; ++l) {
-      const T* line = src + l * al.n;
-      std::iota(idx.begin(), idx.end(), std::int64_t{0});
+    each_line<T>(al, [&](std::int64_t l, const T* line, std::vector<std::int64_t>& idx) {
       std::stable_sort(idx.begin(), idx.end(),
                        [line](std::int64_t i, std::int64_t j) { return less_nan_last(line[i], line[j]); });
       if (values) {
@@ -74,7 +81,7 @@ Tensor sorted(const Tensor& x, std::int64_t axis, bool values, const char* name)
       } else {
         std::copy(idx.begin(), idx.end(), out.data<std::int64_t>() + l * al.n);
       }
-    }
+    });
   });
   return out.transpose(al.inverse).contiguous();
 }
@@ -97,11 +104,7 @@ TopKResult topk(const Tensor& x, std::int64_t k, std::int64_t axis) {
   Tensor values = Tensor::empty(x.dtype(), out_shape);
   Tensor indices = Tensor::empty(DType::Int64, out_shape);
   visit_dtype(x.dtype(), [&]<class T>() {
-    const T* src = al.t.data<T>();
-    std::vector<std::int64_t> idx(static_cast<std::size_t>(al.n));
-    for (std::int64_t l = 0; l < al.lines; ++l) {
-      const T* line = src + l * al.n;
-      std::iota(idx.begin(), idx.end(), std::int64_t{0});
+    each_line<T>(al, [&](std::int64_t l, const T* line, std::vector<std::int64_t>& idx) {
       // The position breaks ties, so the unstable partial sort orders as a stable one would.
       const auto before = [line, k](std::int64_t i, std::int64_t j) {
         const bool lt = k > 0 ? less_nan_last(line[j], line[i]) : less_nan_last(line[i], line[j]);
@@ -114,7 +117,7 @@ TopKResult topk(const Tensor& x, std::int64_t k, std::int64_t axis) {
         values.data<T>()[l * m + r] = line[i];
         indices.data<std::int64_t>()[l * m + r] = i;
       }
-    }
+    });
   });
   return {values.transpose(al.inverse).contiguous(), indices.transpose(al.inverse).contiguous()};
 }
