@@ -617,6 +617,24 @@ Var tri(const Operand& n, const Operand& m, const Operand& k, DType dtype) {
   return (*std::make_shared<Tri>(dtype))(in);
 }
 
+namespace {
+
+std::pair<Var, Var> tri_indices(bool upper, const Operand& n, const Operand& m, const Operand& k) {
+  const Var in[] = {n.resolve(DType::Int64), m.resolve(DType::Int64), k.resolve(DType::Int64)};
+  const auto outs = std::make_shared<TriIndices>(upper)->make_node(in)->outputs();
+  return {outs[0], outs[1]};
+}
+
+}  // namespace
+
+std::pair<Var, Var> tril_indices(const Operand& n, const Operand& m, const Operand& k) {
+  return tri_indices(false, n, m, k);
+}
+
+std::pair<Var, Var> triu_indices(const Operand& n, const Operand& m, const Operand& k) {
+  return tri_indices(true, n, m, k);
+}
+
 Var arange(const Operand& start, const Operand& stop, const Operand& step,
            std::optional<DType> dtype) {
   const auto in = resolve_all({&start, &stop, &step});

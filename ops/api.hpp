@@ -336,6 +336,10 @@ Var eye(const Operand& n, DType dtype = DType::Float64);
 Var identity_like(const Var& x);
 /// An n × m matrix with ones at and below diagonal k, zeros above.
 Var tri(const Operand& n, const Operand& m, const Operand& k = 0, DType dtype = DType::Float64);
+/// The int64 rows and columns of the positions of an n × m matrix at and
+/// below (tril_indices) or at and above (triu_indices) diagonal k, row-major.
+std::pair<Var, Var> tril_indices(const Operand& n, const Operand& m, const Operand& k = 0);
+std::pair<Var, Var> triu_indices(const Operand& n, const Operand& m, const Operand& k = 0);
 /// start, start + step, … up to but excluding stop; the dtype is `dtype`,
 /// else the bounds' promotion (numbers follow the variables among them).
 Var arange(const Operand& start, const Operand& stop, const Operand& step = 1,

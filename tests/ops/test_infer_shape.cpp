@@ -275,6 +275,12 @@ std::map<std::string, Gen> generators() {
       b.ints({3}, true).ints({5}, true).ints({-1}, true);
       return b.c;
     };
+  for (const char* r : {"tril_indices", "triu_indices"})
+    g[r] = [] {
+      Builder b;
+      b.ints({4}, true).ints({3}, true).ints({-1}, true);
+      return b.c;
+    };
   g["arange"] = [] {
     Builder b;
     b.in(f64, {}, 0, 1).in(f64, {}, 5, 6).in(f32, {}, 0.5, 1);

@@ -223,6 +223,8 @@ std::map<std::string, Entry> table() {
         "its gradient differs from its derivative by design (tests/engine/grad/test_rop.cpp)";
   for (const char* n : {"eye", "tri"})
     t[n].not_differentiable = "its inputs are sizes and an offset (integers)";
+  for (const char* n : {"tril_indices", "triu_indices"})
+    t[n].not_differentiable = "integer results of sizes and an offset";
   // Bounds away from a change of length: arange(0.25, 4.5, 0.6) has 8 values.
   t["arange"] = {{{[](Inputs in) { return rw::arange(in[0], 4.5, in[1]); },
                    {Tensor::scalar(0.25), Tensor::scalar(0.6)}},
