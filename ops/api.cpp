@@ -185,6 +185,7 @@ Var softplus(const Var& x) { return unary(ScalarOp::Softplus, x); }
 Var erf(const Var& x) { return unary(ScalarOp::Erf, x); }
 Var erfc(const Var& x) { return unary(ScalarOp::Erfc, x); }
 Var erfinv(const Var& x) { return unary(ScalarOp::Erfinv, x); }
+Var erfcinv(const Var& x) { return unary(ScalarOp::Erfcinv, x); }
 Var erfcx(const Var& x) { return unary(ScalarOp::Erfcx, x); }
 Var gammaln(const Var& x) { return unary(ScalarOp::Gammaln, x); }
 Var digamma(const Var& x) { return unary(ScalarOp::Digamma, x); }
@@ -337,6 +338,11 @@ Var all(const Var& x, const Axes& axes, bool keepdims) {
 Var logsumexp(const Var& x, const Axes& axes, bool keepdims) {
   return reduce_by(x, axes, keepdims, [](std::optional<std::vector<std::int64_t>> axis) {
     return std::make_shared<LogSumExpReduce>(std::move(axis));
+  });
+}
+Var median(const Var& x, const Axes& axes, bool keepdims) {
+  return reduce_by(x, axes, keepdims, [](std::optional<std::vector<std::int64_t>> axis) {
+    return std::make_shared<MedianReduce>(std::move(axis));
   });
 }
 Var var(const Var& x, const Axes& axes, std::int64_t ddof, bool keepdims) {
@@ -563,6 +569,14 @@ Var argsort(const Var& x, std::optional<std::int64_t> axis) {
   return (*std::make_shared<Sort>(true, axis))({x});
 }
 
+Var topk(const Var& x, std::int64_t k, std::int64_t axis) {
+  return (*std::make_shared<TopK>(false, k, axis))({x});
+}
+
+Var argtopk(const Var& x, std::int64_t k, std::int64_t axis) {
+  return (*std::make_shared<TopK>(true, k, axis))({x});
+}
+
 Var searchsorted(const Var& a, const Operand& v, std::string_view side) {
   if (side != "left" && side != "right")
     throw TypeError(fmt::format("`searchsorted`: side `{}` is not `left` or `right`", side));
@@ -607,6 +621,24 @@ Var identity_like(const Var& x) {
 Var tri(const Operand& n, const Operand& m, const Operand& k, DType dtype) {
   const Var in[] = {n.resolve(DType::Int64), m.resolve(DType::Int64), k.resolve(DType::Int64)};
   return (*std::make_shared<Tri>(dtype))(in);
+}
+
+namespace {
+
+std::pair<Var, Var> tri_indices(bool upper, const Operand& n, const Operand& m, const Operand& k) {
+  const Var in[] = {n.resolve(DType::Int64), m.resolve(DType::Int64), k.resolve(DType::Int64)};
+  const auto outs = std::make_shared<TriIndices>(upper)->make_node(in)->outputs();
+  return {outs[0], outs[1]};
+}
+
+}  // namespace
+
+std::pair<Var, Var> tril_indices(const Operand& n, const Operand& m, const Operand& k) {
+  return tri_indices(false, n, m, k);
+}
+
+std::pair<Var, Var> triu_indices(const Operand& n, const Operand& m, const Operand& k) {
+  return tri_indices(true, n, m, k);
 }
 
 Var arange(const Operand& start, const Operand& stop, const Operand& step,
@@ -834,6 +866,16 @@ std::pair<Var, Var> qr(const Var& a) {
   return {outs[0], outs[1]};
 }
 
+std::tuple<Var, Var, Var> lu(const Var& a) {
+  const auto outs = outputs_of(std::make_shared<Lu>(), a);
+  return {outs[0], outs[1], outs[2]};
+}
+
+Var expm(const Var& a) {
+  static const OpPtr op = std::make_shared<Expm>();
+  return (*op)({a});
+}
+
 Var pinv(const Var& a) {
   static const OpPtr op = std::make_shared<Pinv>();
   return (*op)({a});
@@ -890,12 +932,8 @@ Var block_diag(const std::vector<Var>& blocks) {
 Var trace(const Var& x, std::int64_t k) { return sum(extract_diag(x, k)); }
 
 Var kron(const Var& a, const Var& b) {
-  if (rank_of(a) != 2 || rank_of(b) != 2)
-    throw TypeError(fmt::format("`kron`: {} and {} must be matrices", a->type()->to_string(),
-                                b->type()->to_string()));
-  // (m, 1, n, 1) * (1, p, 1, q) is (m, p, n, q): element (i, k, j, l) = a[i, j] b[k, l].
-  const Var blocks = dimshuffle(a, {0, kNewAxis, 1, kNewAxis}) * dimshuffle(b, {kNewAxis, 0, kNewAxis, 1});
-  return reshape(blocks, {shape_i(a, 0) * shape_i(b, 0), shape_i(a, 1) * shape_i(b, 1)});
+  static const OpPtr op = std::make_shared<Kron>();
+  return (*op)({a, b});
 }
 
 Var softmax(const Var& x, std::int64_t axis) {

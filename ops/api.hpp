@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -147,8 +148,10 @@ Var sigmoid(const Var& x);
 Var softplus(const Var& x);
 Var erf(const Var& x);
 Var erfc(const Var& x);
-/// erf⁻¹(x), and e^(x²) erfc(x) without its overflow.
+/// erf⁻¹(x), erfc⁻¹(x) (accurate for small x, where erfinv(1 - x) is not),
+/// and e^(x²) erfc(x) without its overflow.
 Var erfinv(const Var& x);
+Var erfcinv(const Var& x);
 Var erfcx(const Var& x);
 /// log |Γ(x)|, its derivative ψ(x) (digamma, alias psi) and ψ's derivative.
 Var gammaln(const Var& x);
@@ -258,6 +261,9 @@ Var all(const Var& x, const Axes& axes = Axes::all(), bool keepdims = false);
 /// log(sum(exp(x))) over `axes`, computed without overflow (shifted by the
 /// maximum); x a float.
 Var logsumexp(const Var& x, const Axes& axes = Axes::all(), bool keepdims = false);
+/// The median over `axes` (NumPy's): the middle value, or the mean of the
+/// two middle ones for an even count; a float.
+Var median(const Var& x, const Axes& axes = Axes::all(), bool keepdims = false);
 /// The variance and standard deviation over `axes`: sum((x - mean)²) / (n -
 /// ddof), n the elements per group (NumPy's var and std), built from mean,
 /// sum and sqrt. A float result (float64 for integers).
@@ -333,6 +339,10 @@ Var eye(const Operand& n, DType dtype = DType::Float64);
 Var identity_like(const Var& x);
 /// An n × m matrix with ones at and below diagonal k, zeros above.
 Var tri(const Operand& n, const Operand& m, const Operand& k = 0, DType dtype = DType::Float64);
+/// The int64 rows and columns of the positions of an n × m matrix at and
+/// below (tril_indices) or at and above (triu_indices) diagonal k, row-major.
+std::pair<Var, Var> tril_indices(const Operand& n, const Operand& m, const Operand& k = 0);
+std::pair<Var, Var> triu_indices(const Operand& n, const Operand& m, const Operand& k = 0);
 /// start, start + step, … up to but excluding stop; the dtype is `dtype`,
 /// else the bounds' promotion (numbers follow the variables among them).
 Var arange(const Operand& start, const Operand& stop, const Operand& step = 1,
@@ -436,6 +446,10 @@ Var diff(const Var& x, std::int64_t n = 1, std::int64_t axis = -1);
 /// int64 positions that sort it.
 Var sort(const Var& x, std::optional<std::int64_t> axis = -1);
 Var argsort(const Var& x, std::optional<std::int64_t> axis = -1);
+/// The |k| largest values along `axis` in descending order (k > 0) or the
+/// |k| smallest in ascending order (k < 0), and their int64 positions.
+Var topk(const Var& x, std::int64_t k, std::int64_t axis = -1);
+Var argtopk(const Var& x, std::int64_t k, std::int64_t axis = -1);
 /// Where each element of v goes in the ascending vector a: before equal
 /// values (`side` "left") or after them ("right").
 Var searchsorted(const Var& a, const Operand& v, std::string_view side = "left");
@@ -472,6 +486,11 @@ Var solve(const Var& a, const Var& b);
 /// The lower Cholesky factor L (L Lᵀ = a) of a symmetric positive-definite
 /// matrix, reading a's lower triangle.
 Var cholesky(const Var& a);
+/// {p, l, u} with a = p l u: the LU factorisation with partial pivoting of a
+/// square float matrix (scipy's lu).
+std::tuple<Var, Var, Var> lu(const Var& a);
+/// The matrix exponential of a square float matrix (scipy's expm).
+Var expm(const Var& a);
 /// x with a @ x = b, reading only a's lower (`lower`) or upper triangle.
 Var solve_triangular(const Var& a, const Var& b, bool lower = false);
 /// The sign of det(a) and log|det(a)| (NumPy's slogdet).
@@ -506,7 +525,7 @@ Var block_diag(const std::vector<Var>& blocks);
 /// The sum of diagonal k of a matrix (extract_diag, then sum).
 Var trace(const Var& x, std::int64_t k = 0);
 /// The Kronecker product of two matrices: (m, n) and (p, q) give (m p, n q),
-/// block (i, j) being a[i, j] * b (a product of dimshuffles, reshaped).
+/// block (i, j) being a[i, j] * b (the `kron` Op).
 Var kron(const Var& a, const Var& b);
 /// Softmax and log-softmax along `axis`.
 Var softmax(const Var& x, std::int64_t axis = -1);
@@ -533,12 +552,14 @@ using api::diff;
 using api::det;
 using api::dot;
 using api::eigh;
+using api::expm;
 using api::fill;
 using api::gemm;
 using api::gemv;
 using api::dot22scalar;
 using api::ger;
 using api::log_softmax;
+using api::lu;
 using api::matrix_inverse;
 using api::matmul;
 using api::max;
@@ -559,6 +580,7 @@ using api::stack;
 using api::svd;
 using api::sum;
 using api::take;
+using api::topk;
 using api::unique;
 
 }  // namespace rw

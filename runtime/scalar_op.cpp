@@ -34,6 +34,7 @@ constexpr std::array<ScalarOpInfo, std::size(kAllScalarOps)> kInfo = {{
     {"arctan", 1, R::Float, false, true, 16},      {"erf", 1, R::Float, false, true, 12},
     {"erfc", 1, R::Float, false, true, 12},
     {"erfinv", 1, R::Float, false, true, 30},
+    {"erfcinv", 1, R::Float, false, true, 40},
     {"erfcx", 1, R::Float, false, true, 30},
     {"gammaln", 1, R::Float, false, true, 30},
     {"digamma", 1, R::Float, false, true, 40},

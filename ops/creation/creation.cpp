@@ -1,4 +1,4 @@
-// Eye, Tri, ARange, Linspace, TriMask (tril/triu), AllocDiag, ExtractDiag
+// Eye, Tri, TriIndices, ARange, Linspace, TriMask (tril/triu), AllocDiag, ExtractDiag
 // and their registration.
 #include "ops/creation/creation.hpp"
 
@@ -62,12 +62,17 @@ void check_not_bool_dtype(const Op& op, DType d) {
     throw TypeError(fmt::format("`{}`: dtype bool is not a number type", op.to_string()));
 }
 
-/// eye and tri: inputs n, m, k (0-d integers); the static shape (n, m).
-ApplyRef make_size_matrix(const Op& op, std::span<const Var> inputs, DType dtype) {
+/// eye, tri and the index Ops: inputs n, m, k, each a 0-d integer.
+void check_size_inputs(const Op& op, std::span<const Var> inputs) {
   ops_detail::check_arity(op, inputs, 3, 3);
   ops_detail::int_scalar_input(op, inputs, 0, "rows");
   ops_detail::int_scalar_input(op, inputs, 1, "columns");
   ops_detail::int_scalar_input(op, inputs, 2, "the diagonal");
+}
+
+/// eye and tri: inputs n, m, k; the static shape (n, m).
+ApplyRef make_size_matrix(const Op& op, std::span<const Var> inputs, DType dtype) {
+  check_size_inputs(op, inputs);
   return ops_detail::make_apply(op, inputs, dtype,
                                 {size_input_extent(op, inputs, 0), size_input_extent(op, inputs, 1)});
 }
@@ -188,6 +193,70 @@ std::vector<ShapeVars> Tri::infer_shape(const Apply& node, std::span<const Shape
 
 std::vector<std::vector<bool>> Tri::connection_pattern(const Apply&) const {
   return {{false}, {false}, {false}};
+}
+
+// ---------------------------------------------------------------------------
+// tril_indices, triu_indices
+
+namespace {
+
+/// How many positions of row i of an n × m matrix lie at and below diagonal
+/// k (or at and above it, `upper`); k clamped to [-n, m].
+std::int64_t row_count(std::int64_t i, std::int64_t m, std::int64_t k, bool upper) {
+  return upper ? m - std::clamp<std::int64_t>(i + k, 0, m)
+               : std::clamp<std::int64_t>(i + k + 1, 0, m);
+}
+
+}  // namespace
+
+ApplyRef TriIndices::make_node(std::span<const Var> inputs) const {
+  check_size_inputs(*this, inputs);
+  const std::int64_t n = size_input_extent(*this, inputs, 0);
+  const std::int64_t m = size_input_extent(*this, inputs, 1);
+  const auto k = ops_detail::constant_int(inputs[2]);
+  std::int64_t count = kUnknownDim;
+  if (n != kUnknownDim && m != kUnknownDim && k) {
+    check_offset(*this, *k);
+    count = 0;
+    const std::int64_t kc = clamp_offset(*k, n, m);
+    for (std::int64_t i = 0; i < n; ++i) count += row_count(i, m, kc, upper_);
+  }
+  const TypePtr t = TensorType::make(DType::Int64, {count});
+  return Apply::create(ptr(), inputs, std::vector<TypePtr>{t, t});
+}
+
+void TriIndices::perform(const Apply& node, std::span<const Tensor> inputs,
+                         std::span<Tensor> outputs) const {
+  const std::int64_t n = run_size(*this, node, inputs, 0), m = run_size(*this, node, inputs, 1);
+  const std::int64_t k = clamp_offset(inputs[2].item<std::int64_t>(), n, m);
+  std::int64_t count = 0;
+  for (std::int64_t i = 0; i < n; ++i) count += row_count(i, m, k, upper_);
+  Tensor rows = Tensor::empty(DType::Int64, {count});
+  Tensor cols = Tensor::empty(DType::Int64, {count});
+  std::int64_t at = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::int64_t c = row_count(i, m, k, upper_);
+    const std::int64_t first = upper_ ? m - c : 0;
+    for (std::int64_t j = first; j < first + c; ++j, ++at) {
+      rows.data<std::int64_t>()[at] = i;
+      cols.data<std::int64_t>()[at] = j;
+    }
+  }
+  outputs[0] = std::move(rows);
+  outputs[1] = std::move(cols);
+}
+
+std::vector<ShapeVars> TriIndices::infer_shape(const Apply& node, std::span<const ShapeVars>) const {
+  // Σ over rows i of the row's count: clip(i + k + 1, 0, m) below, m - clip(i + k, 0, m) above.
+  const Var n = as_int64(node.input(0)), m = as_int64(node.input(1)), k = as_int64(node.input(2));
+  const Var i = arange(n);
+  const Var per_row = upper_ ? m - clip(i + k, 0, m) : clip(i + k + 1, 0, m);
+  const Var count = sum(per_row);
+  return {ShapeVars{count}, ShapeVars{count}};
+}
+
+std::vector<std::vector<bool>> TriIndices::connection_pattern(const Apply&) const {
+  return {{false, false}, {false, false}, {false, false}};
 }
 
 // ---------------------------------------------------------------------------
@@ -442,6 +511,18 @@ void register_creation(OpRegistry& r) {
          .factory = [](const Props& p) -> OpPtr {
            return std::make_shared<Tri>(std::get<DType>(p[0].value));
          }});
+  for (bool upper : {false, true})
+    r.add({.name = upper ? "triu_indices" : "tril_indices",
+           .doc = upper ? "triu_indices(n, m, k): rows and columns at and above diagonal k of n x m"
+                        : "tril_indices(n, m, k): rows and columns at and below diagonal k of n x m",
+           .params = {},
+           .min_inputs = 3,
+           .max_inputs = 3,
+           .factory = [upper](const Props&) -> OpPtr {
+             static const OpPtr lower_op = std::make_shared<TriIndices>(false);
+             static const OpPtr upper_op = std::make_shared<TriIndices>(true);
+             return upper ? upper_op : lower_op;
+           }});
   r.add({.name = "arange",
          .doc = "arange(start, stop, step): start, start + step, ... up to but excluding stop",
          .params = {{"dtype", ParamKind::DType, PropValue{std::monostate{}}, true,

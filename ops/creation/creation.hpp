@@ -1,4 +1,5 @@
-// Creation Ops: eye, tri, arange, linspace, tril/triu masks and diagonals.
+// Creation Ops: eye, tri, tril_indices/triu_indices, arange, linspace,
+// tril/triu masks and diagonals.
 #pragma once
 
 #include <cstdint>
@@ -45,6 +46,28 @@ class Tri final : public Op {
 
  private:
   DType dtype_;
+};
+
+/// `tril_indices(n, m, k)` / `triu_indices(n, m, k)`: two int64 vectors,
+/// the rows and columns of the positions of an n × m matrix at and below
+/// diagonal k (j <= i + k), or at and above it (j >= i + k), in row-major
+/// order (NumPy's tril_indices(n, k, m) and triu_indices). The sizes are 0-d
+/// integer inputs, as tri's; the length is static when all three are
+/// constants, and infer_shape computes it as a graph. Not differentiable.
+class TriIndices final : public Op {
+ public:
+  explicit TriIndices(bool upper) : upper_(upper) {}
+  bool upper() const { return upper_; }
+  std::string_view name() const override { return upper_ ? "triu_indices" : "tril_indices"; }
+  ApplyRef make_node(std::span<const Var> inputs) const override;
+  void perform(const Apply& node, std::span<const Tensor> inputs,
+               std::span<Tensor> outputs) const override;
+  std::vector<ShapeVars> infer_shape(const Apply& node,
+                                     std::span<const ShapeVars> input_shapes) const override;
+  std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
+
+ private:
+  bool upper_;
 };
 
 /// `arange(start, stop, step)`: start, start + step, … up to but excluding
@@ -165,7 +188,8 @@ class ExtractDiag final : public Op {
   std::int64_t offset_;
 };
 
-/// Registers eye, tri, arange, linspace, tril, triu, alloc_diag and extract_diag.
+/// Registers eye, tri, tril_indices, triu_indices, arange, linspace, tril,
+/// triu, alloc_diag and extract_diag.
 void register_creation(OpRegistry& registry);
 
 }  // namespace rw

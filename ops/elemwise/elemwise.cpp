@@ -398,6 +398,7 @@ std::string_view scalar_doc(ScalarOp op) {
     case ScalarOp::Erf: return "error function";
     case ScalarOp::Erfc: return "complementary error function, 1 - erf(x)";
     case ScalarOp::Erfinv: return "inverse error function";
+    case ScalarOp::Erfcinv: return "inverse complementary error function, erfc(erfcinv(y)) = y";
     case ScalarOp::Erfcx: return "scaled complementary error function, e ** (x * x) * erfc(x)";
     case ScalarOp::Gammaln: return "log |gamma(x)|";
     case ScalarOp::Digamma: return "digamma (psi), the derivative of gammaln";

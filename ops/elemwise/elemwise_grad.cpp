@@ -89,6 +89,7 @@ std::vector<Var> partials(ScalarOp op, std::span<const Var> x, const Var& z) {
     case ScalarOp::Erf: p[0] = exp(neg(sqr(x[0]))) * (2 / std::sqrt(std::numbers::pi)); break;
     case ScalarOp::Erfc: p[0] = exp(neg(sqr(x[0]))) * (-2 / std::sqrt(std::numbers::pi)); break;
     case ScalarOp::Erfinv: p[0] = exp(sqr(z)) * (std::sqrt(std::numbers::pi) / 2); break;
+    case ScalarOp::Erfcinv: p[0] = exp(sqr(z)) * (-std::sqrt(std::numbers::pi) / 2); break;
     case ScalarOp::Erfcx: p[0] = 2 * x[0] * z - 2 / std::sqrt(std::numbers::pi); break;
     case ScalarOp::Gammaln: p[0] = digamma(x[0]); break;
     case ScalarOp::Digamma: p[0] = trigamma(x[0]); break;

@@ -1,5 +1,5 @@
-// Cholesky, SolveTriangular, SLogDet, Eigh, Eigvalsh, Svd, Qr and Pinv: types, shapes,
-// perform, and their registration.
+// Cholesky, Lu, SolveTriangular, SLogDet, Eigh, Eigvalsh, Svd, Qr, Pinv and
+// Expm: types, shapes, perform, and their registration.
 #include "ops/linalg/decomp.hpp"
 
 #include <algorithm>
@@ -48,6 +48,25 @@ void Cholesky::perform(const Apply&, std::span<const Tensor> inputs,
 
 std::vector<ShapeVars> Cholesky::infer_shape(const Apply&, std::span<const ShapeVars> in) const {
   return {in[0]};
+}
+
+ApplyRef Lu::make_node(std::span<const Var> inputs) const {
+  ops_detail::check_arity(*this, inputs, 1, 1);
+  const TensorType& a = square_float_input(*this, inputs, 0);
+  const std::int64_t n = square_extent(a);
+  const TypePtr t = TensorType::make(a.dtype(), {n, n});
+  return Apply::create(ptr(), inputs, std::vector<TypePtr>{t, t, t});
+}
+
+void Lu::perform(const Apply&, std::span<const Tensor> inputs, std::span<Tensor> outputs) const {
+  auto [p, l, u] = ops_detail::run_kernel(*this, [&] { return lu(inputs[0]); });
+  outputs[0] = std::move(p);
+  outputs[1] = std::move(l);
+  outputs[2] = std::move(u);
+}
+
+std::vector<ShapeVars> Lu::infer_shape(const Apply&, std::span<const ShapeVars> in) const {
+  return {in[0], in[0], in[0]};
 }
 
 ApplyRef SolveTriangular::make_node(std::span<const Var> inputs) const {
@@ -195,6 +214,21 @@ std::vector<ShapeVars> Pinv::infer_shape(const Apply&, std::span<const ShapeVars
   return {ShapeVars{in[0][1], in[0][0]}};
 }
 
+ApplyRef Expm::make_node(std::span<const Var> inputs) const {
+  ops_detail::check_arity(*this, inputs, 1, 1);
+  const TensorType& a = square_float_input(*this, inputs, 0);
+  const std::int64_t n = square_extent(a);
+  return ops_detail::make_apply(*this, inputs, a.dtype(), {n, n});
+}
+
+void Expm::perform(const Apply&, std::span<const Tensor> inputs, std::span<Tensor> outputs) const {
+  outputs[0] = ops_detail::run_kernel(*this, [&] { return expm(inputs[0]); });
+}
+
+std::vector<ShapeVars> Expm::infer_shape(const Apply&, std::span<const ShapeVars> in) const {
+  return {in[0]};
+}
+
 // ---------------------------------------------------------------------------
 
 namespace {
@@ -217,6 +251,8 @@ template <class O> void add_plain(OpRegistry& r, const char* name, const char* d
 void register_decomp(OpRegistry& r) {
   add_plain<Cholesky>(r, "cholesky",
                       "the lower Cholesky factor of a positive-definite float matrix");
+  add_plain<Lu>(r, "lu",
+                "p, l, u with a = p l u: the pivoted LU factorisation of a square float matrix");
   r.add({.name = "solve_triangular",
          .doc = "solve_triangular(a, b): x with a @ x = b, reading one triangle of a",
          .params = {{"lower", ParamKind::Bool, PropValue{false}, false,
@@ -241,6 +277,7 @@ void register_decomp(OpRegistry& r) {
          }});
   add_plain<Qr>(r, "qr", "the reduced QR factorisation q, r of a float matrix");
   add_plain<Pinv>(r, "pinv", "the Moore-Penrose pseudo-inverse of a float matrix");
+  add_plain<Expm>(r, "expm", "the matrix exponential of a square float matrix");
 }
 
 }  // namespace rw

@@ -1,5 +1,6 @@
-// Matrix factorisation Ops: cholesky, solve_triangular, slogdet, eigh,
-// eigvalsh, svd, qr and pinv (Eigen, runtime/kernels/decomp.cpp). Gradients in decomp_grad.cpp.
+// Matrix factorisation Ops: cholesky, lu, solve_triangular, slogdet, eigh,
+// eigvalsh, svd, qr, pinv and expm (Eigen, runtime/kernels/decomp.cpp).
+// Gradients in decomp_grad.cpp.
 #pragma once
 
 #include "engine/graph/op.hpp"
@@ -13,6 +14,39 @@ namespace rw {
 class Cholesky final : public Op {
  public:
   std::string_view name() const override { return "cholesky"; }
+  ApplyRef make_node(std::span<const Var> inputs) const override;
+  void perform(const Apply& node, std::span<const Tensor> inputs,
+               std::span<Tensor> outputs) const override;
+  std::vector<ShapeVars> infer_shape(const Apply& node,
+                                     std::span<const ShapeVars> input_shapes) const override;
+  std::vector<Var> L_op(const Apply& node, std::span<const Var> output_grads) const override;
+  std::vector<Var> R_op(const Apply& node, std::span<const Var> eval_points) const override;
+};
+
+/// The LU factorisation with partial pivoting of a square float matrix, as
+/// scipy's and PyTensor's `lu`: three outputs p, l, u of a's dtype and shape
+/// with a = p l u, p a permutation matrix, l unit lower triangular, u upper
+/// triangular. A singular a factors too; its gradient then divides by zero.
+class Lu final : public Op {
+ public:
+  std::string_view name() const override { return "lu"; }
+  ApplyRef make_node(std::span<const Var> inputs) const override;
+  void perform(const Apply& node, std::span<const Tensor> inputs,
+               std::span<Tensor> outputs) const override;
+  std::vector<ShapeVars> infer_shape(const Apply& node,
+                                     std::span<const ShapeVars> input_shapes) const override;
+  /// p is piecewise constant: only l and u carry a gradient.
+  std::vector<Var> L_op(const Apply& node, std::span<const Var> output_grads) const override;
+  std::vector<Var> R_op(const Apply& node, std::span<const Var> eval_points) const override;
+};
+
+/// The matrix exponential e^a of a square float matrix (scipy's and
+/// PyTensor's `expm`; Padé approximation with scaling and squaring). The
+/// gradient and forward mode are blocks of the exponential of a 2n × 2n
+/// block matrix, as PyTensor's ExpmGrad.
+class Expm final : public Op {
+ public:
+  std::string_view name() const override { return "expm"; }
   ApplyRef make_node(std::span<const Var> inputs) const override;
   void perform(const Apply& node, std::span<const Tensor> inputs,
                std::span<Tensor> outputs) const override;
@@ -147,8 +181,8 @@ class Pinv final : public Op {
   std::vector<Var> R_op(const Apply& node, std::span<const Var> eval_points) const override;
 };
 
-/// Registers cholesky, solve_triangular (`lower`), slogdet, eigh, eigvalsh,
-/// svd (`compute_uv`), qr and pinv.
+/// Registers cholesky, lu, solve_triangular (`lower`), slogdet, eigh,
+/// eigvalsh, svd (`compute_uv`), qr, pinv and expm.
 void register_decomp(OpRegistry& registry);
 
 }  // namespace rw

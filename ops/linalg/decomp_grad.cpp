@@ -73,6 +73,29 @@ std::vector<Var> Cholesky::R_op(const Apply& node, std::span<const Var> ev) cons
   return {dot(l, tril_half_diag(x))};
 }
 
+std::vector<Var> Lu::L_op(const Apply& node, std::span<const Var> output_grads) const {
+  // a = p l u with l unit lower and u upper: with
+  // M = tril(lᵀ g_l, -1) + triu(g_u uᵀ), g_a = p l⁻ᵀ M u⁻ᵀ (PyTensor's LU.L_op).
+  const Var p = node.output(0), l = node.output(1), u = node.output(2);
+  const Var& gl = output_grads[1];
+  const Var& gu = output_grads[2];
+  const bool has_l = !is_disconnected(gl), has_u = !is_disconnected(gu);
+  if (!has_l && !has_u) return {float_zeros_like(node.input(0))};
+  const Var m = sum_terms({has_l ? tril(dot(transpose(l), gl), -1) : Var(),
+                           has_u ? triu(dot(gu, transpose(u))) : Var()});
+  const Var left = solve_triangular(transpose(l), m, false);
+  return {dot(p, transpose(solve_triangular(u, transpose(left), false)))};
+}
+
+std::vector<Var> Lu::R_op(const Apply& node, std::span<const Var> ev) const {
+  // With X = l⁻¹ pᵀ da u⁻¹ (l⁻¹ dl strictly lower, du u⁻¹ upper):
+  // dl = l tril(X, -1), du = triu(X) u; p does not move.
+  if (!ev[0]) return {Var(), Var(), Var()};
+  const Var p = node.output(0), l = node.output(1), u = node.output(2);
+  const Var x = right_solve_upper(solve_triangular(l, dot(transpose(p), ev[0]), true), u);
+  return {Var(), dot(l, tril(x, -1)), dot(triu(x), u)};
+}
+
 std::vector<Var> SolveTriangular::L_op(const Apply& node, std::span<const Var> output_grads) const {
   // x = A⁻¹ b: g_b = A⁻ᵀ g (the other triangle of Aᵀ), g_A = -g_b xᵀ kept
   // on the triangle perform reads.
@@ -242,6 +265,31 @@ std::vector<Var> Pinv::R_op(const Apply& node, std::span<const Var> ev) const {
   const Var dat = transpose(ev[0]);
   return {neg(dot(dot(p, ev[0]), p)) + dot(dot(p, pt), dot(dat, identity_minus(a, p))) +
           dot(identity_minus(p, a), dot(dat, dot(pt, p)))};
+}
+
+namespace {
+
+/// The top-right n × n block of expm([[a, e], [0, a]]): the Fréchet
+/// derivative of expm at a in the direction e (Najfeld and Havel).
+Var expm_frechet(const Var& a, const Var& e) {
+  const Var n = shape_i(a, 0);
+  const Var top = concatenate({a, e}, 1);
+  const Var bottom = concatenate({zeros_like(a), a}, 1);
+  const Var big = expm(concatenate({top, bottom}, 0));
+  return subtensor(big, {slice(std::nullopt, n), slice(n, std::nullopt)});
+}
+
+}  // namespace
+
+std::vector<Var> Expm::L_op(const Apply& node, std::span<const Var> output_grads) const {
+  // The adjoint of the Fréchet derivative at a is the derivative at aᵀ:
+  // g_a = expm([[aᵀ, g], [0, aᵀ]])[:n, n:], as PyTensor's ExpmGrad.
+  return {expm_frechet(transpose(node.input(0)), output_grads[0])};
+}
+
+std::vector<Var> Expm::R_op(const Apply& node, std::span<const Var> ev) const {
+  if (!ev[0]) return {Var()};
+  return {expm_frechet(node.input(0), ev[0])};
 }
 
 }  // namespace rw

@@ -1,6 +1,5 @@
 // Dot, MatMul, Outer, Gemm, Gemv, Ger, Dot22Scalar, MatrixInverse, Det, Solve,
-// BlockDiag
-// and their registration.
+// BlockDiag, Kron and their registration.
 #include "ops/linalg/linalg.hpp"
 
 #include <fmt/format.h>
@@ -9,6 +8,7 @@
 #include "ops/api.hpp"
 #include "ops/detail/matrix_checks.hpp"
 #include "ops/detail/util.hpp"
+#include "runtime/kernels/elemwise.hpp"
 #include "runtime/kernels/indexing.hpp"
 #include "runtime/kernels/linalg.hpp"
 
@@ -480,6 +480,45 @@ std::vector<ShapeVars> BlockDiag::infer_shape(const Apply&, std::span<const Shap
 }
 
 // ---------------------------------------------------------------------------
+// kron
+
+ApplyRef Kron::make_node(std::span<const Var> inputs) const {
+  ops_detail::check_arity(*this, inputs, 2, 2);
+  StaticShape shape{1, 1};
+  for (std::size_t i = 0; i < 2; ++i) {
+    check_numeric(*this, inputs, i);
+    const TensorType& t = *inputs[i]->tensor_type();
+    if (t.ndim() != 2)
+      throw TypeError(fmt::format("`{}`: {} has rank {}, expected a matrix", to_string(),
+                                  input_label(i, inputs[i]), t.ndim()));
+    for (std::size_t a = 0; a < 2; ++a) {
+      const std::int64_t e = t.shape()[a];
+      // A zero extent makes the product's zero whatever the other is.
+      if (shape[a] == 0 || e == 0) shape[a] = 0;
+      else shape[a] = shape[a] == kUnknownDim || e == kUnknownDim ? kUnknownDim : shape[a] * e;
+    }
+  }
+  const DType dtype = promote(inputs[0]->tensor_type()->dtype(), inputs[1]->tensor_type()->dtype());
+  return ops_detail::make_apply(*this, inputs, dtype, shape);
+}
+
+void Kron::perform(const Apply&, std::span<const Tensor> inputs, std::span<Tensor> outputs) const {
+  // (m, 1, n, 1) * (1, p, 1, q) is (m, p, n, q): element (i, k, j, l) = a[i, j] b[k, l].
+  const Tensor& a = inputs[0];
+  const Tensor& b = inputs[1];
+  const std::int64_t m = a.shape()[0], n = a.shape()[1], p = b.shape()[0], q = b.shape()[1];
+  outputs[0] = ops_detail::run_kernel(*this, [&] {
+    const Tensor blocks = elemwise(ScalarOp::Mul, a.contiguous().reshape(Shape{m, 1, n, 1}),
+                                   b.contiguous().reshape(Shape{1, p, 1, q}));
+    return blocks.contiguous().reshape(Shape{m * p, n * q});
+  });
+}
+
+std::vector<ShapeVars> Kron::infer_shape(const Apply&, std::span<const ShapeVars> in) const {
+  return {ShapeVars{in[0][0] * in[1][0], in[0][1] * in[1][1]}};
+}
+
+// ---------------------------------------------------------------------------
 
 void register_linalg(OpRegistry& r) {
   r.add({.name = "dot",
@@ -564,6 +603,15 @@ void register_linalg(OpRegistry& r) {
          .max_inputs = -1,
          .factory = [](const Props&) -> OpPtr {
            static const OpPtr op = std::make_shared<BlockDiag>();
+           return op;
+         }});
+  r.add({.name = "kron",
+         .doc = "kron(a, b): the Kronecker product of two matrices",
+         .params = {},
+         .min_inputs = 2,
+         .max_inputs = 2,
+         .factory = [](const Props&) -> OpPtr {
+           static const OpPtr op = std::make_shared<Kron>();
            return op;
          }});
   r.add({.name = "solve",

@@ -1,5 +1,5 @@
 // Linear algebra Ops: dot, matmul (batched), outer, gemm, gemv, ger, dot22scalar,
-// matrix_inverse, det, solve and block_diag.
+// matrix_inverse, det, solve, block_diag and kron.
 #pragma once
 
 #include <optional>
@@ -209,8 +209,25 @@ class BlockDiag final : public Op {
   std::vector<Var> R_op(const Apply& node, std::span<const Var> eval_points) const override;
 };
 
+/// `kron(a, b)`: the Kronecker product of two matrices (PyTensor's
+/// KroneckerProduct): (m, n) and (p, q) give (m p, n q), block (i, j) being
+/// a[i, j] * b; dtype promoted.
+class Kron final : public Op {
+ public:
+  std::string_view name() const override { return "kron"; }
+  ApplyRef make_node(std::span<const Var> inputs) const override;
+  void perform(const Apply& node, std::span<const Tensor> inputs,
+               std::span<Tensor> outputs) const override;
+  std::vector<ShapeVars> infer_shape(const Apply& node,
+                                     std::span<const ShapeVars> input_shapes) const override;
+  /// Each operand's gradient sums the output gradient's blocks against the
+  /// other operand; forward mode by the product rule.
+  std::vector<Var> L_op(const Apply& node, std::span<const Var> output_grads) const override;
+  std::vector<Var> R_op(const Apply& node, std::span<const Var> eval_points) const override;
+};
+
 /// Registers dot, matmul, outer, gemm (`inplace`), gemv, ger, dot22scalar,
-/// matrix_inverse, det, solve and block_diag.
+/// matrix_inverse, det, solve, block_diag and kron.
 void register_linalg(OpRegistry& registry);
 
 }  // namespace rw

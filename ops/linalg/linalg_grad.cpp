@@ -1,6 +1,6 @@
 // Gradients of dot, matmul, outer and gemm: products with the transposed
 // other operand; forward mode by the product rule. block_diag slices the
-// output gradient per block.
+// output gradient per block; kron sums its blocks against the other operand.
 #include "ops/api.hpp"
 #include "ops/detail/grad_util.hpp"
 #include "ops/detail/util.hpp"
@@ -248,6 +248,27 @@ std::vector<Var> BlockDiag::R_op(const Apply& node, std::span<const Var> ev) con
   }
   if (!any) return {Var()};
   return {block_diag(blocks)};
+}
+
+std::vector<Var> Kron::L_op(const Apply& node, std::span<const Var> output_grads) const {
+  // With G viewed as (m, p, n, q), G[i, k, j, l] = ∂/∂(a[i, j] b[k, l]):
+  // g_a[i, j] = Σ_kl G[i, k, j, l] b[k, l], g_b[k, l] = Σ_ij G[i, k, j, l] a[i, j].
+  const Var& a = node.input(0);
+  const Var& b = node.input(1);
+  const Var g4 =
+      reshape(output_grads[0], {shape_i(a, 0), shape_i(b, 0), shape_i(a, 1), shape_i(b, 1)});
+  const Var ga = sum(g4 * dimshuffle(b, {kNewAxis, 0, kNewAxis, 1}), {1, 3});
+  const Var gb = sum(g4 * dimshuffle(a, {0, kNewAxis, 1, kNewAxis}), {0, 2});
+  return {for_input(ga, a), for_input(gb, b)};
+}
+
+std::vector<Var> Kron::R_op(const Apply& node, std::span<const Var> ev) const {
+  if (!ev[0] && !ev[1]) return {Var()};
+  const Var& a = node.input(0);
+  const Var& b = node.input(1);
+  if (!ev[1]) return {kron(ev[0], b)};
+  if (!ev[0]) return {kron(a, ev[1])};
+  return {kron(ev[0], b) + kron(a, ev[1])};
 }
 
 }  // namespace rw

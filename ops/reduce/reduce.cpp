@@ -1,4 +1,4 @@
-// Reduce, LogSumExpReduce and ArgReduce.
+// Reduce, AxesReduction (logsumexp, median) and ArgReduce.
 #include "ops/reduce/reduce.hpp"
 
 #include <limits>
@@ -8,6 +8,7 @@
 #include "engine/graph/errors.hpp"
 #include "ops/detail/util.hpp"
 #include "runtime/kernels/elemwise.hpp"
+#include "runtime/kernels/sort.hpp"
 
 namespace rw {
 
@@ -42,8 +43,9 @@ std::string_view Reduce::name() const { return reduce_op_name(op_); }
 
 Props Reduce::props() const { return {{"axis", axis_value(axis_)}}; }
 
-std::vector<bool> Reduce::check_axes(std::span<const Var> inputs) const {
-  const TensorType& t = ops_detail::tensor_input(*this, inputs, 0);
+std::vector<bool> Reduce::check_axes(std::span<const Var> inputs, const Op* named) const {
+  const Op& op = named ? *named : *this;
+  const TensorType& t = ops_detail::tensor_input(op, inputs, 0);
   const auto n = static_cast<std::int64_t>(t.ndim());
   std::vector<bool> reduced(t.ndim(), !axis_.has_value());
   if (axis_) {
@@ -51,9 +53,9 @@ std::vector<bool> Reduce::check_axes(std::span<const Var> inputs) const {
       const std::int64_t k = a < 0 ? a + n : a;
       if (k < 0 || k >= n)
         throw TypeError(fmt::format("`{}`: axis {} is out of range for {} of rank {}",
-                                    to_string(), a, input_label(0, inputs[0]), n));
+                                    op.to_string(), a, input_label(0, inputs[0]), n));
       if (reduced[static_cast<std::size_t>(k)])
-        throw TypeError(fmt::format("`{}`: axis {} is given twice", to_string(), k));
+        throw TypeError(fmt::format("`{}`: axis {} is given twice", op.to_string(), k));
       reduced[static_cast<std::size_t>(k)] = true;
     }
   }
@@ -64,15 +66,19 @@ std::vector<bool> Reduce::reduced_axes(const Apply& node) const {
   return check_axes(node.inputs());
 }
 
+StaticShape Reduce::kept_shape(const TensorType& t, const std::vector<bool>& reduced) {
+  StaticShape shape;
+  for (std::size_t a = 0; a < reduced.size(); ++a)
+    if (!reduced[a]) shape.push_back(t.shape()[a]);
+  return shape;
+}
+
 ApplyRef Reduce::make_node(std::span<const Var> inputs) const {
   ops_detail::check_arity(*this, inputs, 1, 1);
   const std::vector<bool> reduced = check_axes(inputs);
   const TensorType& t = *inputs[0]->tensor_type();
-  StaticShape shape;
-  for (std::size_t a = 0; a < reduced.size(); ++a)
-    if (!reduced[a]) shape.push_back(t.shape()[a]);
   return ops_detail::make_apply(*this, inputs, reduce_result_dtype(op_, t.dtype()),
-                                std::move(shape));
+                                kept_shape(t, reduced));
 }
 
 void Reduce::perform(const Apply& node, std::span<const Tensor> inputs,
@@ -145,8 +151,19 @@ std::vector<ShapeVars> ArgReduce::infer_shape(const Apply& node,
 
 // ---------------------------------------------------------------------------
 
-LogSumExpReduce::LogSumExpReduce(std::optional<std::vector<std::int64_t>> axis)
+AxesReduction::AxesReduction(std::optional<std::vector<std::int64_t>> axis)
     : sum_(std::make_shared<Reduce>(ReduceOp::Sum, std::move(axis))) {}
+
+ApplyRef AxesReduction::make_reduced(std::span<const Var> inputs, DType dtype) const {
+  const TensorType& t = ops_detail::tensor_input(*this, inputs, 0);
+  return ops_detail::make_apply(*this, inputs, dtype,
+                                Reduce::kept_shape(t, sum_->check_axes(inputs, this)));
+}
+
+std::vector<ShapeVars> AxesReduction::infer_shape(const Apply& node,
+                                                  std::span<const ShapeVars> input_shapes) const {
+  return sum_->infer_shape(node, input_shapes);
+}
 
 ApplyRef LogSumExpReduce::make_node(std::span<const Var> inputs) const {
   ops_detail::check_arity(*this, inputs, 1, 1);
@@ -154,14 +171,13 @@ ApplyRef LogSumExpReduce::make_node(std::span<const Var> inputs) const {
   if (!is_float(t.dtype()))
     throw TypeError(fmt::format("`{}`: {} is {}, expected float32 or float64", to_string(),
                                 input_label(0, inputs[0]), t.to_string()));
-  const ApplyRef s = sum_->make_node(inputs);
-  return ops_detail::make_apply(*this, inputs, t.dtype(), s->output(0)->tensor_type()->shape());
+  return make_reduced(inputs, t.dtype());
 }
 
 void LogSumExpReduce::perform(const Apply& node, std::span<const Tensor> inputs,
                               std::span<Tensor> outputs) const {
   const Tensor& x = inputs[0];
-  const std::vector<bool> reduced = sum_->reduced_axes(node);
+  const std::vector<bool> reduced = reduced_axes(node);
   const auto list = reduced_list(reduced);
   const Axes axes{std::span<const std::int64_t>(list)};
   Shape out_shape;
@@ -184,9 +200,35 @@ void LogSumExpReduce::perform(const Apply& node, std::span<const Tensor> inputs,
   });
 }
 
-std::vector<ShapeVars> LogSumExpReduce::infer_shape(const Apply& node,
-                                                    std::span<const ShapeVars> input_shapes) const {
-  return sum_->infer_shape(node, input_shapes);
+// ---------------------------------------------------------------------------
+
+ApplyRef MedianReduce::make_node(std::span<const Var> inputs) const {
+  ops_detail::check_arity(*this, inputs, 1, 1);
+  return make_reduced(inputs, float_result(ops_detail::tensor_input(*this, inputs, 0).dtype()));
+}
+
+void MedianReduce::perform(const Apply& node, std::span<const Tensor> inputs,
+                           std::span<Tensor> outputs) const {
+  // The kept axes first, then the reduced ones flattened into one last axis.
+  const Tensor& x = inputs[0];
+  const std::vector<bool> reduced = reduced_axes(node);
+  std::vector<std::int64_t> perm;
+  Shape lines;
+  std::int64_t group = 1;
+  for (std::size_t a = 0; a < reduced.size(); ++a)
+    if (!reduced[a]) {
+      perm.push_back(static_cast<std::int64_t>(a));
+      lines.push_back(x.shape()[a]);
+    }
+  for (std::size_t a = 0; a < reduced.size(); ++a)
+    if (reduced[a]) {
+      perm.push_back(static_cast<std::int64_t>(a));
+      group *= x.shape()[a];
+    }
+  lines.push_back(group);
+  outputs[0] = ops_detail::run_kernel(*this, [&] {
+    return median_last_axis(x.transpose(perm).contiguous().reshape(lines));
+  });
 }
 
 // ---------------------------------------------------------------------------
@@ -222,6 +264,15 @@ void register_reduce(OpRegistry& registry) {
                 .max_inputs = 1,
                 .factory = [](const Props& p) -> OpPtr {
                   return std::make_shared<LogSumExpReduce>(axis_param(p[0].value));
+                }});
+  registry.add({.name = "median",
+                .doc = "the median over `axis`: the middle value, or the mean of the middle two",
+                .params = {{"axis", ParamKind::Ints, PropValue{std::monostate{}}, true,
+                            "the axes to reduce (none: all)"}},
+                .min_inputs = 1,
+                .max_inputs = 1,
+                .factory = [](const Props& p) -> OpPtr {
+                  return std::make_shared<MedianReduce>(axis_param(p[0].value));
                 }});
   for (bool is_max : {true, false}) {
     registry.add({.name = is_max ? "argmax" : "argmin",

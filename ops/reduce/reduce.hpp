@@ -1,5 +1,5 @@
-// Reductions: sum, prod, max, min, mean, any, all and logsumexp over a set of
-// axes, and argmax, argmin along one axis or all.
+// Reductions: sum, prod, max, min, mean, any, all, logsumexp and median over
+// a set of axes, and argmax, argmin along one axis or all.
 #pragma once
 
 #include <cstdint>
@@ -26,6 +26,12 @@ class Reduce final : public Op {
   const std::optional<std::vector<std::int64_t>>& axis() const { return axis_; }
   /// For a node: which input axes are reduced.
   std::vector<bool> reduced_axes(const Apply& node) const;
+  /// Which axes of inputs[0] are reduced; an axis out of range or given
+  /// twice is a TypeError naming `named` (an Op that reduces over this one's
+  /// axes, such as logsumexp), or this Op.
+  std::vector<bool> check_axes(std::span<const Var> inputs, const Op* named = nullptr) const;
+  /// The static shape of inputs[0] without the reduced axes.
+  static StaticShape kept_shape(const TensorType& t, const std::vector<bool>& reduced);
 
   std::string_view name() const override;
   /// `axis`: a tuple, or none for all axes.
@@ -46,7 +52,6 @@ class Reduce final : public Op {
   std::vector<Var> R_op(const Apply& node, std::span<const Var> eval_points) const override;
 
  private:
-  std::vector<bool> check_axes(std::span<const Var> inputs) const;
   ReduceOp op_;
   std::optional<std::vector<std::int64_t>> axis_;
 };
@@ -76,34 +81,64 @@ class ArgReduce final : public Op {
   std::optional<std::int64_t> axis_;
 };
 
-/// log(sum(exp(x))) over `axis` (every axis when none) of a float x, shifted
-/// by the maximum so that it neither overflows nor underflows (scipy's
-/// logsumexp); the reduced axes are removed, as in Reduce. An empty group
-/// gives -inf; an infinite maximum shifts by 0. The gradient is the softmax
-/// over the group times the output gradient.
-class LogSumExpReduce final : public Op {
+/// A reduction over `axis` (every axis when none) that is not one of
+/// Reduce's: it checks its axes, removes the reduced ones from the output
+/// shape and infers that shape as the sum over the same axes would, naming
+/// itself in the errors. Base of logsumexp and median.
+class AxesReduction : public Op {
  public:
-  explicit LogSumExpReduce(std::optional<std::vector<std::int64_t>> axis);
+  explicit AxesReduction(std::optional<std::vector<std::int64_t>> axis);
   const std::optional<std::vector<std::int64_t>>& axis() const { return sum_->axis(); }
+  /// For a node: which input axes are reduced.
+  std::vector<bool> reduced_axes(const Apply& node) const { return sum_->reduced_axes(node); }
 
-  std::string_view name() const override { return "logsumexp"; }
+  /// `axis`: a tuple, or none for all axes.
   Props props() const override { return sum_->props(); }
-  ApplyRef make_node(std::span<const Var> inputs) const override;
-  void perform(const Apply& node, std::span<const Tensor> inputs,
-               std::span<Tensor> outputs) const override;
   std::vector<ShapeVars> infer_shape(const Apply& node,
                                      std::span<const ShapeVars> input_shapes) const override;
-  std::vector<Var> L_op(const Apply& node, std::span<const Var> output_grads) const override;
-  std::vector<Var> R_op(const Apply& node, std::span<const Var> eval_points) const override;
+
+ protected:
+  /// A node with one output of `dtype` whose static shape is inputs[0]'s
+  /// without the reduced axes.
+  ApplyRef make_reduced(std::span<const Var> inputs, DType dtype) const;
 
  private:
-  // The sum over the same axes: its axis checks, output shape and
-  // reduced_axes are this Op's.
   std::shared_ptr<const Reduce> sum_;
 };
 
+/// log(sum(exp(x))) over `axis` of a float x, shifted by the maximum so that
+/// it neither overflows nor underflows (scipy's logsumexp). An empty group
+/// gives -inf; an infinite maximum shifts by 0. The gradient is the softmax
+/// over the group times the output gradient.
+class LogSumExpReduce final : public AxesReduction {
+ public:
+  using AxesReduction::AxesReduction;
+  std::string_view name() const override { return "logsumexp"; }
+  ApplyRef make_node(std::span<const Var> inputs) const override;
+  void perform(const Apply& node, std::span<const Tensor> inputs,
+               std::span<Tensor> outputs) const override;
+  std::vector<Var> L_op(const Apply& node, std::span<const Var> output_grads) const override;
+  std::vector<Var> R_op(const Apply& node, std::span<const Var> eval_points) const override;
+};
+
+/// The median over `axis` (NumPy's median): the middle value of each group,
+/// or the mean of the two middle ones when the group has an even count; NaN
+/// for a group that holds a NaN or is empty. The dtype is float_result of
+/// x's. The gradient goes to the middle element, or half to each of the two
+/// middle ones (ranked as a stable sort ranks them).
+class MedianReduce final : public AxesReduction {
+ public:
+  using AxesReduction::AxesReduction;
+  std::string_view name() const override { return "median"; }
+  ApplyRef make_node(std::span<const Var> inputs) const override;
+  void perform(const Apply& node, std::span<const Tensor> inputs,
+               std::span<Tensor> outputs) const override;
+  std::vector<Var> L_op(const Apply& node, std::span<const Var> output_grads) const override;
+  std::vector<Var> R_op(const Apply& node, std::span<const Var> eval_points) const override;
+};
+
 /// Registers sum, prod, max, min, mean, any, all (`axis`: tuple or none),
-/// logsumexp (`axis`) and argmax, argmin (`axis`: int or none).
+/// logsumexp and median (`axis`) and argmax, argmin (`axis`: int or none).
 void register_reduce(OpRegistry& registry);
 
 }  // namespace rw

@@ -90,7 +90,7 @@ std::vector<Var> Reduce::R_op(const Apply& node, std::span<const Var> eval_point
 std::vector<Var> LogSumExpReduce::L_op(const Apply& node, std::span<const Var> output_grads) const {
   // ∂z/∂x = exp(x - z): the softmax over each group, finite wherever z is.
   const Var& x = node.input(0);
-  const std::vector<bool> reduced = sum_->reduced_axes(node);
+  const std::vector<bool> reduced = reduced_axes(node);
   const Var gk = keep_dims(output_grads[0], reduced);
   return {gk * exp(x - keep_dims(node.output(0), reduced))};
 }
@@ -98,10 +98,55 @@ std::vector<Var> LogSumExpReduce::L_op(const Apply& node, std::span<const Var> o
 std::vector<Var> LogSumExpReduce::R_op(const Apply& node, std::span<const Var> eval_points) const {
   const Var& v = eval_points[0];
   if (!v) return {Var()};
-  const std::vector<bool> reduced = sum_->reduced_axes(node);
+  const std::vector<bool> reduced = reduced_axes(node);
   const std::vector<std::int64_t> axes = axes_list(reduced);
   const Var softmax = exp(node.input(0) - keep_dims(node.output(0), reduced));
   return {sum(softmax * v, Axes{std::span<const std::int64_t>(axes)})};
+}
+
+namespace {
+
+/// The weight of each element of x in its group's median (x's shape, `dtype`):
+/// 1 for the middle one of an odd count, 1/2 for each of the two middle ones
+/// of an even count, 0 elsewhere. Ranks come from a stable argsort of each
+/// group, so that tied values still give exactly one element each rank.
+Var median_weights(const Var& x, const std::vector<bool>& reduced, DType dtype) {
+  std::vector<std::int64_t> perm, inverse(reduced.size());
+  std::vector<Operand> lines;
+  Var group = constant(std::int64_t{1});
+  for (bool want_reduced : {false, true})
+    for (std::size_t a = 0; a < reduced.size(); ++a) {
+      if (reduced[a] != want_reduced) continue;
+      inverse[a] = static_cast<std::int64_t>(perm.size());
+      perm.push_back(static_cast<std::int64_t>(a));
+      const Var extent = shape_i(x, static_cast<std::int64_t>(a));
+      if (want_reduced) group = group * extent;
+      else lines.push_back(extent);
+    }
+  lines.push_back(group);
+  const Var moved = transpose(x, perm);
+  const Var ranks = argsort(argsort(reshape(moved, lines), -1), -1);
+  const Var middle = cast(eq(ranks, int_div(group - 1, 2)), dtype) +
+                     cast(eq(ranks, int_div(group, 2)), dtype);
+  return transpose(reshape(middle * 0.5, shape(moved)), inverse);
+}
+
+}  // namespace
+
+std::vector<Var> MedianReduce::L_op(const Apply& node, std::span<const Var> output_grads) const {
+  const Var& x = node.input(0);
+  if (!is_float(var_dtype(x))) return {float_zeros_like(x)};
+  const std::vector<bool> reduced = reduced_axes(node);
+  return {keep_dims(output_grads[0], reduced) * median_weights(x, reduced, var_dtype(x))};
+}
+
+std::vector<Var> MedianReduce::R_op(const Apply& node, std::span<const Var> eval_points) const {
+  const Var& v = eval_points[0];
+  if (!v) return {Var()};
+  const std::vector<bool> reduced = reduced_axes(node);
+  const std::vector<std::int64_t> axes = axes_list(reduced);
+  const Var w = median_weights(node.input(0), reduced, var_dtype(node.output(0)));
+  return {sum(w * v, Axes{std::span<const std::int64_t>(axes)})};
 }
 
 std::vector<Var> ArgReduce::L_op(const Apply& node, std::span<const Var>) const {

@@ -1,4 +1,4 @@
-// Sort (sort, argsort), SearchSorted, BinCount and Unique on the runtime's
+// Sort (sort, argsort), TopK (topk, argtopk), SearchSorted, BinCount and Unique on the runtime's
 // sort kernels, and their registration.
 #include "ops/sort/sort.hpp"
 
@@ -59,6 +59,38 @@ std::vector<ShapeVars> Sort::infer_shape(const Apply&,
 }
 
 std::vector<std::vector<bool>> Sort::connection_pattern(const Apply&) const { return {{!arg_}}; }
+
+// ---------------------------------------------------------------------------
+// topk, argtopk
+
+ApplyRef TopK::make_node(std::span<const Var> inputs) const {
+  ops_detail::check_arity(*this, inputs, 1, 1);
+  const TensorType& t = ops_detail::tensor_input(*this, inputs, 0);
+  const auto a = static_cast<std::size_t>(ops_detail::checked_axis(*this, inputs, axis_, t.ndim()));
+  const std::int64_t m = k_ < 0 ? -k_ : k_;
+  if (k_ == 0) throw TypeError(fmt::format("`{}`: k is 0, expected a nonzero count", to_string()));
+  StaticShape shape = t.shape();
+  if (shape[a] != kUnknownDim && shape[a] < m)
+    throw TypeError(fmt::format("`{}`: {} has extent {} on axis {}, fewer than |k| = {}",
+                                to_string(), input_label(0, inputs[0]), shape[a], axis_, m));
+  shape[a] = m;
+  return ops_detail::make_apply(*this, inputs, arg_ ? DType::Int64 : t.dtype(), shape);
+}
+
+void TopK::perform(const Apply&, std::span<const Tensor> inputs, std::span<Tensor> outputs) const {
+  TopKResult r = ops_detail::run_kernel(*this, [&] { return topk(inputs[0], k_, axis_); });
+  outputs[0] = arg_ ? std::move(r.indices) : std::move(r.values);
+}
+
+std::vector<ShapeVars> TopK::infer_shape(const Apply&,
+                                         std::span<const ShapeVars> input_shapes) const {
+  ShapeVars s = input_shapes[0];
+  const auto rank = static_cast<std::int64_t>(s.size());
+  s[static_cast<std::size_t>(axis_ < 0 ? axis_ + rank : axis_)] = int64_constant(k_ < 0 ? -k_ : k_);
+  return {s};
+}
+
+std::vector<std::vector<bool>> TopK::connection_pattern(const Apply&) const { return {{!arg_}}; }
 
 // ---------------------------------------------------------------------------
 // searchsorted
@@ -177,6 +209,19 @@ void register_sort(OpRegistry& r) {
            .max_inputs = 1,
            .factory = [arg](const Props& p) -> OpPtr {
              return std::make_shared<Sort>(arg, optional_int(p[0].value));
+           }});
+  for (bool arg : {false, true})
+    r.add({.name = arg ? "argtopk" : "topk",
+           .doc = arg ? "int64 positions of the |k| largest (k > 0) or smallest values along `axis`"
+                      : "the |k| largest (k > 0, descending) or smallest (ascending) along `axis`",
+           .params = {{"k", ParamKind::Int, PropValue{std::int64_t{1}}, false,
+                       "how many: the largest when positive, the smallest when negative"},
+                      {"axis", ParamKind::Int, PropValue{std::int64_t{-1}}, false, "the axis"}},
+           .min_inputs = 1,
+           .max_inputs = 1,
+           .factory = [arg](const Props& p) -> OpPtr {
+             return std::make_shared<TopK>(arg, std::get<std::int64_t>(p[0].value),
+                                           std::get<std::int64_t>(p[1].value));
            }});
   r.add({.name = "searchsorted",
          .doc = "searchsorted(a, v): where each v goes in the ascending vector a",

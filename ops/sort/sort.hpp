@@ -1,4 +1,5 @@
-// Sorting and counting Ops: sort, argsort, searchsorted, bincount, unique.
+// Sorting and counting Ops: sort, argsort, topk, argtopk, searchsorted,
+// bincount, unique.
 #pragma once
 
 #include <cstdint>
@@ -33,6 +34,37 @@ class Sort final : public Op {
  private:
   bool arg_;
   std::optional<std::int64_t> axis_;
+};
+
+/// The |k| largest values of x along `axis` in descending order (k > 0), or
+/// the |k| smallest in ascending order (k < 0) (`topk`), or their int64
+/// positions (`argtopk`): a partial sort of each line, ties in the order of
+/// the axis, NaNs larger than every number (as sort). The axis' extent
+/// becomes |k|; an extent below |k| is a TypeError when static, a ValueError
+/// at run time. PyTensor's topk / argtopk, whose results are sorted here.
+/// topk's gradient goes back to the positions argtopk gives.
+class TopK final : public Op {
+ public:
+  TopK(bool arg, std::int64_t k, std::int64_t axis) : arg_(arg), k_(k), axis_(axis) {}
+  bool arg() const { return arg_; }
+  std::int64_t k() const { return k_; }
+  std::int64_t axis() const { return axis_; }
+  std::string_view name() const override { return arg_ ? "argtopk" : "topk"; }
+  Props props() const override { return {{"k", k_}, {"axis", axis_}}; }
+  ApplyRef make_node(std::span<const Var> inputs) const override;
+  void perform(const Apply& node, std::span<const Tensor> inputs,
+               std::span<Tensor> outputs) const override;
+  std::vector<ShapeVars> infer_shape(const Apply& node,
+                                     std::span<const ShapeVars> input_shapes) const override;
+  /// Reverse and forward mode of topk (ops/sort/sort_grad.cpp).
+  std::vector<Var> L_op(const Apply& node, std::span<const Var> output_grads) const override;
+  std::vector<Var> R_op(const Apply& node, std::span<const Var> eval_points) const override;
+  std::vector<std::vector<bool>> connection_pattern(const Apply& node) const override;
+
+ private:
+  bool arg_;
+  std::int64_t k_;
+  std::int64_t axis_;
 };
 
 /// `searchsorted(a, v)`: for each element of v, the int64 position in the
@@ -101,7 +133,7 @@ class Unique final : public Op {
   bool return_counts_;
 };
 
-/// Registers sort, argsort, searchsorted, bincount and unique.
+/// Registers sort, argsort, topk, argtopk, searchsorted, bincount and unique.
 void register_sort(OpRegistry& registry);
 
 }  // namespace rw

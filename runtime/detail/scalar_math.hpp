@@ -180,6 +180,9 @@ template <> struct Fn<ScalarOp::Erfc> : FloatOp {
 template <> struct Fn<ScalarOp::Erfinv> : FloatOp {
   template <class T> static T apply(T a) { return static_cast<T>(special::erfinv(a)); }
 };
+template <> struct Fn<ScalarOp::Erfcinv> : FloatOp {
+  template <class T> static T apply(T a) { return static_cast<T>(special::erfcinv(a)); }
+};
 template <> struct Fn<ScalarOp::Erfcx> : FloatOp {
   template <class T> static T apply(T a) { return static_cast<T>(special::erfcx(a)); }
 };

@@ -1,5 +1,5 @@
 // Special functions the C++ library lacks, in double precision: digamma,
-// trigamma, erfinv, erfcx. Float32 callers go through double.
+// trigamma, erfinv, erfcinv, erfcx. Float32 callers go through double.
 #pragma once
 
 #include <cmath>
@@ -118,6 +118,36 @@ inline double erfcx(double x) {
     sum += term;
   }
   return sum / (x * std::sqrt(std::numbers::pi));
+}
+
+/// erfc⁻¹(y) for y in [0, 2], to the last digits where erfinv(1 - y) would
+/// lose them (y small): erfcinv(2 - y) = -erfcinv(y) gives y <= 1; the first
+/// guess is erfinv(1 - y) for y >= 1/16 and the fixed point of
+/// x² = -log(y) - log(x √π) (erfc's asymptotic form) below; then Newton
+/// steps on log(erfc(x)) = log(erfcx(x)) - x², which neither underflows nor
+/// loses the tail.
+inline double erfcinv(double y) {
+  if (std::isnan(y) || y < 0 || y > 2) return std::numeric_limits<double>::quiet_NaN();
+  if (y == 0) return std::numeric_limits<double>::infinity();
+  if (y == 2) return -std::numeric_limits<double>::infinity();
+  if (y > 1) return -erfcinv(2 - y);  // 2 - y is exact for y in [1, 2]
+  const double log_y = std::log(y);
+  const double sqrt_pi = std::sqrt(std::numbers::pi);
+  double x;
+  if (y >= 0.0625) {
+    x = erfinv(1 - y);
+  } else {
+    x = std::sqrt(-log_y);
+    for (int k = 0; k < 3; ++k) x = std::sqrt(-log_y - std::log(x * sqrt_pi));
+  }
+  for (int k = 0; k < 8; ++k) {
+    const double e = erfcx(x);
+    // d log(erfc(x)) / dx = -2 / (√π erfcx(x)).
+    const double step = (std::log(e) - x * x - log_y) * sqrt_pi * e / 2;
+    x += step;
+    if (!(std::fabs(step) > 1e-16 * std::fabs(x))) break;
+  }
+  return x;
 }
 
 }  // namespace rw::detail::special

@@ -12,6 +12,7 @@
 #include <Eigen/LU>
 #include <Eigen/QR>
 #include <Eigen/SVD>
+#include <unsupported/Eigen/MatrixFunctions>
 #include <fmt/format.h>
 
 #include "runtime/detail/eigen_dense.hpp"
@@ -49,6 +50,29 @@ Tensor cholesky(const Tensor& a) {
     if (llt.info() != Eigen::Success)
       throw std::invalid_argument("`cholesky`: the matrix is not positive definite");
     return from_eigen<T>(RowMat<T>(llt.matrixL()), a.shape());
+  });
+}
+
+LuResult lu(const Tensor& a) {
+  check_square("lu", a);
+  if (a.shape()[0] == 0) return LuResult{a.copy(), a.copy(), a.copy()};
+  return visit_float(a.dtype(), [&]<class T>() {
+    const Eigen::PartialPivLU<RowMat<T>> f(eigen_copy<T>(a));
+    // Eigen factors P a = L U; scipy's p is Pᵀ, so that a = p L U.
+    const RowMat<T> p = f.permutationP().transpose().toDenseMatrix().template cast<T>();
+    const RowMat<T> l = f.matrixLU().template triangularView<Eigen::UnitLower>();
+    const RowMat<T> u = f.matrixLU().template triangularView<Eigen::Upper>();
+    return LuResult{from_eigen<T>(p, a.shape()), from_eigen<T>(l, a.shape()),
+                    from_eigen<T>(u, a.shape())};
+  });
+}
+
+Tensor expm(const Tensor& a) {
+  check_square("expm", a);
+  if (a.shape()[0] == 0) return a.copy();
+  return visit_float(a.dtype(), [&]<class T>() {
+    const RowMat<T> m = eigen_copy<T>(a);
+    return from_eigen<T>(RowMat<T>(m.exp()), a.shape());
   });
 }
 

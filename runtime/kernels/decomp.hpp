@@ -1,6 +1,6 @@
-// Matrix factorisations on Eigen: Cholesky, triangular solve, sign and log
-// of the determinant, symmetric eigendecomposition, SVD, QR and the
-// pseudo-inverse. Each takes float32/float64 matrices and throws
+// Matrix factorisations on Eigen: Cholesky, LU, triangular solve, sign and
+// log of the determinant, symmetric eigendecomposition, SVD, QR, the
+// pseudo-inverse and the matrix exponential. Each takes float32/float64 matrices and throws
 // std::invalid_argument for anything else.
 #pragma once
 
@@ -11,6 +11,18 @@ namespace rw {
 /// The lower Cholesky factor L (L Lᵀ = a) of a square float matrix, reading
 /// a's lower triangle only. Throws when a is not positive definite.
 Tensor cholesky(const Tensor& a);
+
+/// a = p l u (scipy's lu) for a square float matrix, with partial pivoting:
+/// p a permutation matrix, l unit lower triangular, u upper triangular, all
+/// of a's dtype. A singular a factors too (zeros on u's diagonal).
+struct LuResult {
+  Tensor p, l, u;
+};
+LuResult lu(const Tensor& a);
+
+/// e^a of a square float matrix (Padé approximation with scaling and
+/// squaring, Eigen's MatrixFunctions).
+Tensor expm(const Tensor& a);
 
 /// x with a @ x = b, reading only the lower (or upper) triangle of the square
 /// float matrix a; b is (n) or (n, k) of a's dtype. Throws for a zero on the

@@ -13,7 +13,7 @@ namespace {
 #define RW_MATH_OPS(X)                                                                   \
   X(TrueDiv) X(Reciprocal) X(Pow) X(Exp) X(Exp2) X(Expm1) X(Log) X(Log2) X(Log10) X(Log1p) \
   X(Sqrt) X(Sigmoid) X(Softplus) X(Sin) X(Cos) X(Tan) X(Sinh) X(Cosh) X(ArcSin)    \
-  X(ArcCos) X(ArcTan) X(Erf) X(Erfc) X(Erfinv) X(Erfcx) X(Gammaln) X(Digamma) X(Trigamma)  \
+  X(ArcCos) X(ArcTan) X(Erf) X(Erfc) X(Erfinv) X(Erfcinv) X(Erfcx) X(Gammaln) X(Digamma) X(Trigamma)  \
   X(Betaln) X(Log1mexp) X(Logit) X(Xlogy) X(Xlog1py) X(Softsign) X(Gelu) X(I0) X(I1)       \
   X(Floor) X(Ceil) X(Round)
 

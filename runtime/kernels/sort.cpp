@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <stdexcept>
 #include <vector>
@@ -55,16 +56,23 @@ AxisLast axis_last(const Tensor& x, std::int64_t axis, const char* name) {
   return out;
 }
 
+/// For each line along the axis: f(l, line, idx) with the line's elements
+/// and idx = 0, 1, …, n - 1, the positions to order.
+template <class T, class F> void each_line(const AxisLast& al, F&& f) {
+  const T* src = al.t.data<T>();
+  std::vector<std::int64_t> idx(static_cast<std::size_t>(al.n));
+  for (std::int64_t l = 0; l < al.lines; ++l) {
+    std::iota(idx.begin(), idx.end(), std::int64_t{0});
+    f(l, src + l * al.n, idx);
+  }
+}
+
 /// Sorted values (when `values`) or positions of every line along the axis.
 Tensor sorted(const Tensor& x, std::int64_t axis, bool values, const char* name) {
   AxisLast al = axis_last(x, axis, name);
   Tensor out = Tensor::empty(values ? x.dtype() : DType::Int64, al.t.shape());
   visit_dtype(x.dtype(), [&]<class T>() {
-    const T* src = al.t.data<T>();
-    std::vector<std::int64_t> idx(static_cast<std::size_t>(al.n));
-    for (std::int64_t l = 0; l < al.lines; ++l) {
-      const T* line = src + l * al.n;
-      std::iota(idx.begin(), idx.end(), std::int64_t{0});
+    each_line<T>(al, [&](std::int64_t l, const T* line, std::vector<std::int64_t>& idx) {
       std::stable_sort(idx.begin(), idx.end(),
                        [line](std::int64_t i, std::int64_t j) { return less_nan_last(line[i], line[j]); });
       if (values) {
@@ -73,7 +81,7 @@ Tensor sorted(const Tensor& x, std::int64_t axis, bool values, const char* name)
       } else {
         std::copy(idx.begin(), idx.end(), out.data<std::int64_t>() + l * al.n);
       }
-    }
+    });
   });
   return out.transpose(al.inverse).contiguous();
 }
@@ -83,6 +91,64 @@ Tensor sorted(const Tensor& x, std::int64_t axis, bool values, const char* name)
 Tensor sort(const Tensor& x, std::int64_t axis) { return sorted(x, axis, true, "sort"); }
 
 Tensor argsort(const Tensor& x, std::int64_t axis) { return sorted(x, axis, false, "argsort"); }
+
+TopKResult topk(const Tensor& x, std::int64_t k, std::int64_t axis) {
+  AxisLast al = axis_last(x, axis, "topk");
+  const std::int64_t m = k < 0 ? -k : k;
+  if (k == 0 || m > al.n)
+    throw std::invalid_argument(
+        fmt::format("`topk`: k = {} for an axis of extent {}; expected 1 <= |k| <= {}", k, al.n,
+                    al.n));
+  Shape out_shape = al.t.shape();
+  out_shape.back() = m;
+  Tensor values = Tensor::empty(x.dtype(), out_shape);
+  Tensor indices = Tensor::empty(DType::Int64, out_shape);
+  visit_dtype(x.dtype(), [&]<class T>() {
+    each_line<T>(al, [&](std::int64_t l, const T* line, std::vector<std::int64_t>& idx) {
+      // The position breaks ties, so the unstable partial sort orders as a stable one would.
+      const auto before = [line, k](std::int64_t i, std::int64_t j) {
+        const bool lt = k > 0 ? less_nan_last(line[j], line[i]) : less_nan_last(line[i], line[j]);
+        const bool gt = k > 0 ? less_nan_last(line[i], line[j]) : less_nan_last(line[j], line[i]);
+        return lt || (!gt && i < j);
+      };
+      std::partial_sort(idx.begin(), idx.begin() + m, idx.end(), before);
+      for (std::int64_t r = 0; r < m; ++r) {
+        const std::int64_t i = idx[static_cast<std::size_t>(r)];
+        values.data<T>()[l * m + r] = line[i];
+        indices.data<std::int64_t>()[l * m + r] = i;
+      }
+    });
+  });
+  return {values.transpose(al.inverse).contiguous(), indices.transpose(al.inverse).contiguous()};
+}
+
+Tensor median_last_axis(const Tensor& x) {
+  if (x.ndim() == 0) throw std::invalid_argument("`median` of a 0-d tensor");
+  const DType d = float_result(x.dtype());
+  const Tensor t = x.astype(DType::Float64).contiguous();
+  const std::int64_t n = t.shape().back();
+  Shape out_shape = t.shape();
+  out_shape.pop_back();
+  Tensor out = Tensor::empty(DType::Float64, out_shape);
+  std::vector<double> line(static_cast<std::size_t>(n));
+  for (std::int64_t l = 0; l < out.size(); ++l) {
+    const double* src = t.data<double>() + l * n;
+    std::copy(src, src + n, line.begin());
+    const bool has_nan =
+        std::any_of(line.begin(), line.end(), [](double v) { return std::isnan(v); });
+    if (n == 0 || has_nan) {
+      out.data<double>()[l] = std::numeric_limits<double>::quiet_NaN();
+      continue;
+    }
+    // The upper middle by nth_element; the lower one, for an even n, is the
+    // largest of the part before it.
+    const auto hi = line.begin() + n / 2;
+    std::nth_element(line.begin(), hi, line.end());
+    const double upper = *hi;
+    out.data<double>()[l] = n % 2 ? upper : (*std::max_element(line.begin(), hi) + upper) / 2;
+  }
+  return d == DType::Float64 ? out : out.astype(d);
+}
 
 Tensor searchsorted(const Tensor& a, const Tensor& v, bool right) {
   if (a.ndim() != 1)

@@ -1,5 +1,6 @@
 // Sorting and counting kernels: sort and argsort along an axis (stable, NaN
-// last), searchsorted, bincount, unique, and diff along an axis.
+// last), partial sorts (topk, median), searchsorted, bincount, unique, and
+// diff along an axis.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +18,20 @@ Tensor sort(const Tensor& x, std::int64_t axis = -1);
 /// The int64 positions that sort x along `axis`, as sort orders them
 /// (NumPy's argsort with kind="stable").
 Tensor argsort(const Tensor& x, std::int64_t axis = -1);
+/// The |k| largest values of x along `axis` in descending order (k > 0), or
+/// the |k| smallest in ascending order (k < 0), and their int64 positions;
+/// equal values keep their order along the axis and NaNs count as larger
+/// than every number, as in sort. A partial sort of each line. Throws
+/// std::invalid_argument for k = 0, |k| above the axis' extent, or a 0-d x.
+struct TopKResult {
+  Tensor values, indices;
+};
+TopKResult topk(const Tensor& x, std::int64_t k, std::int64_t axis = -1);
+/// The median of each line of x along its last axis, which is removed
+/// (NumPy's median): the middle value, or the mean of the two middle ones
+/// for an even extent, of dtype float_result(x.dtype()); NaN for a line that
+/// holds a NaN or is empty. Throws std::invalid_argument for a 0-d x.
+Tensor median_last_axis(const Tensor& x);
 /// For each element of v, the int64 position in the ascending vector `a` at
 /// which it would be inserted to keep `a` sorted: before equal values, or
 /// after them when `right` (NumPy's searchsorted; NaNs sort last). Throws

@@ -291,6 +291,12 @@ std::map<std::string, Gen> generators() {
       b.ints({3}, true).ints({5}, true).ints({-1}, true);
       return b.c;
     };
+  for (const char* r : {"tril_indices", "triu_indices"})
+    g[r] = [] {
+      Builder b;
+      b.ints({4}, true).ints({3}, true).ints({-1}, true);
+      return b.c;
+    };
   g["arange"] = [] {
     Builder b;
     b.in(f64, {}, 0, 1).in(f64, {}, 5, 6).in(f32, {}, 0.5, 1);
@@ -354,6 +360,22 @@ std::map<std::string, Gen> generators() {
       b.param("axis", std::int64_t{1}).in(f64, {2, 4, 3});
       return b.c;
     };
+  // Largest along a middle axis, smallest along the last.
+  g["topk"] = [] {
+    Builder b;
+    b.param("k", std::int64_t{2}).param("axis", std::int64_t{1}).in(f64, {2, 4, 3});
+    return b.c;
+  };
+  g["argtopk"] = [] {
+    Builder b;
+    b.param("k", std::int64_t{-3}).param("axis", std::int64_t{-1}).in(f32, {2, 4}, {2, kUnknownDim});
+    return b.c;
+  };
+  g["median"] = [] {
+    Builder b;
+    b.param("axis", std::vector<std::int64_t>{0, 2}).in(i32, {2, 3, 4});
+    return b.c;
+  };
   g["searchsorted"] = [] {
     Builder b;
     b.param("side", std::string("right")).ints({1, 3, 3, 7}).in(f64, {2, 3}, -1, 8);
@@ -378,6 +400,11 @@ std::map<std::string, Gen> generators() {
   g["solve"] = [] {
     Builder b;
     b.in(f64, {3, 3}).in(f64, {3, 2});
+    return b.c;
+  };
+  g["kron"] = [] {
+    Builder b;
+    b.in(f64, {2, 3}, {2, kUnknownDim}).in(f32, {4, 1}, {kUnknownDim, 1});
     return b.c;
   };
   g["block_diag"] = [] {
@@ -411,6 +438,16 @@ std::map<std::string, Gen> generators() {
       b.in(f64, {3, 3});
       return b.c;
     };
+  g["lu"] = [] {
+    Builder b;
+    b.in(f64, {3, 3});
+    return b.c;
+  };
+  g["expm"] = [] {
+    Builder b;
+    b.in(f32, {3, 3}, {kUnknownDim, 3}, -1, 1);
+    return b.c;
+  };
   // Wide and tall, so that k = min(m, n) is each extent in turn.
   g["svd"] = [] {
     Builder b;

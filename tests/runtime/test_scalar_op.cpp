@@ -24,7 +24,7 @@ TEST_CASE("every scalar op has a unique name that parses back", "[runtime]") {
     REQUIRE(info.arity >= 1);
     REQUIRE(info.arity <= 3);
   }
-  REQUIRE(names.size() == 67);
+  REQUIRE(names.size() == 68);
   REQUIRE_FALSE(parse_scalar_op("frobnicate"));
   REQUIRE(scalar_op_name(ScalarOp::TrueDiv) == "true_div");
   REQUIRE(scalar_op_arity(ScalarOp::Switch) == 3);

@@ -126,6 +126,8 @@ std::map<std::string, Entry> table() {
   t["min"] = reduce_cases("min", -1, 1);
   t["prod"] = reduce_cases("prod", 0.5, 1.5);
   t["logsumexp"] = reduce_cases("logsumexp", -1, 1);
+  // Groups of 12 and 4 (even: the two middle elements share g) and of 3 (odd).
+  t["median"] = reduce_cases("median", -1, 1);
   // Where exp overflows: the gradient is still the softmax.
   t["logsumexp"].cases.push_back({[](Inputs in) { return rw::logsumexp(in[0], {0}); },
                                   {uni({3, 2}, 800, 801)}});
@@ -222,6 +224,8 @@ std::map<std::string, Entry> table() {
   t["alloc_empty"].not_differentiable = "its inputs are extents (integers)";
   for (const char* n : {"eye", "tri"})
     t[n].not_differentiable = "its inputs are sizes and an offset (integers)";
+  for (const char* n : {"tril_indices", "triu_indices"})
+    t[n].not_differentiable = "integer results of sizes and an offset";
   // Bounds away from a change of length: arange(0.25, 4.5, 0.6) has 8 values.
   t["arange"] = {{{[](Inputs in) { return rw::arange(in[0], 4.5, in[1]); },
                    {Tensor::scalar(0.25), Tensor::scalar(0.6)}},
@@ -277,6 +281,11 @@ std::map<std::string, Entry> table() {
                 {[](Inputs in) { return rw::sort(in[0], std::nullopt); }, {Tensor::from({{0.3, -0.8}, {0.9, 0.5}})}}},
                {}};
   t["argsort"].not_differentiable = "integer result";
+  // Distinct values: the chosen elements stay the chosen ones under the finite differences.
+  t["topk"] = {{{[](Inputs in) { return rw::topk(in[0], 2); }, {Tensor::from({{0.3, -0.8, 0.1}, {0.9, 0.5, -0.2}})}},
+                {[](Inputs in) { return rw::topk(in[0], -2, 0); }, {Tensor::from({{0.3, -0.8}, {0.9, 0.5}, {-0.1, 0.7}})}}},
+               {}};
+  t["argtopk"].not_differentiable = "integer result";
   t["searchsorted"].not_differentiable = "integer result";
   t["unique"].not_differentiable = "its result length depends on the values of x (PyTensor's Unique has no gradient either)";
   // Random variables: the generator is disconnected and the draw has no
@@ -288,6 +297,7 @@ std::map<std::string, Entry> table() {
                               "parameters (tests/ops/random/test_random.cpp)";
   t["bincount"] = {{{[](Inputs in) { return rw::bincount(ints({0, 2, 2, 5}), in[0], 7); }, {uni({4})}}}, {}};
   t["erfinv"] = unary("erfinv", -0.9, 0.9);
+  t["erfcinv"] = unary("erfcinv", 0.05, 1.9);
   t["erfcx"] = unary("erfcx", -1, 2);
   t["gammaln"] = unary("gammaln", 0.5, 3);
   t["digamma"] = unary("digamma", 0.5, 3);
@@ -320,6 +330,9 @@ std::map<std::string, Entry> table() {
   t["solve"] = {{{[](Inputs in) { return rw::solve(in[0], in[1]); }, {well(3), uni({3, 2})}},
                  {[](Inputs in) { return rw::solve(in[0], in[1]); }, {well(2), uni({2})}}},
                 {}};
+  t["kron"] = {{{[](Inputs in) { return rw::kron(in[0], in[1]); }, {uni({2, 3}), uni({3, 2})}},
+                {[](Inputs in) { return rw::kron(in[0], in[0]); }, {uni({2, 1})}}},
+               {}};
   t["block_diag"] = {{{[](Inputs in) { return rw::block_diag({in[0], in[1]}); }, {uni({2, 3}), uni({1, 2})}},
                       {[](Inputs in) { return rw::block_diag({in[0], in[0]}) * 2; }, {uni({2, 2})}}},
                      {}};
@@ -328,6 +341,26 @@ std::map<std::string, Entry> table() {
                            {[](Inputs in) { return rw::solve_triangular(in[0], in[1]); },
                             {well(3), uni({3})}}},
                           {}};
+  // Diagonally dominant, so that the pivots stay put under the finite
+  // differences; reversed rows make the pivoting permute.
+  auto reversed_rows = [&](std::int64_t n) {
+    const Tensor w = well(n);
+    Tensor m = Tensor::empty(DType::Float64, {n, n});
+    for (std::int64_t i = 0; i < n; ++i)
+      for (std::int64_t j = 0; j < n; ++j) m.data<double>()[i * n + j] = w.at({n - 1 - i, j});
+    return m;
+  };
+  t["lu"] = {{{[](Inputs in) { return std::get<1>(rw::lu(in[0])); }, {well(3)}},
+              {[](Inputs in) { return std::get<2>(rw::lu(in[0])); }, {reversed_rows(3)}},
+              {[](Inputs in) {
+                 auto [p, l, u] = rw::lu(in[0]);
+                 return rw::dot(l, u) + p;
+               },
+               {reversed_rows(3)}}},
+             {}};
+  t["expm"] = {{{[](Inputs in) { return rw::expm(in[0]); }, {uni({3, 3}, -0.5, 0.5)}},
+                {[](Inputs in) { return rw::expm(in[0] * 2); }, {uni({1, 1})}}},
+               {}};
   // Symmetric positive definite: well(n) wᵀ w.
   auto spd = [&](std::int64_t n) {
     const Tensor w = well(n);

@@ -1,6 +1,7 @@
-// Creation Ops through rw::function against loops: eye and tri of run-time
-// sizes, arange, linspace, tril/triu, diag both ways, identity_like and the
+// Creation Ops through rw::function against loops: eye, tri and
+// tril_indices/triu_indices of run-time sizes, arange, linspace, tril/triu, diag both ways, identity_like and the
 // zeros/ones/full forms; empty extents, offsets past the edges, bad input.
+#include <array>
 #include <cmath>
 
 #include <catch2/catch.hpp>
@@ -45,6 +46,52 @@ TEST_CASE("eye and tri take run-time sizes and any offset", "[ops]") {
                     "`tri{dtype=float64}`: input 1 (`c`) (columns) is i64[?], expected a 0-d integer");
   CHECK_THROWS_WITH(rw::eye(-2, 3), "`eye{dtype=float64}`: input 0 is -2, expected a size >= 0");
   CHECK_THROWS_AS(rw::eye(2, 2, 0, DType::Bool), TypeError);
+}
+
+TEST_CASE("tril_indices and triu_indices list tri's positions, row-major", "[ops]") {
+  // NumPy: tril_indices(3, 0, 4) and triu_indices(3, 1, 4).
+  auto [lr, lc] = rw::tril_indices(3, 4);
+  auto [ur, uc] = rw::triu_indices(3, 4, 1);
+  rw::Function c = rw::function(std::vector<In>{}, {lr, lc, ur, uc});
+  const auto fixed = c.call({});
+  require_same(fixed[0], Tensor::from<std::int64_t>({0, 1, 1, 2, 2, 2}));
+  require_same(fixed[1], Tensor::from<std::int64_t>({0, 0, 1, 0, 1, 2}));
+  require_same(fixed[2], Tensor::from<std::int64_t>({0, 0, 0, 1, 1, 2}));
+  require_same(fixed[3], Tensor::from<std::int64_t>({1, 2, 3, 2, 3, 3}));
+  // Constant sizes give a static length.
+  CHECK(lr->tensor_type()->to_string() == "i64[6]");
+
+  // Run-time sizes, against the loop over the n × m positions.
+  auto n = rw::scalar("n", i64), m = rw::scalar("m", i64), k = rw::scalar("k", i64);
+  auto [r0, c0] = rw::tril_indices(n, m, k);
+  auto [r1, c1] = rw::triu_indices(n, m, k);
+  CHECK(r0->tensor_type()->to_string() == "i64[?]");
+  rw::Function f = rw::function({n, m, k}, {r0, c0, r1, c1});
+  for (auto [rows, cols, off] : std::vector<std::array<std::int64_t, 3>>{
+           {3, 4, 0}, {4, 3, -2}, {2, 2, 5}, {2, 3, -7}, {0, 3, 0}, {3, 0, 1}, {5, 5, 2}}) {
+    INFO(rows << " x " << cols << ", k " << off);
+    const auto out = f(i64s(rows), i64s(cols), i64s(off));
+    std::vector<std::int64_t> want[4];
+    for (std::int64_t i = 0; i < rows; ++i)
+      for (std::int64_t j = 0; j < cols; ++j) {
+        if (j <= i + off) {
+          want[0].push_back(i);
+          want[1].push_back(j);
+        }
+        if (j >= i + off) {
+          want[2].push_back(i);
+          want[3].push_back(j);
+        }
+      }
+    for (int w = 0; w < 4; ++w) {
+      const auto len = static_cast<std::int64_t>(want[w].size());
+      require_same(out[static_cast<std::size_t>(w)],
+                   Tensor::from_vector(want[w], std::span(&len, 1)));
+    }
+  }
+  CHECK_THROWS_AS(f(i64s(-1), i64s(2), i64s(0)), ExecutionError);
+  CHECK_THROWS_WITH(rw::tril_indices(rw::scalar("r"), 2),
+                    "`tril_indices`: input 0 (`r`) (rows) is f64[], expected a 0-d integer");
 }
 
 TEST_CASE("identity_like, zeros, ones, full and full_like", "[ops]") {

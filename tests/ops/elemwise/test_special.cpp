@@ -1,5 +1,5 @@
 // The special-function scalar ops against values computed with mpmath at 30
-// digits: gammaln, digamma, trigamma, betaln, erfinv, erfcx, log1mexp, logit,
+// digits: gammaln, digamma, trigamma, betaln, erfinv, erfcinv, erfcx, log1mexp, logit,
 // xlogy, xlog1py, softsign, gelu, relu; poles, domain edges, float32. (gelu(-10)
 // from erfc, since 1 + erf cancels even at 30 digits.) i0 and i1 against
 // SciPy's values (17 digits).
@@ -74,6 +74,23 @@ TEST_CASE("erfinv inverts erf to the last digits; erfcx does not overflow", "[op
   CHECK(allclose(f(vy), vy, 1e-6, 1e-7));
   CHECK(rw::erfinv(y)->tensor_type()->dtype() == f32);
   CHECK(rw::gammaln(rw::vector("i", i64))->tensor_type()->dtype() == f64);
+}
+
+TEST_CASE("erfcinv keeps the digits of small arguments that erfinv(1 - y) loses", "[ops]") {
+  // mpmath: erfinv(1 - y) at 400 digits.
+  check_close(run(rw::erfcinv, {1e-300, 1e-100, 1e-20, 1e-12, 0.001, 0.3, 1, 1.7, 1.999}),
+              {26.209469960516124, 15.065574702592646, 6.6015806223551426, 5.0420297456390594,
+               2.3267537655135247, 0.73286907795921685, 0, -0.73286907795921685,
+               -2.3267537655135247},
+              1e-14);
+  check_close(run(rw::erfcinv, {0, 2, -0.5, 2.5}), {kInf, -kInf, kNaN, kNaN}, 0);
+  // erfinv(1 - y) rounds 1 - 1e-12 first: its answer is off in the fifth digit.
+  check_close(run(rw::erfinv, {1 - 1e-12}), {5.0420318985726961}, 1e-13);
+  auto y = rw::vector("y", f32);
+  rw::Function f = rw::function({y}, rw::erfc(rw::erfcinv(y)));
+  const Tensor vy = Tensor::from({1e-20f, 0.25f, 1.5f});
+  CHECK(allclose(f(vy), vy, 2e-5, 0));
+  CHECK(rw::erfcinv(y)->tensor_type()->dtype() == f32);
 }
 
 TEST_CASE("log1mexp, logit, xlogy, xlog1py, softsign, gelu and relu", "[ops]") {

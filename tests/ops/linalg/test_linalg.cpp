@@ -1,7 +1,7 @@
 // Linear algebra and nnet Ops through rw::function against loops: dot of
 // every rank pair, batched matmul, outer, gemm (and its in-place form), gemv, ger,
 // dot22scalar, matrix_inverse, det, solve, trace, kron; the factorisations
-// (cholesky, solve_triangular, slogdet, eigh, eigvalsh, svd, qr, pinv) against
+// (cholesky, lu, solve_triangular, slogdet, eigh, eigvalsh, svd, qr, pinv) and expm against
 // hand-computed values and reconstructions; lstsq, matrix_power and norm;
 // block_diag;
 // softmax and log_softmax.
@@ -243,7 +243,17 @@ TEST_CASE("kron builds the block matrix of products", "[ops]") {
   require_same(f(va, vb), make_tensor({8, 6}, [&](const Idx& i) {
                  return va.at({i[0] / 4, i[1] / 2}) * vb.at({i[0] % 4, i[1] % 2});
                }));
-  CHECK_THROWS_AS(rw::kron(rw::vector("v"), b), TypeError);
+  CHECK_THROWS_WITH(rw::kron(rw::vector("v"), b), "`kron`: input 0 (`v`) has rank 1, expected a matrix");
+  CHECK_THROWS_AS(rw::kron(a, rw::matrix("c", rw::DType::Bool)), TypeError);
+  // Static extents multiply; a zero extent makes the product's zero.
+  CHECK(rw::kron(rw::matrix("s", f32, 2, 3), rw::matrix("t", f64, 4, kUnknownDim))
+            ->tensor_type()->to_string() == "f64[8,?]");
+  CHECK(rw::kron(rw::matrix("z", f64, 0, 3), b)->tensor_type()->to_string() == "f64[0,?]");
+  // Integers stay integers.
+  auto i = rw::matrix("i", i64), j = rw::matrix("j", i64);
+  rw::Function fi = rw::function({i, j}, rw::kron(i, j));
+  require_same(fi(Tensor::from<std::int64_t>({{1, 2}}), Tensor::from<std::int64_t>({{3}, {-1}})),
+               Tensor::from<std::int64_t>({{3, 6}, {-1, -2}}));
 }
 
 namespace {
@@ -281,6 +291,68 @@ TEST_CASE("cholesky gives the lower factor and reads only the lower triangle", "
   CHECK_THROWS_AS(rw::cholesky(rw::matrix("q", i64)), TypeError);
   CHECK_THROWS_AS(rw::cholesky(rw::vector("v")), TypeError);
   CHECK(rw::cholesky(rw::matrix("r", f32, kUnknownDim, 4))->tensor_type()->to_string() == "f32[4,4]");
+}
+
+TEST_CASE("lu gives p, l, u with p l u = a, l unit lower and u upper", "[ops][linalg]") {
+  auto a = rw::matrix("a");
+  auto [p, l, u] = rw::lu(a);
+  rw::Function f = rw::function({a}, {p, l, u, rw::dot(p, rw::dot(l, u))});
+  // The pivot of column 0 is row 1's 3: p swaps the rows, l = [[1, 0], [1/3, 1]],
+  // u = [[3, 4], [0, 2 - 4/3]].
+  auto out = f(Tensor::from({{1.0, 2.0}, {3.0, 4.0}}));
+  CHECK(allclose(out[0], Tensor::from({{0.0, 1.0}, {1.0, 0.0}}), 0, 0));
+  CHECK(allclose(out[1], Tensor::from({{1.0, 0.0}, {1.0 / 3, 1.0}}), 1e-15, 1e-15));
+  CHECK(allclose(out[2], Tensor::from({{3.0, 4.0}, {0.0, 2.0 / 3}}), 1e-15, 1e-15));
+  const Tensor va = lcg_tensor({4, 4}, 17);
+  out = f(va);
+  CHECK(allclose(out[3], va, 1e-14, 1e-14));
+  CHECK(is_triangular(out[1], true));
+  CHECK(is_triangular(out[2], false));
+  for (std::int64_t i = 0; i < 4; ++i) {
+    CHECK(out[1].at({i, i}) == 1.0);
+    double row = 0, col = 0;
+    for (std::int64_t j = 0; j < 4; ++j) {
+      row += out[0].at({i, j});
+      col += out[0].at({j, i});
+      // Partial pivoting keeps every multiplier within [-1, 1].
+      CHECK(std::abs(out[1].at({i, j})) <= 1.0);
+    }
+    CHECK(row == 1.0);
+    CHECK(col == 1.0);
+  }
+  // A singular matrix factors too: u has a zero on its diagonal.
+  out = f(Tensor::from({{1.0, 2.0}, {2.0, 4.0}}));
+  CHECK(out[2].at({1, 1}) == 0.0);
+  CHECK(allclose(out[3], Tensor::from({{1.0, 2.0}, {2.0, 4.0}}), 0, 0));
+  CHECK(std::get<1>(rw::lu(rw::matrix("s", f32, kUnknownDim, 4)))->tensor_type()->to_string() ==
+        "f32[4,4]");
+  CHECK_THROWS_WITH(rw::lu(rw::matrix("w", f64, 2, 3)),
+                    "`lu`: input 0 (`w`) is f64[2,3], expected a square matrix of float32 or float64");
+  CHECK_THROWS_AS(rw::lu(rw::matrix("i", i64)), TypeError);
+}
+
+TEST_CASE("expm of diagonal, nilpotent and rotation generators; its gradient", "[ops][linalg]") {
+  auto a = rw::matrix("a");
+  rw::Function f = rw::function({a}, rw::expm(a));
+  CHECK(allclose(f(Tensor::from({{1.0, 0.0}, {0.0, -2.0}})),
+                 Tensor::from({{std::exp(1.0), 0.0}, {0.0, std::exp(-2.0)}}), 1e-14, 1e-15));
+  // N nilpotent (N³ = 0): e^N = I + N + N² / 2.
+  CHECK(allclose(f(Tensor::from({{0.0, 1.0, 2.0}, {0.0, 0.0, 3.0}, {0.0, 0.0, 0.0}})),
+                 Tensor::from({{1.0, 1.0, 3.5}, {0.0, 1.0, 3.0}, {0.0, 0.0, 1.0}}), 1e-14, 1e-15));
+  // The generator of rotations by t.
+  const double t = 0.7;
+  CHECK(allclose(f(Tensor::from({{0.0, -t}, {t, 0.0}})),
+                 Tensor::from({{std::cos(t), -std::sin(t)}, {std::sin(t), std::cos(t)}}), 1e-14, 1e-15));
+  CHECK(f(Tensor::empty(f64, {0, 0})).shape() == Shape{0, 0});
+  CHECK(rw::expm(rw::matrix("h", f32, 3, kUnknownDim))->tensor_type()->to_string() == "f32[3,3]");
+  CHECK_THROWS_WITH(rw::expm(rw::vector("v")),
+                    "`expm`: input 0 (`v`) is f64[?], expected a square matrix of float32 or float64");
+  // For diagonal a = diag(1, 2), d sum(e^a) / da[i][j] is the divided
+  // difference (e^{a_i} - e^{a_j}) / (a_i - a_j), e^{a_i} on the diagonal.
+  rw::Function g = rw::function({a}, rw::grad(rw::sum(rw::expm(a)), a));
+  const double e = std::exp(1.0), e2 = std::exp(2.0);
+  CHECK(allclose(g(Tensor::from({{1.0, 0.0}, {0.0, 2.0}})), Tensor::from({{e, e2 - e}, {e2 - e, e2}}),
+                 1e-13, 1e-14));
 }
 
 TEST_CASE("solve_triangular solves with one triangle of a", "[ops][linalg]") {

@@ -1,5 +1,5 @@
 // Reductions through rw::function against loops: axis sets, all axes,
-// keepdims, negative axes, empty inputs, dtypes, argmax/argmin, logsumexp, var and std.
+// keepdims, negative axes, empty inputs, dtypes, argmax/argmin, logsumexp, median, var and std.
 #include <cmath>
 #include <limits>
 
@@ -95,6 +95,44 @@ TEST_CASE("logsumexp over axes: no overflow, -inf for an empty group", "[ops]") 
                     "`logsumexp{axis=none}`: input 0 (`i`) is i64[?], expected float32 or float64");
   CHECK_THROWS_AS(rw::logsumexp(m, {2}), TypeError);
   CHECK(rw::logsumexp(rw::matrix("h", f32, 3, 4), {0})->tensor_type()->to_string() == "f32[4]");
+}
+
+TEST_CASE("median over axes: odd and even counts, NaN, empty groups, its gradient", "[ops]") {
+  auto x = rw::tensor("x", f64, {kUnknownDim, kUnknownDim});
+  rw::Function f = rw::function({x}, {rw::median(x), rw::median(x, {1}), rw::median(x, {0}, true)});
+  // NumPy: median of all six is 2.5; rows give 3 and 2 (odd counts); columns
+  // average their two values.
+  auto out = f(Tensor::from({{5.0, 1.0, 3.0}, {2.0, 4.0, 0.0}}));
+  CHECK(out[0].item<double>() == 2.5);
+  require_same(out[1], Tensor::from({3.0, 2.0}));
+  require_same(out[2], Tensor::from({{3.5, 2.5, 1.5}}));
+  // A NaN makes its group's median NaN; an empty group's is NaN too.
+  out = f(Tensor::from({{1.0, std::nan(""), 2.0}, {1.0, 2.0, 3.0}}));
+  CHECK(std::isnan(out[0].item<double>()));
+  CHECK(std::isnan(out[1].at({0})));
+  CHECK(out[1].at({1}) == 2.0);
+  out = f(Tensor::empty(f64, {2, 0}));
+  CHECK(std::isnan(out[0].item<double>()));
+  CHECK(std::isnan(out[1].at({1})));
+  CHECK(out[2].shape() == Shape{1, 0});
+  // Integers give a float64 median; int8 a float32 one, as mean.
+  auto i = rw::vector("i", i64);
+  rw::Function fi = rw::function({i}, rw::median(i));
+  CHECK(fi(Tensor::from<std::int64_t>({7, 1, 4, 2})).item<double>() == 3.0);
+  CHECK(rw::median(i)->tensor_type()->dtype() == f64);
+  CHECK(rw::median(rw::vector("b", i8))->tensor_type()->dtype() == f32);
+  CHECK(rw::median(rw::tensor("t", f32, {2, 3, 4}), {0, 2})->tensor_type()->to_string() == "f32[3]");
+  CHECK_THROWS_WITH(rw::median(x, {2}), "`median{axis=(2)}`: axis 2 is out of range for input 0 (`x`) of rank 2");
+
+  // The gradient: all of g to the middle element (odd), half to each of the
+  // two middle ones (even).
+  auto v = rw::vector("v");
+  rw::Function g = rw::function({v}, rw::grad(rw::median(v) * 4, v));
+  require_same(g(Tensor::from({5.0, 1.0, 3.0})), Tensor::from({0.0, 0.0, 4.0}));
+  require_same(g(Tensor::from({4.0, 1.0, 3.0, 2.0})), Tensor::from({0.0, 0.0, 2.0, 2.0}));
+  rw::Function gm = rw::function({x}, rw::grad(rw::sum(rw::median(x, {0})), x));
+  require_same(gm(Tensor::from({{5.0, 1.0}, {2.0, 4.0}, {0.0, 3.0}})),
+               Tensor::from({{0.0, 0.0}, {1.0, 0.0}, {0.0, 1.0}}));
 }
 
 TEST_CASE("var and std over axes, with ddof", "[ops]") {

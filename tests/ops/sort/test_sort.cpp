@@ -1,4 +1,4 @@
-// sort, argsort, searchsorted, bincount and unique through rw::function
+// sort, argsort, topk, argtopk, searchsorted, bincount and unique through rw::function
 // against std::sort / loops: stability, NaNs last, axes, sides, empty input.
 #include <algorithm>
 #include <cmath>
@@ -59,6 +59,46 @@ TEST_CASE("sort and argsort order each line, stably, NaNs last", "[ops]") {
   CHECK(rw::argsort(rw::matrix("m", f32, 2, 3), std::nullopt)->tensor_type()->to_string() == "i64[6]");
   CHECK_THROWS_WITH(rw::sort(x, 2), "`sort{axis=2}`: axis 2 is out of range for input 0 (`x`) of rank 2");
   CHECK_THROWS_AS(rw::sort(rw::scalar("s")), TypeError);
+}
+
+TEST_CASE("topk and argtopk: the head of a full sort, largest or smallest first", "[ops]") {
+  auto x = rw::matrix("x");
+  rw::Function f = rw::function({x}, {rw::topk(x, 2), rw::argtopk(x, 2), rw::topk(x, -2),
+                                      rw::argtopk(x, -2)});
+  const double nan = std::nan("");
+  // NaNs count as the largest; equal values keep their order.
+  const auto out = f(Tensor::from({{3.0, nan, 1.0, 3.0, -2.0}, {0.5, 0.5, nan, -1.0, 0.5}}));
+  require_same(out[0], Tensor::from({{nan, 3.0}, {nan, 0.5}}));
+  require_same(out[1], Tensor::from<std::int64_t>({{1, 0}, {2, 0}}));
+  require_same(out[2], Tensor::from({{-2.0, 1.0}, {-1.0, 0.5}}));
+  require_same(out[3], Tensor::from<std::int64_t>({{4, 2}, {3, 0}}));
+
+  // Along axis 0 of a random tensor: the first |k| of sort, or its last k reversed.
+  auto t = rw::tensor("t", f64, {kUnknownDim, kUnknownDim, kUnknownDim});
+  rw::Function g = rw::function({t}, {rw::topk(t, -3, 0), rw::topk(t, 2, 0), rw::sort(t, 0)});
+  const Tensor vt = lcg_tensor({5, 2, 3}, 21);
+  const auto r = g(vt);
+  REQUIRE(r[0].shape() == Shape{3, 2, 3});
+  REQUIRE(r[1].shape() == Shape{2, 2, 3});
+  for (std::int64_t i = 0; i < 2; ++i)
+    for (std::int64_t j = 0; j < 3; ++j) {
+      for (std::int64_t k = 0; k < 3; ++k) CHECK(r[0].at({k, i, j}) == r[2].at({k, i, j}));
+      for (std::int64_t k = 0; k < 2; ++k) CHECK(r[1].at({k, i, j}) == r[2].at({4 - k, i, j}));
+    }
+
+  // The gradient goes to the chosen elements.
+  auto v = rw::vector("v");
+  const Var w = rw::constant(Tensor::from({10.0, 1.0}));
+  rw::Function d = rw::function({v}, rw::grad(rw::sum(rw::topk(v, 2) * w), v));
+  require_same(d(Tensor::from({0.2, 0.9, -0.4, 0.5})), Tensor::from({0.0, 10.0, 0.0, 1.0}));
+
+  CHECK(rw::topk(rw::matrix("s", f32, 2, 7), -3)->tensor_type()->to_string() == "f32[2,3]");
+  CHECK_THROWS_WITH(rw::topk(rw::matrix("s", f64, 2, 3), 4),
+                    "`topk{k=4,axis=-1}`: input 0 (`s`) has extent 3 on axis -1, fewer than |k| = 4");
+  CHECK_THROWS_WITH(rw::argtopk(x, 0), "`argtopk{k=0,axis=-1}`: k is 0, expected a nonzero count");
+  CHECK_THROWS_AS(rw::topk(rw::scalar("z"), 1), TypeError);
+  // An extent known only at run time.
+  CHECK_THROWS_AS(f(Tensor::from({{1.0}, {2.0}})), ExecutionError);
 }
 
 TEST_CASE("searchsorted finds insertion points on either side of equal values", "[ops]") {
