@@ -29,6 +29,8 @@
 #include "engine/graph/apply.hpp"
 #include "engine/graph/errors.hpp"
 #include "engine/graph/function_graph.hpp"
+#include "engine/graph/history.hpp"
+#include "engine/graph/node_finder.hpp"
 #include "engine/graph/op.hpp"
 #include "engine/graph/op_registry.hpp"
 #include "engine/graph/printing.hpp"
