@@ -27,6 +27,7 @@
 #include "engine/grad/rop.hpp"
 #include "engine/grad/verify_grad.hpp"
 #include "engine/graph/apply.hpp"
+#include "engine/graph/as_op.hpp"
 #include "engine/graph/errors.hpp"
 #include "engine/graph/function_graph.hpp"
 #include "engine/graph/history.hpp"
