@@ -33,6 +33,7 @@
 #include "engine/graph/history.hpp"
 #include "engine/graph/node_finder.hpp"
 #include "engine/graph/op.hpp"
+#include "engine/graph/op_params.hpp"
 #include "engine/graph/op_registry.hpp"
 #include "engine/graph/printing.hpp"
 #include "engine/graph/random_type.hpp"

@@ -230,11 +230,12 @@ ApplyRef Gemm::make_node(std::span<const Var> inputs) const {
                                 {merge_extent(zs[0], xs[0]), merge_extent(zs[1], ys[1])});
 }
 
-void Gemm::perform(const Apply&, std::span<const Tensor> inputs, std::span<Tensor> outputs) const {
+void Gemm::perform_with(const GemmParams& params, const Apply&, std::span<const Tensor> inputs,
+                        std::span<Tensor> outputs) const {
   const double alpha = inputs[1].item<double>();
   const double beta = inputs[4].item<double>();
   Tensor out;
-  if (inplace_) {
+  if (params.inplace) {
     out = inputs[0];
   } else {
     // Reuse the tensor left in the output slot when it fits; beta == 0 never reads z.
@@ -253,7 +254,7 @@ std::vector<ShapeVars> Gemm::infer_shape(const Apply&, std::span<const ShapeVars
 }
 
 IoMap Gemm::destroy_map() const {
-  if (!inplace_) return {};
+  if (!inplace()) return {};
   return {{0, 0}};
 }
 

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "engine/graph/op.hpp"
+#include "engine/graph/op_params.hpp"
 #include "engine/graph/op_registry.hpp"
 
 namespace rw {
@@ -66,16 +67,18 @@ class Outer final : public Op {
 /// `gemm(z, alpha, x, y, beta)` = alpha · x @ y + beta · z for matrices x
 /// (m, k), y (k, n), z (m, n) of one float dtype and 0-d alpha, beta (BLAS
 /// gemm). `inplace` computes into z (destroy_map {0: 0}), as the GEMM
-/// rewrite will use it; otherwise z is copied first.
-class Gemm final : public Op {
+/// rewrite will use it; otherwise z is copied first. Its params are `inplace`.
+struct GemmParams {
+  bool inplace = false;
+  static constexpr auto fields() { return std::tuple{param("inplace", &GemmParams::inplace)}; }
+};
+
+class Gemm final : public ParamsOp<GemmParams> {
  public:
-  explicit Gemm(bool inplace = false) : inplace_(inplace) {}
-  bool inplace() const { return inplace_; }
+  explicit Gemm(bool inplace = false) : ParamsOp(GemmParams{inplace}) {}
+  bool inplace() const { return params().inplace; }
   std::string_view name() const override { return "gemm"; }
-  Props props() const override { return {{"inplace", inplace_}}; }
   ApplyRef make_node(std::span<const Var> inputs) const override;
-  void perform(const Apply& node, std::span<const Tensor> inputs,
-               std::span<Tensor> outputs) const override;
   /// Floating-point operations for the profile (ops/flops.cpp).
   std::optional<double> flops(const Apply& node, std::span<const Shape> input_shapes,
                               std::span<const Shape> output_shapes) const override;
@@ -86,8 +89,9 @@ class Gemm final : public Op {
   std::vector<Var> R_op(const Apply& node, std::span<const Var> eval_points) const override;
   IoMap destroy_map() const override;
 
- private:
-  bool inplace_;
+ protected:
+  void perform_with(const GemmParams& params, const Apply& node, std::span<const Tensor> inputs,
+                    std::span<Tensor> outputs) const override;
 };
 
 /// `gemv(y, alpha, a, x, beta) = alpha * a @ x + beta * y` for a float

@@ -16,11 +16,6 @@ using ops_detail::input_label;
 
 namespace {
 
-PropValue axis_value(const std::optional<std::vector<std::int64_t>>& axis) {
-  if (!axis) return std::monostate{};
-  return *axis;
-}
-
 /// The `axis` property as the Ops take it: none, or the tuple.
 std::optional<std::vector<std::int64_t>> axis_param(const PropValue& value) {
   if (const auto* v = std::get_if<std::vector<std::int64_t>>(&value)) return *v;
@@ -37,19 +32,17 @@ std::vector<std::int64_t> reduced_list(const std::vector<bool>& reduced) {
 }  // namespace
 
 Reduce::Reduce(ReduceOp op, std::optional<std::vector<std::int64_t>> axis)
-    : op_(op), axis_(std::move(axis)) {}
+    : ParamsOp(ReduceParams{std::move(axis)}), op_(op) {}
 
 std::string_view Reduce::name() const { return reduce_op_name(op_); }
-
-Props Reduce::props() const { return {{"axis", axis_value(axis_)}}; }
 
 std::vector<bool> Reduce::check_axes(std::span<const Var> inputs, const Op* named) const {
   const Op& op = named ? *named : *this;
   const TensorType& t = ops_detail::tensor_input(op, inputs, 0);
   const auto n = static_cast<std::int64_t>(t.ndim());
-  std::vector<bool> reduced(t.ndim(), !axis_.has_value());
-  if (axis_) {
-    for (std::int64_t a : *axis_) {
+  std::vector<bool> reduced(t.ndim(), !axis().has_value());
+  if (axis()) {
+    for (std::int64_t a : *axis()) {
       const std::int64_t k = a < 0 ? a + n : a;
       if (k < 0 || k >= n)
         throw TypeError(fmt::format("`{}`: axis {} is out of range for {} of rank {}",
@@ -81,8 +74,8 @@ ApplyRef Reduce::make_node(std::span<const Var> inputs) const {
                                 kept_shape(t, reduced));
 }
 
-void Reduce::perform(const Apply& node, std::span<const Tensor> inputs,
-                     std::span<Tensor> outputs) const {
+void Reduce::perform_with(const ReduceParams&, const Apply& node, std::span<const Tensor> inputs,
+                          std::span<Tensor> outputs) const {
   const auto list = reduced_list(reduced_axes(node));
   outputs[0] = ops_detail::run_kernel(*this, [&] {
     return reduce(op_, inputs[0], Axes(std::span<const std::int64_t>(list)));

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/graph/op.hpp"
+#include "engine/graph/op_params.hpp"
 #include "engine/graph/op_registry.hpp"
 #include "runtime/kernels/reduce.hpp"
 
@@ -16,14 +17,21 @@ namespace rw {
 /// Aesara, where keepdims is a dimshuffle after the reduction. Output dtype:
 /// reduce_result_dtype (sum and prod of integers give int64, mean a float,
 /// any/all bool). Negative axes count from the end; an axis out of range or
-/// given twice is a TypeError naming the op and input.
-class Reduce final : public Op {
+/// given twice is a TypeError naming the op and input. Its params are the
+/// axes; which reduction it is, is its name.
+struct ReduceParams {
+  /// The axes as given (none: all).
+  std::optional<std::vector<std::int64_t>> axis;
+  static constexpr auto fields() { return std::tuple{param("axis", &ReduceParams::axis)}; }
+};
+
+class Reduce final : public ParamsOp<ReduceParams> {
  public:
   Reduce(ReduceOp op, std::optional<std::vector<std::int64_t>> axis);
 
   ReduceOp reduce_op() const { return op_; }
   /// The axes as given (none: all).
-  const std::optional<std::vector<std::int64_t>>& axis() const { return axis_; }
+  const std::optional<std::vector<std::int64_t>>& axis() const { return params().axis; }
   /// For a node: which input axes are reduced.
   std::vector<bool> reduced_axes(const Apply& node) const;
   /// Which axes of inputs[0] are reduced; an axis out of range or given
@@ -34,11 +42,7 @@ class Reduce final : public Op {
   static StaticShape kept_shape(const TensorType& t, const std::vector<bool>& reduced);
 
   std::string_view name() const override;
-  /// `axis`: a tuple, or none for all axes.
-  Props props() const override;
   ApplyRef make_node(std::span<const Var> inputs) const override;
-  void perform(const Apply& node, std::span<const Tensor> inputs,
-               std::span<Tensor> outputs) const override;
   /// Floating-point operations for the profile (ops/flops.cpp).
   std::optional<double> flops(const Apply& node, std::span<const Shape> input_shapes,
                               std::span<const Shape> output_shapes) const override;
@@ -51,9 +55,12 @@ class Reduce final : public Op {
   /// The eval point reduced the same way, weighted by that derivative.
   std::vector<Var> R_op(const Apply& node, std::span<const Var> eval_points) const override;
 
+ protected:
+  void perform_with(const ReduceParams& params, const Apply& node, std::span<const Tensor> inputs,
+                    std::span<Tensor> outputs) const override;
+
  private:
   ReduceOp op_;
-  std::optional<std::vector<std::int64_t>> axis_;
 };
 
 /// Index (int64) of the first maximum (argmax) or minimum (argmin) along

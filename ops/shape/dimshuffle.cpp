@@ -9,7 +9,8 @@
 
 namespace rw {
 
-DimShuffle::DimShuffle(std::vector<std::int64_t> order) : order_(std::move(order)) {}
+DimShuffle::DimShuffle(std::vector<std::int64_t> order)
+    : ParamsOp(DimShuffleParams{std::move(order)}) {}
 
 ApplyRef DimShuffle::make_node(std::span<const Var> inputs) const {
   ops_detail::check_arity(*this, inputs, 1, 1);
@@ -17,7 +18,7 @@ ApplyRef DimShuffle::make_node(std::span<const Var> inputs) const {
   const auto n = static_cast<std::int64_t>(t.ndim());
   std::vector<bool> kept(t.ndim(), false);
   StaticShape shape;
-  for (std::int64_t a : order_) {
+  for (std::int64_t a : order()) {
     if (a == kNewAxis) {
       shape.push_back(1);
       continue;
@@ -38,12 +39,12 @@ ApplyRef DimShuffle::make_node(std::span<const Var> inputs) const {
   return ops_detail::make_apply(*this, inputs, t.dtype(), std::move(shape));
 }
 
-void DimShuffle::perform(const Apply&, std::span<const Tensor> inputs,
-                         std::span<Tensor> outputs) const {
+void DimShuffle::perform_with(const DimShuffleParams& params, const Apply&,
+                              std::span<const Tensor> inputs, std::span<Tensor> outputs) const {
   const Tensor& x = inputs[0];
   Shape shape;
   Strides strides;
-  for (std::int64_t a : order_) {
+  for (std::int64_t a : params.order) {
     if (a == kNewAxis) {
       shape.push_back(1);
       strides.push_back(0);
@@ -59,7 +60,7 @@ void DimShuffle::perform(const Apply&, std::span<const Tensor> inputs,
 std::vector<ShapeVars> DimShuffle::infer_shape(const Apply&,
                                                std::span<const ShapeVars> input_shapes) const {
   ShapeVars out;
-  for (std::int64_t a : order_)
+  for (std::int64_t a : order())
     out.push_back(a == kNewAxis ? ops_detail::int64_constant(1)
                                 : input_shapes[0][static_cast<std::size_t>(a)]);
   return {out};

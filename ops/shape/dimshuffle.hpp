@@ -5,23 +5,26 @@
 #include <vector>
 
 #include "engine/graph/op.hpp"
+#include "engine/graph/op_params.hpp"
 
 namespace rw {
 
 /// Result axis i is input axis order[i], or a new axis of extent 1 where
 /// order[i] is kNewAxis (`x`). Input axes left out are dropped, which only
 /// axes of static extent 1 may be. The output is a view of the input
-/// (Aesara's DimShuffle).
-class DimShuffle final : public Op {
+/// (Aesara's DimShuffle). Its params are the order.
+struct DimShuffleParams {
+  std::vector<std::int64_t> order;
+  static constexpr auto fields() { return std::tuple{param("order", &DimShuffleParams::order)}; }
+};
+
+class DimShuffle final : public ParamsOp<DimShuffleParams> {
  public:
   explicit DimShuffle(std::vector<std::int64_t> order);
-  const std::vector<std::int64_t>& order() const { return order_; }
+  const std::vector<std::int64_t>& order() const { return params().order; }
 
   std::string_view name() const override { return "dimshuffle"; }
-  Props props() const override { return {{"order", order_}}; }
   ApplyRef make_node(std::span<const Var> inputs) const override;
-  void perform(const Apply& node, std::span<const Tensor> inputs,
-               std::span<Tensor> outputs) const override;
   std::vector<ShapeVars> infer_shape(const Apply& node,
                                      std::span<const ShapeVars> input_shapes) const override;
   /// Reverse and forward mode (ops/shape/shape_grad.cpp).
@@ -29,8 +32,9 @@ class DimShuffle final : public Op {
   std::vector<Var> R_op(const Apply& node, std::span<const Var> eval_points) const override;
   IoMap view_map() const override { return {{0, 0}}; }
 
- private:
-  std::vector<std::int64_t> order_;
+ protected:
+  void perform_with(const DimShuffleParams& params, const Apply& node,
+                    std::span<const Tensor> inputs, std::span<Tensor> outputs) const override;
 };
 
 }  // namespace rw

@@ -33,11 +33,11 @@ std::vector<Var> DimShuffle::L_op(const Apply& node, std::span<const Var> output
   // Added axes are summed away (they have extent 1), then the kept axes are
   // put back in input order, with the dropped ones as new axes of extent 1.
   std::vector<std::int64_t> added, kept;
-  for (std::size_t i = 0; i < order_.size(); ++i) {
-    if (order_[i] == kNewAxis)
+  for (std::size_t i = 0; i < order().size(); ++i) {
+    if (order()[i] == kNewAxis)
       added.push_back(static_cast<std::int64_t>(i));
     else
-      kept.push_back(order_[i]);
+      kept.push_back(order()[i]);
   }
   Var g = output_grads[0];
   if (!added.empty()) g = sum(g, Axes(std::span<const std::int64_t>(added)));
@@ -51,7 +51,7 @@ std::vector<Var> DimShuffle::L_op(const Apply& node, std::span<const Var> output
 
 std::vector<Var> DimShuffle::R_op(const Apply&, std::span<const Var> ev) const {
   if (!ev[0]) return {Var()};
-  return {dimshuffle(ev[0], order_)};
+  return {dimshuffle(ev[0], order())};
 }
 
 std::vector<Var> SpecifyShape::L_op(const Apply& node, std::span<const Var> output_grads) const {
