@@ -328,7 +328,8 @@ void bench_mlp3() {
     rw::Function guarded = rw::function(ins, outs, guarded_options);
     const Paired guard = paired_medians([&] { r = f.call(args); }, [&] { r = guarded.call(args); });
     report(with_grad ? "mlp3_forward_grad_nan_guard" : "mlp3_forward_nan_guard", rows, guard.b_s,
-           fmt::format(" plain_s={:.6g} overhead={:.3f}", guard.a_s, 1.0 / guard.ratio));
+           fmt::format(" plain_s={:.6g} overhead={:.3f} cpu_s={:.6g} plain_cpu_s={:.6g}", guard.a_s,
+                       1.0 / guard.ratio, guard.b_cpu_s, guard.a_cpu_s));
     // DebugMode's price: each node checked four ways and the whole compared
     // with the unrewritten graph (docs/debugging.md), against the plain function.
     rw::FunctionOptions debug_options = fused_options();
@@ -336,7 +337,9 @@ void bench_mlp3() {
     rw::Function debugged = rw::function(ins, outs, debug_options);
     const Paired debug = paired_medians([&] { r = f.call(args); }, [&] { r = debugged.call(args); });
     report(with_grad ? "mlp3_forward_grad_debug_mode" : "mlp3_forward_debug_mode", rows,
-           debug.b_s, fmt::format(" plain_s={:.6g} overhead={:.3f}", debug.a_s, 1.0 / debug.ratio));
+           debug.b_s,
+           fmt::format(" plain_s={:.6g} overhead={:.3f} cpu_s={:.6g} plain_cpu_s={:.6g}", debug.a_s,
+                       1.0 / debug.ratio, debug.b_cpu_s, debug.a_cpu_s));
   }
 }
 
