@@ -18,7 +18,7 @@ const std::vector<std::string>& known_options() {
       "--rules",   "--mode",     "--include", "--exclude", "--trace",  "--json", "--why-not",
       "--profile", "--no-times", "--dot",     "--seed",    "--trials", "--rule", "--help",
       "--expand-ofg", "--strict", "--full", "--version", "--add-rules", "--print-after",
-      "--print-after-all", "--explain", "--attempts"};
+      "--print-after-all", "--explain", "--attempts", "--debug-mode"};
   return names;
 }
 
@@ -134,8 +134,11 @@ Options parse_args(std::span<const std::string> args) {
     } else if (name == "--dot") {
       only(run, "`rwcheck GRAPH`");
       o.dot = value();
+    } else if (name == "--debug-mode") {
+      only(run, "`rwcheck GRAPH`");
+      flag(o.debug_mode);
     } else if (name == "--seed") {
-      only(verify, "`rwcheck verify`");
+      only(run || verify, "`rwcheck GRAPH` and `rwcheck verify`");
       o.seed = parse_number(name, value());
     } else if (name == "--trials") {
       only(verify, "`rwcheck verify`");
@@ -211,6 +214,11 @@ options of `rwcheck GRAPH`:
   --full            print the whole graph: without it, the tree stops after 200 lines
                     and the outputs after 100, with a count of what was left out
   --json            print one JSON object instead of text (schema: docs/rwcheck.md)
+  --debug-mode      compile the graph in DebugMode with the pipeline and call it on
+                    random arguments: every node checked against its Op's contract,
+                    the outputs against the unrewritten graph's (a difference names
+                    the rule that made it); exit 1 on a finding. docs/debugging.md
+  --seed N          with --debug-mode: seed of the random arguments (default 0)
 
 options of `rwcheck verify`:
   --trials N        random inputs per rule (default 100)
@@ -223,7 +231,8 @@ options of `rwcheck verify`:
 exit status:
   0  success: no finding, no counterexample, and the --why-not rule fired
   1  a check failed: a lint finding, a verify counterexample, a --why-not rule
-     that never fired, or a rewrite pass that stopped early (a limit)
+     that never fired, a --debug-mode finding, or a rewrite pass that stopped
+     early (a limit)
   2  bad input: unknown option, unreadable file, rule or graph file error
 
 example:

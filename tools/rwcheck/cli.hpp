@@ -72,11 +72,15 @@ struct Options {
   /// `--explain OUTPUT` (repeatable): the chain of replacements that made
   /// each of these outputs, from rwcheck's provenance.
   std::vector<std::size_t> explain;
+  /// `--debug-mode`: the graph compiled in DebugMode and called on random
+  /// arguments (drawn from `seed`).
+  bool debug_mode = false;
   /// `--why-not RULE`.
   std::optional<std::string> why_not;
   /// `--dot FILE`.
   std::optional<std::string> dot;
-  /// Verify: `--seed N`, `--trials N`, `--rule NAME` (only that rule).
+  /// Verify (and --debug-mode): `--seed N`; verify: `--trials N`, `--rule
+  /// NAME` (only that rule).
   std::uint64_t seed = 0;
   std::size_t trials = 100;
   std::optional<std::string> only_rule;

@@ -25,6 +25,7 @@
 #include "rw/rw.hpp"
 #include "rw/standard_rules.hpp"
 #include "tools/rwcheck/cli.hpp"
+#include "tools/rwcheck/debug_run.hpp"
 #include "tools/rwcheck/dot.hpp"
 #include "tools/rwcheck/inner_graphs.hpp"
 #include "tools/rwcheck/json.hpp"
@@ -447,6 +448,9 @@ int run_graph(const Options& o, std::ostream& out, std::ostream& err, const Chec
 
   std::optional<WhyNotReport> why;
   if (why_rule) why = explain_why_not(*why_rule, fg, *provenance, *mode);
+  std::optional<DebugRun> debugged;
+  if (o.debug_mode)
+    debugged = debug_run(graph.value->inputs, graph.value->outputs, *mode, o.seed);
   std::optional<ProfileSummary> summary;
   if (o.profile)
     summary =
@@ -527,6 +531,14 @@ int run_graph(const Options& o, std::ostream& out, std::ostream& err, const Chec
       json.key("profile");
       write_profile_json(json, *summary, !o.no_times);
     }
+    if (debugged) {
+      json.key("debug_mode");
+      json.begin_object();
+      json.field("ok", debugged->ok);
+      json.field("arguments", debugged->arguments);
+      json.field("finding", debugged->finding);
+      json.end_object();
+    }
     json.end_object();
     out << json.str();
   } else {
@@ -542,6 +554,10 @@ int run_graph(const Options& o, std::ostream& out, std::ostream& err, const Chec
     out << print_graph(fg.outputs(), o.expand_ofg, tree_options(o));
     if (why) out << format_why_not(*why);
     if (summary) out << format_profile(*summary, !o.no_times);
+    if (debugged && debugged->ok)
+      out << fmt::format("debug mode: no finding (seed {}: {})\n", o.seed, debugged->arguments);
+    else if (debugged)
+      out << fmt::format("debug mode: {}\n", debugged->finding);
     if (!report.ok()) {
       const std::string problems = report.problems();
       out << "rewriting stopped early:\n" << problems << (problems.ends_with('\n') ? "" : "\n");
@@ -549,6 +565,7 @@ int run_graph(const Options& o, std::ostream& out, std::ostream& err, const Chec
   }
   if (!report.ok()) return kExitFindings;
   if (why && why->fired == 0) return kExitFindings;
+  if (debugged && !debugged->ok) return kExitFindings;
   return kExitOk;
 }
 

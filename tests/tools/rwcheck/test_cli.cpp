@@ -64,7 +64,8 @@ TEST_CASE("bad command lines are refused with the argument named", "[rwcheck]") 
   CHECK(message({"verify", "--trials", "x", "a.rules"}) ==
         "`--trials` takes a non-negative integer, not `x`");
   CHECK(message({"verify", "--trials", "0", "a.rules"}) == "`--trials` must be at least 1");
-  CHECK(message({"--seed", "1", "g.graph"}) == "`--seed` is an option of `rwcheck verify`");
+  CHECK(message({"lint", "--seed", "1"}) ==
+        "`--seed` is an option of `rwcheck GRAPH` and `rwcheck verify`");
 }
 
 TEST_CASE("--help prints every option and exits 0", "[rwcheck]") {

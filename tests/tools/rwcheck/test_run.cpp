@@ -265,7 +265,7 @@ TEST_CASE("the examples of docs/rwcheck.md print what the page shows", "[rwcheck
     CHECK(r.out + r.err == expected);
     ++blocks;
   }
-  CHECK(blocks == 14);
+  CHECK(blocks == 15);
 }
 
 TEST_CASE("the built executable behaves as the library entry point", "[rwcheck]") {
@@ -494,6 +494,36 @@ TEST_CASE("--add-rules loads files after the built-in rules or the --rules files
     CHECK(lint.status == 2);
     CHECK(lint.err.starts_with("rwcheck: error: `--add-rules` is an option of `rwcheck GRAPH`"));
   }
+}
+
+TEST_CASE("--debug-mode runs the graph in DebugMode and names the rule that changed a value",
+          "[rwcheck][debug_mode]") {
+  const std::string graph = "tests/tools/rwcheck/golden/tanh_softplus.graph";
+  const auto ok = rwcheck({"--debug-mode", graph}, rw::test::standard_environment());
+  CHECK(ok.status == 0);
+  CHECK(ok.out.ends_with("debug mode: no finding (seed 0: `x` f64 of shape (3,))\n"));
+
+  const auto bad = rwcheck({"--debug-mode", "--seed", "7", "--add-rules",
+                            "tests/tools/rwcheck/golden/wrong.rules", graph},
+                           rw::test::standard_environment());
+  CHECK(bad.status == 1);
+  CHECK(bad.out.find("debug mode: DebugMode: output 0 of the function is not what the "
+                     "unrewritten graph computes: element 0 (row-major) is") != std::string::npos);
+  CHECK(bad.out.find("[tanh_is_x] (pass specialize, rewriter tanh_is_x)") != std::string::npos);
+
+  const auto json = rwcheck({"--json", "--debug-mode", "--add-rules",
+                             "tests/tools/rwcheck/golden/wrong.rules", graph},
+                            rw::test::standard_environment());
+  CHECK(json.status == 1);
+  const auto at = json.out.find("\"debug_mode\": {");
+  REQUIRE(at != std::string::npos);
+  CHECK(json.out.find("\"ok\": false", at) != std::string::npos);
+  CHECK(json.out.find("\"arguments\": \"`x` f64 of shape (3,)\"", at) != std::string::npos);
+  CHECK(json.out.find("\"finding\": \"DebugMode: output 0", at) != std::string::npos);
+
+  const auto lint = rwcheck({"lint", "--debug-mode"}, rw::test::standard_environment());
+  CHECK(lint.status == 2);
+  CHECK(lint.err.starts_with("rwcheck: error: `--debug-mode` is an option of `rwcheck GRAPH`"));
 }
 
 TEST_CASE("rwcheck --print-after PASS and --print-after-all show the graph as each pass leaves it",
