@@ -694,6 +694,13 @@ Var full_like(const Var& x, const Operand& value, std::optional<DType> dtype) {
   return fill(x, v);
 }
 
+Var empty_like(const Var& x, std::optional<DType> dtype) {
+  std::vector<Operand> extents;
+  for (std::size_t a = 0; a < rank_of(x); ++a)
+    extents.emplace_back(shape_i(x, static_cast<std::int64_t>(a)));
+  return alloc_empty(dtype.value_or(dtype_of_var(x)), extents);
+}
+
 // ---------------------------------------------------------------------------
 // Indexing
 

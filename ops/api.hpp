@@ -370,6 +370,9 @@ Var full(const std::vector<Operand>& shape, const Operand& value,
          std::optional<DType> dtype = std::nullopt);
 /// `value` broadcast to x's shape, in x's dtype unless `dtype` is given.
 Var full_like(const Var& x, const Operand& value, std::optional<DType> dtype = std::nullopt);
+/// An uninitialised tensor of x's shape and of x's dtype or `dtype`
+/// (NumPy's empty_like): alloc_empty over shape_i of each axis.
+Var empty_like(const Var& x, std::optional<DType> dtype = std::nullopt);
 
 // ---------------------------------------------------------------------------
 // Indexing.

@@ -234,6 +234,14 @@ TEST_CASE("alloc_empty is filled with NaN in DebugMode, so a read before a write
   const rw::Var good = rw::set_subtensor(rw::alloc_empty(rw::f64, {n}), {rw::slice()}, x);
   auto g = rw::compile_function({x}, good, {.debug_mode = rw::DebugMode{}});
   CHECK(rw::allclose(g(Tensor::from({1.0, 2.0, 3.0})), Tensor::from({1.0, 2.0, 3.0})));
+  // empty_like: the same over x's shape, of another dtype if asked.
+  const rw::Var m = rw::matrix("m");
+  const rw::Var e = rw::empty_like(m, rw::f32);
+  CHECK(e->tensor_type()->dtype() == rw::f32);
+  auto h = rw::compile_function({m}, e, {.debug_mode = rw::DebugMode{}});
+  const Tensor got_e = h(Tensor::zeros({2, 5}));
+  CHECK(got_e.shape() == rw::Shape{2, 5});
+  CHECK(std::isnan(got_e.at({1, 4})));
 }
 
 TEST_CASE("RW_FLAGS=debug_mode turns DebugMode on without a rebuild", "[debug_mode]") {
