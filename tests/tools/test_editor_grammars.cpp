@@ -610,6 +610,13 @@ TEST_CASE("the graph grammar scopes types, names and properties", "[editor]") {
   CHECK_SCOPE(g, "y = x * 1.", "1.", "constant.numeric.float.");
   CHECK_SCOPE(g, "y = x * .5", ".5", "constant.numeric.float.");
   CHECK_SCOPE(g, "y = x * 2E+2", "2E+2", "constant.numeric.float.");
+  // An unclosed `[` or `{` (a syntax error) ends with its line: the next
+  // statement is highlighted as a statement.
+  const auto lines = tokenize(g, "input x f64[?\nh = sum{axis=0\ninput y f64[3]\n");
+  REQUIRE(lines.size() == 3);
+  CHECK_FALSE(has_scope(lines[1][0], "meta.type."));
+  CHECK(has_scope(lines[2][0], "keyword."));
+  CHECK_FALSE(has_scope(lines[2][0], "meta."));
 }
 
 TEST_CASE("the TextMate grammars tokenise the bundled examples", "[editor]") {

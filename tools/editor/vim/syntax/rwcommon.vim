@@ -29,7 +29,7 @@ syn match   rwCall         "\<\h\w*\ze\s*("
 
 " `sum{axis=(0,)}`: an op's properties in braces, right after its name.
 syn match   rwPropOp       "\<\h\w*\ze{" nextgroup=rwProps
-syn region  rwProps        contained matchgroup=rwPropBrace start="{" end="}"
+syn region  rwProps        contained oneline matchgroup=rwPropBrace start="{" end="}"
       \ contains=rwComment,rwString,rwPropName,rwPropWord,rwDType,rwFloat,rwInteger,rwPatternVar,rwPunct,rwAssign
 syn match   rwPropName     contained "\<\h\w*\ze\s*=\([=>]\)\@!"
 syn keyword rwPropWord     contained true false none all

@@ -16,7 +16,7 @@ syn match   rwBinding      "^\s*\zs%\=\w\+\ze\s*=\([=>]\)\@!"
 syn match   rwType         "\<\(\(csr\|csc\)_\)\=\(bool\|u\=int\(8\|16\|32\|64\)\|float\(32\|64\)\|[iu]8\|i16\|i32\|i64\|f32\|f64\)\>"
       \ nextgroup=rwExtents
 syn keyword rwType         rng
-syn region  rwExtents      contained matchgroup=rwPunct start="\[" end="\]"
+syn region  rwExtents      contained oneline matchgroup=rwPunct start="\[" end="\]"
       \ contains=rwUnknownExtent,rwInteger,rwPunct
 syn match   rwUnknownExtent contained "?"
 syn keyword rwPropWord     true false
