@@ -580,18 +580,20 @@ RuleSetLoad load_for_check(const Options& o, const CheckEnvironment& env) {
 
 int run_lint(const Options& o, std::ostream& out, std::ostream& err, const CheckEnvironment& env) {
   RuleSetLoad load = load_for_check(o, env);
-  std::vector<dsl::Diagnostic> diags = lint_load_diagnostics(std::move(load.diagnostics));
-  const bool errors = dsl::count_errors(diags) > 0;
-  std::vector<dsl::Diagnostic> findings = lint_rules(load.set);
-  diags.insert(diags.end(), findings.begin(), findings.end());
+  // A file with errors (an unknown op among them) loads nothing: its rules
+  // cannot be checked, so there is no count of them to print.
+  if (!load.diagnostics.empty()) {
+    err << render_diagnostics(load.diagnostics);
+    return kExitBadInput;
+  }
+  const std::vector<LintFinding> findings = lint_rules(load.set);
   std::size_t warnings = 0;
-  for (const dsl::Diagnostic& d : diags) warnings += d.severity == dsl::Severity::Warning;
-  (errors ? err : out) << render_diagnostics(diags);
+  for (const LintFinding& f : findings) warnings += f.diagnostic.severity == dsl::Severity::Warning;
   std::size_t n = 0;
   for (const dsl::LoadedRules& l : load.set.loads) n += l.size();
+  for (const LintFinding& f : findings) out << f.diagnostic.render();
   out << fmt::format("{} rule{} checked, {} finding{}\n", n, n == 1 ? "" : "s", warnings,
                      warnings == 1 ? "" : "s");
-  if (errors) return kExitBadInput;
   return warnings ? kExitFindings : kExitOk;
 }
 

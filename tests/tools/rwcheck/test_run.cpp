@@ -265,7 +265,7 @@ TEST_CASE("the examples of docs/rwcheck.md print what the page shows", "[rwcheck
     CHECK(r.out + r.err == expected);
     ++blocks;
   }
-  CHECK(blocks == 15);
+  CHECK(blocks == 16);
 }
 
 TEST_CASE("the built executable behaves as the library entry point", "[rwcheck]") {
