@@ -107,6 +107,23 @@ TEST_CASE("shadowing by a guarded rule is a note, not a finding", "[rwcheck]") {
   CHECK(both[1].diagnostic.message.starts_with("rule `h` is shadowed by `u`:"));
 }
 
+TEST_CASE("lint --json gives each finding with its kind and place", "[rwcheck]") {
+  const auto r =
+      rwcheck({"lint", "--json", "tests/tools/rwcheck/golden/lint.rules"}, pt_environment());
+  CHECK(r.status == 1);
+  CHECK(r.err.empty());
+  check_golden("lint.json", r.out);
+  CHECK(r.out.starts_with("{\n  \"schema\": 1,\n  \"command\": \"lint\",\n"));
+  CHECK(r.out.find("\"kind\": \"undo\"") != std::string::npos);
+  CHECK(r.out.find("\"findings\": 6,") != std::string::npos);
+  // Bad input stays text on stderr, and exits 2.
+  const auto bad = rwcheck({"lint", "--json", "tests/tools/rwcheck/golden/lint_unknown.rules"},
+                           pt_environment());
+  CHECK(bad.status == 2);
+  CHECK(bad.out.empty());
+  CHECK(bad.err.find("error: unknown op `lgo`") != std::string::npos);
+}
+
 TEST_CASE("shadowing respects guards, priorities and groups", "[rwcheck]") {
   auto findings = [](const std::string& text) {
     auto db = rw::make_standard_db();

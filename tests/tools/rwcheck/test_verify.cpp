@@ -23,6 +23,18 @@ TEST_CASE("verify finds and shrinks counterexamples, exits 1", "[rwcheck]") {
   CHECK(r.out.find("FAILED    wrong_sign") != std::string::npos);
 }
 
+TEST_CASE("verify --json gives a verdict per rule", "[rwcheck]") {
+  const auto r = rwcheck(
+      {"verify", "--json", "--trials", "40", "tests/tools/rwcheck/golden/verify.rules"},
+      toy_environment());
+  CHECK(r.status == 1);
+  CHECK(r.err.empty());
+  check_golden("verify.json", r.out);
+  CHECK(r.out.starts_with("{\n  \"schema\": 1,\n  \"command\": \"verify\",\n"));
+  CHECK(r.out.find("\"status\": \"failed\"") != std::string::npos);
+  CHECK(r.out.find("\"failed\": 3,") != std::string::npos);
+}
+
 TEST_CASE("verify is deterministic for a seed", "[rwcheck]") {
   const std::vector<std::string> args = {
       "verify", "--seed", "3", "--trials", "20", "tests/tools/rwcheck/golden/verify.rules"};
