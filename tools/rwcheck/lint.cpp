@@ -72,6 +72,11 @@ dsl::Diagnostic at_rule(const dsl::CheckedRule& r, std::string message) {
 dsl::Diagnostic note_at(const dsl::CheckedRule& r, std::string message) {
   return dsl::make_note(r.file, r.name_span, std::move(message));
 }
+// `d` with a note pointing at the other rule `a` of the finding.
+dsl::Diagnostic pointing_at(dsl::Diagnostic d, const dsl::CheckedRule& a, std::string_view how = "") {
+  d.notes.push_back(note_at(a, fmt::format("`{}` is here{}", a.name, how)));
+  return d;
+}
 
 // What lint compares each rule with: the earlier rules whose left side may
 // be more general, found by a discrimination tree of the left sides instead
@@ -318,24 +323,27 @@ std::vector<LintFinding> lint_rules(const RuleSet& rules) {
         if (!guarded) guarded = i;
         return false;
       }
-      dsl::Diagnostic d = at_rule(
-          b, fmt::format("rule `{}` is shadowed by `{}`: whatever `{}` matches, `{}` matches too, "
-                         "and `{}` is tried first; `{}` fires only where the result of `{}` does "
-                         "not fit (it cannot be built, or its type is not the node's)",
-                         b.name, a.name, lhs_text(b), lhs_text(a), a.name, b.name, a.name));
-      d.notes.push_back(note_at(a, fmt::format("`{}` is here", a.name)));
-      report(b, "shadowed", std::move(d));
+      report(b, "shadowed",
+             pointing_at(at_rule(b, fmt::format("rule `{}` is shadowed by `{}`: whatever `{}` "
+                                                "matches, `{}` matches too, and `{}` is tried "
+                                                "first; `{}` fires only where the result of `{}` "
+                                                "does not fit (it cannot be built, or its type is "
+                                                "not the node's)",
+                                                b.name, a.name, lhs_text(b), lhs_text(a), a.name,
+                                                b.name, a.name)),
+                         a));
       shadowed = true;
       return true;
     });
     if (!shadowed && guarded) {
       const dsl::CheckedRule& a = *all[*guarded].rule;
-      dsl::Diagnostic d = note_at(
-          b, fmt::format("rule `{}` is shadowed by `{}` wherever the guard of `{}` holds: whatever "
-                         "`{}` matches, `{}` matches too, and `{}` is tried first",
-                         b.name, a.name, a.name, lhs_text(b), lhs_text(a), a.name));
-      d.notes.push_back(note_at(a, fmt::format("`{}` is here, with its guard", a.name)));
-      report(b, "shadowed", std::move(d));
+      report(b, "shadowed",
+             pointing_at(note_at(b, fmt::format("rule `{}` is shadowed by `{}` wherever the guard "
+                                                "of `{}` holds: whatever `{}` matches, `{}` "
+                                                "matches too, and `{}` is tried first",
+                                                b.name, a.name, a.name, lhs_text(b), lhs_text(a),
+                                                a.name)),
+                         a, ", with its guard"));
     }
     by_lhs.add(b.lhs, j);
     // Undone by an earlier rule (or by itself): its left side must take this
@@ -352,12 +360,12 @@ std::vector<LintFinding> lint_rules(const RuleSet& rules) {
                                       "left side `{}`, so it can fire forever",
                                       b.name, rhs_text(b), lhs_text(b))));
       } else {
-        dsl::Diagnostic d = at_rule(
-            b, fmt::format("rules `{}` and `{}` undo each other: `{}` turns `{}` into `{}`, which "
-                           "`{}` turns back",
-                           a.name, b.name, b.name, lhs_text(b), rhs_text(b), a.name));
-        d.notes.push_back(note_at(a, fmt::format("`{}` is here", a.name)));
-        report(b, "undo", std::move(d));
+        report(b, "undo",
+               pointing_at(at_rule(b, fmt::format("rules `{}` and `{}` undo each other: `{}` "
+                                                  "turns `{}` into `{}`, which `{}` turns back",
+                                                  a.name, b.name, b.name, lhs_text(b),
+                                                  rhs_text(b), a.name)),
+                           a));
       }
       return false;
     });

@@ -624,6 +624,15 @@ RuleSetLoad load_for_check(const Options& o, const CheckEnvironment& env) {
   return load_rule_set(env, rule_files(o.rules), /*use_builtin=*/o.rules.empty());
 }
 
+// Opens the object lint and verify print: the schema, the command, the files.
+void begin_rules_json(JsonWriter& json, std::string_view command, const RuleSet& rules) {
+  json.begin_object();
+  json.field("schema", kJsonSchema);
+  json.field("command", command);
+  json.key("rule_files");
+  write_strings(json, rules.sources);
+}
+
 int run_lint(const Options& o, std::ostream& out, std::ostream& err, const CheckEnvironment& env) {
   RuleSetLoad load = load_for_check(o, env);
   // A file with errors (an unknown op among them) loads nothing: its rules
@@ -639,11 +648,7 @@ int run_lint(const Options& o, std::ostream& out, std::ostream& err, const Check
   for (const dsl::LoadedRules& l : load.set.loads) n += l.size();
   if (o.json) {
     JsonWriter json;
-    json.begin_object();
-    json.field("schema", kJsonSchema);
-    json.field("command", "lint");
-    json.key("rule_files");
-    write_strings(json, load.set.sources);
+    begin_rules_json(json, "lint", load.set);
     json.field("rules_checked", n);
     json.field("findings", warnings);
     json.key("diagnostics");
@@ -681,11 +686,7 @@ int run_verify(const Options& o, std::ostream& out, std::ostream& err,
     static constexpr const char* kStatus[] = {"ok", "failed", "skipped"};
     std::size_t counts[3] = {};
     JsonWriter json;
-    json.begin_object();
-    json.field("schema", kJsonSchema);
-    json.field("command", "verify");
-    json.key("rule_files");
-    write_strings(json, load.set.sources);
+    begin_rules_json(json, "verify", load.set);
     json.field("seed", static_cast<std::size_t>(o.seed));
     json.key("rules");
     json.begin_array();
