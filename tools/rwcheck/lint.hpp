@@ -29,7 +29,8 @@ struct LintFinding {
 /// less those an allow comment silences: a whole-line comment `# lint:
 /// allow(shadowed, growth)` on the line just before a rule silences those
 /// kinds at that rule only. An unknown kind, a malformed allow comment, or
-/// one that is not on the line before a rule is a finding of kind `allow`.
+/// one that is not on the line before a rule is a finding of kind `allow`;
+/// those come first, in file order.
 ///
 /// - **shadowed**: an earlier rule of the same group, without a guard, with
 ///   a priority at least as high and allowing shared inner nodes whenever
