@@ -108,7 +108,6 @@ Options parse_args(std::span<const std::string> args) {
       only(run, "`rwcheck GRAPH`");
       flag(o.full);
     } else if (name == "--json") {
-      only(run, "`rwcheck GRAPH`");
       flag(o.json);
     } else if (name == "--profile") {
       only(run, "`rwcheck GRAPH`");
@@ -213,7 +212,6 @@ options of `rwcheck GRAPH`:
                     inner graph beneath it, instead of each inner graph once at the end
   --full            print the whole graph: without it, the tree stops after 200 lines
                     and the outputs after 100, with a count of what was left out
-  --json            print one JSON object instead of text (schema: docs/rwcheck.md)
   --debug-mode      compile the graph in DebugMode with the pipeline and call it on
                     random arguments: every node checked against its Op's contract,
                     the outputs against the unrewritten graph's (a difference names
@@ -224,6 +222,9 @@ options of `rwcheck verify`:
   --trials N        random inputs per rule (default 100)
   --seed N          seed of the random inputs (default 0)
   --rule NAME       verify only this rule
+
+options of every command:
+  --json            print one JSON object instead of text (schemas: docs/rwcheck.md)
 
   -h, --help        this text
   --version         the version, and where the standard rule files are installed

@@ -54,7 +54,7 @@ struct Options {
   /// `--strict`: the mode without rules that hold only under a value
   /// assumption (Mode::strict()).
   bool strict = false;
-  /// `--trace`, `--json`, `--profile`, `--no-times`.
+  /// `--trace`, `--profile`, `--no-times`; `--json` (every command).
   bool trace = false;
   bool json = false;
   bool profile = false;

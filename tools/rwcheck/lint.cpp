@@ -1,10 +1,13 @@
 // rwcheck lint: shadowed rules, rules that undo each other, rules that grow
-// the graph and can match their own output.
+// the graph and can match their own output; allow comments that silence them.
 #include "tools/rwcheck/lint.hpp"
 
 #include <algorithm>
 #include <array>
 #include <functional>
+#include <map>
+#include <optional>
+#include <set>
 #include <unordered_map>
 #include <variant>
 #include <vector>
@@ -12,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "engine/dsl/rule_compiler.hpp"
+#include "engine/graph/suggest.hpp"
 #include "engine/unify/unify.hpp"
 #include "runtime/hash_mix.hpp"
 
@@ -67,6 +71,11 @@ dsl::Diagnostic at_rule(const dsl::CheckedRule& r, std::string message) {
 }
 dsl::Diagnostic note_at(const dsl::CheckedRule& r, std::string message) {
   return dsl::make_note(r.file, r.name_span, std::move(message));
+}
+// `d` with a note pointing at the other rule `a` of the finding.
+dsl::Diagnostic pointing_at(dsl::Diagnostic d, const dsl::CheckedRule& a, std::string_view how = "") {
+  d.notes.push_back(note_at(a, fmt::format("`{}` is here{}", a.name, how)));
+  return d;
 }
 
 // What lint compares each rule with: the earlier rules whose left side may
@@ -185,9 +194,99 @@ class PatternIndex {
   std::vector<std::size_t> found_;
 };
 
+/// The `# lint: allow(...)` comments of the rules' files: the kinds each
+/// allows, by file and line; and a finding for each comment that is wrong.
+class AllowComments {
+ public:
+  explicit AllowComments(const std::vector<const dsl::CheckedRule*>& rules) {
+    std::map<const dsl::SourceFile*, std::set<std::uint32_t>> rule_lines;
+    std::vector<dsl::SourcePtr> files;
+    for (const dsl::CheckedRule* r : rules) {
+      if (!r->file) continue;
+      auto [it, fresh] = rule_lines.try_emplace(r->file.get());
+      if (fresh) files.push_back(r->file);
+      it->second.insert(r->file->location(r->name_span.begin).line);
+    }
+    for (const dsl::SourcePtr& f : files) read(f, rule_lines.at(f.get()));
+  }
+
+  /// Whether the comment before `r` allows `kind`.
+  bool allows(const dsl::CheckedRule& r, std::string_view kind) const {
+    if (!r.file) return false;
+    const auto it = allowed_.find({r.file.get(), r.file->location(r.name_span.begin).line - 1});
+    return it != allowed_.end() && it->second.contains(std::string(kind));
+  }
+
+  /// The wrong comments, in file order.
+  std::vector<LintFinding>& problems() { return problems_; }
+
+ private:
+  void problem(const dsl::SourcePtr& f, std::uint32_t at, std::uint32_t end, std::string message) {
+    problems_.push_back({"allow", dsl::make_warning(f, {at, end}, std::move(message))});
+  }
+
+  void read(const dsl::SourcePtr& f, const std::set<std::uint32_t>& rule_lines) {
+    static const std::vector<std::string> kKinds(kLintKinds.begin(), kLintKinds.end());
+    const auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\r'; };
+    for (std::uint32_t line = 1; line <= f->line_count(); ++line) {
+      const std::string_view text = f->line_text(line);
+      const std::uint32_t start = f->line_start(line);
+      std::size_t i = 0;
+      const auto skip = [&] {
+        while (i < text.size() && is_space(text[i])) ++i;
+      };
+      skip();
+      if (i == text.size() || text[i] != '#') continue;
+      const std::size_t hash = i++;
+      skip();
+      if (text.substr(i, 5) != "lint:") continue;
+      i += 5;
+      skip();
+      const auto at = [&](std::size_t k) { return static_cast<std::uint32_t>(start + k); };
+      const std::size_t close = text.find(')', i);
+      std::size_t after = close == std::string_view::npos ? close : close + 1;
+      while (after < text.size() && is_space(text[after])) ++after;
+      if (text.substr(i, 6) != "allow(" || close == std::string_view::npos || after != text.size()) {
+        problem(f, at(hash), at(text.size()),
+                "expected `# lint: allow(KIND, ...)`, the kinds one or more of `shadowed`, "
+                "`undo`, `growth`");
+        continue;
+      }
+      if (!rule_lines.contains(line + 1)) {
+        problem(f, at(hash), at(text.size()),
+                "a `# lint: allow` comment must be on the line just before the rule it is about");
+        continue;
+      }
+      std::set<std::string>& kinds = allowed_[{f.get(), line}];
+      for (std::size_t k = i + 6; k <= close;) {
+        std::size_t end = text.find_first_of(",)", k);
+        std::size_t b = k, e = end;
+        while (b < e && is_space(text[b])) ++b;
+        while (e > b && is_space(text[e - 1])) --e;
+        const std::string kind(text.substr(b, e - b));
+        if (std::find(kLintKinds.begin(), kLintKinds.end(), kind) != kLintKinds.end()) {
+          kinds.insert(kind);
+        } else {
+          std::string msg = kind.empty()
+                                ? std::string("empty kind in `# lint: allow(...)`")
+                                : fmt::format("unknown lint kind `{}` in `# lint: allow(...)`", kind);
+          msg += "; the kinds are `shadowed`, `undo`, `growth`";
+          if (const auto c = closest_name(kind, kKinds); c && !kind.empty())
+            msg += fmt::format("; did you mean `{}`?", *c);
+          problem(f, at(b), at(std::max(e, b + 1)), std::move(msg));
+        }
+        k = end + 1;
+      }
+    }
+  }
+
+  std::map<std::pair<const dsl::SourceFile*, std::uint32_t>, std::set<std::string>> allowed_;
+  std::vector<LintFinding> problems_;
+};
+
 }  // namespace
 
-std::vector<dsl::Diagnostic> lint_rules(const RuleSet& rules) {
+std::vector<LintFinding> lint_rules(const RuleSet& rules) {
   std::vector<LintRule> all;
   for (const RuleRef& ref : rules.rules()) {
     const dsl::CheckedRule& r = *ref.rule->rule;
@@ -197,28 +296,55 @@ std::vector<dsl::Diagnostic> lint_rules(const RuleSet& rules) {
     l.frozen_rhs = freeze(l.terms.rhs, l.terms, r.name);
     all.push_back(std::move(l));
   }
+  std::vector<const dsl::CheckedRule*> checked;
+  for (const LintRule& l : all) checked.push_back(l.rule);
+  AllowComments allow(checked);
 
-  std::vector<dsl::Diagnostic> out;
+  std::vector<LintFinding> out = std::move(allow.problems());
+  const auto report = [&](const dsl::CheckedRule& r, std::string_view kind, dsl::Diagnostic d) {
+    if (!allow.allows(r, kind)) out.push_back({std::string(kind), std::move(d)});
+  };
   PatternIndex by_lhs;  // the rules before j (then up to j), by their left sides
   for (std::size_t j = 0; j < all.size(); ++j) {
     const LintRule& later = all[j];
     const dsl::CheckedRule& b = *later.rule;
-    // Shadowed by an earlier rule of the group that is tried first.
+    // Shadowed by an earlier rule of the group that is tried first; by a
+    // guarded one, only where its guard holds (a note, if no rule without a
+    // guard shadows it).
+    std::optional<std::size_t> guarded;
+    bool shadowed = false;
     by_lhs.for_each(b.lhs, [&](std::size_t i) {
       const LintRule& earlier = all[i];
       const dsl::CheckedRule& a = *earlier.rule;
-      if (earlier.group != later.group || a.guard || a.priority < b.priority) return false;
+      if (earlier.group != later.group || a.priority < b.priority) return false;
       if (b.multiple_clients && !a.multiple_clients) return false;
       if (!is_instance(later.frozen_lhs, earlier.terms.lhs)) return false;
-      dsl::Diagnostic d = at_rule(
-          b, fmt::format("rule `{}` is shadowed by `{}`: whatever `{}` matches, `{}` matches too, "
-                         "and `{}` is tried first; `{}` fires only where the result of `{}` does "
-                         "not fit (it cannot be built, or its type is not the node's)",
-                         b.name, a.name, lhs_text(b), lhs_text(a), a.name, b.name, a.name));
-      d.notes.push_back(note_at(a, fmt::format("`{}` is here", a.name)));
-      out.push_back(std::move(d));
+      if (a.guard) {
+        if (!guarded) guarded = i;
+        return false;
+      }
+      report(b, "shadowed",
+             pointing_at(at_rule(b, fmt::format("rule `{}` is shadowed by `{}`: whatever `{}` "
+                                                "matches, `{}` matches too, and `{}` is tried "
+                                                "first; `{}` fires only where the result of `{}` "
+                                                "does not fit (it cannot be built, or its type is "
+                                                "not the node's)",
+                                                b.name, a.name, lhs_text(b), lhs_text(a), a.name,
+                                                b.name, a.name)),
+                         a));
+      shadowed = true;
       return true;
     });
+    if (!shadowed && guarded) {
+      const dsl::CheckedRule& a = *all[*guarded].rule;
+      report(b, "shadowed",
+             pointing_at(note_at(b, fmt::format("rule `{}` is shadowed by `{}` wherever the guard "
+                                                "of `{}` holds: whatever `{}` matches, `{}` "
+                                                "matches too, and `{}` is tried first",
+                                                b.name, a.name, a.name, lhs_text(b), lhs_text(a),
+                                                a.name)),
+                         a, ", with its guard"));
+    }
     by_lhs.add(b.lhs, j);
     // Undone by an earlier rule (or by itself): its left side must take this
     // rule's right side.
@@ -229,17 +355,17 @@ std::vector<dsl::Diagnostic> lint_rules(const RuleSet& rules) {
           !is_instance(other.frozen_rhs, later.terms.lhs))
         return false;
       if (i == j) {
-        out.push_back(at_rule(
-            b, fmt::format("rule `{}` can undo itself: its right side `{}` matches its left side "
-                           "`{}`, so it can fire forever",
-                           b.name, rhs_text(b), lhs_text(b))));
+        report(b, "undo",
+               at_rule(b, fmt::format("rule `{}` can undo itself: its right side `{}` matches its "
+                                      "left side `{}`, so it can fire forever",
+                                      b.name, rhs_text(b), lhs_text(b))));
       } else {
-        dsl::Diagnostic d = at_rule(
-            b, fmt::format("rules `{}` and `{}` undo each other: `{}` turns `{}` into `{}`, which "
-                           "`{}` turns back",
-                           a.name, b.name, b.name, lhs_text(b), rhs_text(b), a.name));
-        d.notes.push_back(note_at(a, fmt::format("`{}` is here", a.name)));
-        out.push_back(std::move(d));
+        report(b, "undo",
+               pointing_at(at_rule(b, fmt::format("rules `{}` and `{}` undo each other: `{}` "
+                                                  "turns `{}` into `{}`, which `{}` turns back",
+                                                  a.name, b.name, b.name, lhs_text(b),
+                                                  rhs_text(b), a.name)),
+                           a));
       }
       return false;
     });
@@ -249,23 +375,17 @@ std::vector<dsl::Diagnostic> lint_rules(const RuleSet& rules) {
       applications_of(later.fresh.rhs, subterms);
       for (const Term& t : subterms) {
         if (!unify(later.terms.lhs, t)) continue;
-        out.push_back(at_rule(
-            b, fmt::format("rule `{}` grows the graph ({} op{} on the left, {} on the right) and "
-                           "its right side `{}` can match its left side again: it could loop",
-                           b.name, later.lhs_size, later.lhs_size == 1 ? "" : "s", later.rhs_size,
-                           rhs_text(b))));
+        report(b, "growth",
+               at_rule(b, fmt::format("rule `{}` grows the graph ({} op{} on the left, {} on the "
+                                      "right) and its right side `{}` can match its left side "
+                                      "again: it could loop",
+                                      b.name, later.lhs_size, later.lhs_size == 1 ? "" : "s",
+                                      later.rhs_size, rhs_text(b))));
         break;
       }
     }
   }
   return out;
-}
-
-std::vector<dsl::Diagnostic> lint_load_diagnostics(std::vector<dsl::Diagnostic> diagnostics) {
-  for (dsl::Diagnostic& d : diagnostics)
-    if (d.severity == dsl::Severity::Error && d.message.starts_with("unknown op "))
-      d.severity = dsl::Severity::Warning;
-  return diagnostics;
 }
 
 }  // namespace rw::check

@@ -307,6 +307,48 @@ std::optional<std::string> unknown_tag(const RewriteDB& db, const Options& o) {
   return check(o.exclude, "--exclude");
 }
 
+// The version of every JSON object rwcheck prints (docs/rwcheck.md): raised
+// when a key changes meaning or goes, not when one is added.
+constexpr int kJsonSchema = 1;
+
+// `text` split at its line breaks (a final one ends the last line).
+std::vector<std::string> lines_of(std::string_view text) {
+  std::vector<std::string> out;
+  while (!text.empty()) {
+    const std::size_t end = text.find('\n');
+    out.emplace_back(text.substr(0, end));
+    if (end == std::string_view::npos) break;
+    text.remove_prefix(end + 1);
+  }
+  return out;
+}
+
+// A diagnostic as JSON: where, what, and its notes.
+void write_diagnostic_json(JsonWriter& json, const dsl::Diagnostic& d, std::string_view kind) {
+  static constexpr const char* kSeverity[] = {"error", "note", "warning"};
+  json.begin_object();
+  json.field("severity", kSeverity[static_cast<int>(d.severity)]);
+  if (!kind.empty()) json.field("kind", kind);
+  if (d.file) {
+    const dsl::LineCol at = d.location();
+    json.field("file", d.file->name());
+    json.field("line", static_cast<std::size_t>(at.line));
+    json.field("column", static_cast<std::size_t>(at.column));
+  }
+  json.field("message", d.message);
+  json.key("notes");
+  json.begin_array();
+  for (const dsl::Diagnostic& n : d.notes) write_diagnostic_json(json, n, "");
+  json.end_array();
+  json.end_object();
+}
+
+void write_strings(JsonWriter& json, const std::vector<std::string>& v) {
+  json.begin_array();
+  for (const std::string& s : v) json.value(s);
+  json.end_array();
+}
+
 int bad_input(std::ostream& err, const std::string& message) {
   err << "rwcheck: error: " << message << "\n";
   return kExitBadInput;
@@ -467,6 +509,7 @@ int run_graph(const Options& o, std::ostream& out, std::ostream& err, const Chec
   if (o.json) {
     JsonWriter json;
     json.begin_object();
+    json.field("schema", kJsonSchema);
     json.field("graph", graph_name);
     json.field("mode", mode->name());
     json.field("query", mode->query().to_string());
@@ -495,7 +538,10 @@ int run_graph(const Options& o, std::ostream& out, std::ostream& err, const Chec
     json.key("defs");
     write_defs_json(json, all_defs, all_before, fg);
     json.field("complete", report.ok());
-    json.field("problems", report.problems());
+    json.key("problems");
+    json.begin_array();
+    for (const std::string& line : lines_of(report.problems())) json.value(line);
+    json.end_array();
     json.key("events");
     json.begin_array();
     std::size_t i = 0;
@@ -578,20 +624,44 @@ RuleSetLoad load_for_check(const Options& o, const CheckEnvironment& env) {
   return load_rule_set(env, rule_files(o.rules), /*use_builtin=*/o.rules.empty());
 }
 
+// Opens the object lint and verify print: the schema, the command, the files.
+void begin_rules_json(JsonWriter& json, std::string_view command, const RuleSet& rules) {
+  json.begin_object();
+  json.field("schema", kJsonSchema);
+  json.field("command", command);
+  json.key("rule_files");
+  write_strings(json, rules.sources);
+}
+
 int run_lint(const Options& o, std::ostream& out, std::ostream& err, const CheckEnvironment& env) {
   RuleSetLoad load = load_for_check(o, env);
-  std::vector<dsl::Diagnostic> diags = lint_load_diagnostics(std::move(load.diagnostics));
-  const bool errors = dsl::count_errors(diags) > 0;
-  std::vector<dsl::Diagnostic> findings = lint_rules(load.set);
-  diags.insert(diags.end(), findings.begin(), findings.end());
+  // A file with errors (an unknown op among them) loads nothing: its rules
+  // cannot be checked, so there is no count of them to print.
+  if (!load.diagnostics.empty()) {
+    err << render_diagnostics(load.diagnostics);
+    return kExitBadInput;
+  }
+  const std::vector<LintFinding> findings = lint_rules(load.set);
   std::size_t warnings = 0;
-  for (const dsl::Diagnostic& d : diags) warnings += d.severity == dsl::Severity::Warning;
-  (errors ? err : out) << render_diagnostics(diags);
+  for (const LintFinding& f : findings) warnings += f.diagnostic.severity == dsl::Severity::Warning;
   std::size_t n = 0;
   for (const dsl::LoadedRules& l : load.set.loads) n += l.size();
-  out << fmt::format("{} rule{} checked, {} finding{}\n", n, n == 1 ? "" : "s", warnings,
-                     warnings == 1 ? "" : "s");
-  if (errors) return kExitBadInput;
+  if (o.json) {
+    JsonWriter json;
+    begin_rules_json(json, "lint", load.set);
+    json.field("rules_checked", n);
+    json.field("findings", warnings);
+    json.key("diagnostics");
+    json.begin_array();
+    for (const LintFinding& f : findings) write_diagnostic_json(json, f.diagnostic, f.kind);
+    json.end_array();
+    json.end_object();
+    out << json.str();
+  } else {
+    for (const LintFinding& f : findings) out << f.diagnostic.render();
+    out << fmt::format("{} rule{} checked, {} finding{}\n", n, n == 1 ? "" : "s", warnings,
+                       warnings == 1 ? "" : "s");
+  }
   return warnings ? kExitFindings : kExitOk;
 }
 
@@ -612,7 +682,33 @@ int run_verify(const Options& o, std::ostream& out, std::ostream& err,
   }
   const std::vector<RuleVerdict> verdicts =
       verify_rules(load.set, env, {.trials = o.trials, .seed = o.seed}, o.only_rule.value_or(""));
-  out << format_verdicts(verdicts);
+  if (o.json) {
+    static constexpr const char* kStatus[] = {"ok", "failed", "skipped"};
+    std::size_t counts[3] = {};
+    JsonWriter json;
+    begin_rules_json(json, "verify", load.set);
+    json.field("seed", static_cast<std::size_t>(o.seed));
+    json.key("rules");
+    json.begin_array();
+    for (const RuleVerdict& v : verdicts) {
+      ++counts[static_cast<int>(v.kind)];
+      json.begin_object();
+      json.field("rule", v.rule);
+      json.field("status", kStatus[static_cast<int>(v.kind)]);
+      json.field("trials", v.trials);
+      json.key("details");
+      write_strings(json, lines_of(v.details));
+      json.end_object();
+    }
+    json.end_array();
+    json.field("verified", counts[0]);
+    json.field("failed", counts[1]);
+    json.field("skipped", counts[2]);
+    json.end_object();
+    out << json.str();
+  } else {
+    out << format_verdicts(verdicts);
+  }
   for (const RuleVerdict& v : verdicts)
     if (v.kind == RuleVerdict::Kind::Counterexample) return kExitFindings;
   return kExitOk;

@@ -292,6 +292,26 @@ struct Evaluation {
   std::string mismatch;  // empty when the two agree
 };
 
+// How close two values of `dtype` must be: |u - v| <= atol + rtol * |v|
+// (both zero for integers and bools: exactly equal).
+struct Tolerance {
+  double rtol = 0;
+  double atol = 0;
+};
+
+Tolerance tolerance_for(DType dtype) {
+  if (dtype == DType::Float64) return {1e-7, 1e-9};
+  if (dtype == DType::Float32) return {1e-4, 1e-5};
+  return {};
+}
+
+// The tolerance as the counterexample prints it.
+std::string tolerance_text(DType dtype) {
+  const Tolerance t = tolerance_for(dtype);
+  if (t.rtol == 0 && t.atol == 0) return "compared exactly";
+  return fmt::format("tolerance |left - right| <= {} + {} * |right|", t.atol, t.rtol);
+}
+
 std::string compare(const Tensor& a, const Tensor& b) {
   if (a.dtype() != b.dtype())
     return fmt::format("dtypes differ: {} and {}", dtype_name(a.dtype()), dtype_name(b.dtype()));
@@ -301,14 +321,12 @@ std::string compare(const Tensor& a, const Tensor& b) {
   const Tensor x = a.astype(DType::Float64), y = b.astype(DType::Float64);
   const double* p = x.data<double>();
   const double* q = y.data<double>();
-  double rtol = 0, atol = 0;
-  if (a.dtype() == DType::Float64) rtol = 1e-7, atol = 1e-9;
-  if (a.dtype() == DType::Float32) rtol = 1e-4, atol = 1e-5;
+  const Tolerance tol = tolerance_for(a.dtype());
   for (std::int64_t i = 0; i < x.size(); ++i) {
     const double u = p[i], v = q[i];
     if (std::isnan(u) && std::isnan(v)) continue;
     if (u == v) continue;
-    if (std::isfinite(u) && std::isfinite(v) && std::abs(u - v) <= atol + rtol * std::abs(v))
+    if (std::isfinite(u) && std::isfinite(v) && std::abs(u - v) <= tol.atol + tol.rtol * std::abs(v))
       continue;
     auto text = [](double d) { return std::isnan(d) ? std::string("nan") : fmt::format("{}", d); };
     return fmt::format("element {} differs: {} and {}", i, text(u), text(v));
@@ -326,6 +344,59 @@ std::string indented(const std::string& text, std::size_t indent) {
   for (const char ch : text) {
     out += ch;
     if (ch == '\n') out.append(indent, ' ');
+  }
+  return out;
+}
+
+// The dtypes of the inputs, constants and both results, and how the results
+// were compared: one line of a counterexample.
+std::string dtypes_line(const dsl::CheckedRule& rule, const Candidate& c, const Tensor& lhs,
+                        const Tensor& rhs) {
+  std::string out = "    dtypes:";
+  const char* sep = " ";
+  for (std::size_t i = 0; i < rule.vars.size(); ++i) {
+    if (!c.vars[i]) continue;
+    out += fmt::format("{}{} {}", sep, rule.vars[i].anonymous ? "_" : rule.vars[i].name,
+                       dtype_name(c.vars[i]->tensor_type()->dtype()));
+    sep = ", ";
+  }
+  if (*sep == ',') out += ";";
+  if (lhs.dtype() == rhs.dtype())
+    return out + fmt::format(" both sides {} ({})\n", dtype_name(lhs.dtype()),
+                             tolerance_text(lhs.dtype()));
+  return out + fmt::format(" left {}, right {} (not compared: the dtypes differ)\n",
+                           dtype_name(lhs.dtype()), dtype_name(rhs.dtype()));
+}
+
+// The values of each side's top-level subterms (the inputs of its root) on
+// `args`: where the two sides' computations part.
+std::string subterm_lines(const Candidate& c, const std::vector<Tensor>& args) {
+  std::string out;
+  for (const auto& [label, side] : {std::pair{"left", c.lhs}, std::pair{"right", c.rhs}}) {
+    const std::string head = fmt::format("    {} subterms: ", label);
+    const Apply* root = side->owner();
+    if (!root) {
+      out += head + fmt::format("none (`{}` is {})\n", to_infix(side),
+                                side->is_constant() ? "a constant" : "an input");
+      continue;
+    }
+    std::vector<Tensor> values(root->inputs().size());
+    try {
+      Function<std::vector<Tensor>> f = compile_function(
+          std::vector<In>(c.inputs.begin(), c.inputs.end()),
+          std::vector<Var>(root->inputs().begin(), root->inputs().end()));
+      std::vector<const Tensor*> ptrs;
+      for (const Tensor& t : args) ptrs.push_back(&t);
+      f.call_into(std::span<const Tensor* const>(ptrs), values.data());
+    } catch (const Error& e) {
+      out += head + fmt::format("cannot be evaluated: {}\n", e.what());
+      continue;
+    }
+    for (std::size_t k = 0; k < values.size(); ++k) {
+      const std::string line = fmt::format("{}{} = ", k == 0 ? head : std::string(head.size(), ' '),
+                                           to_infix(root->inputs()[k]));
+      out += line + indented(values[k].to_string(), line.size()) + "\n";
+    }
   }
   return out;
 }
@@ -499,6 +570,8 @@ std::vector<RuleVerdict> verify_rules(const RuleSet& rules, const CheckEnvironme
             d += head + indented(value->to_string(), head.size()) + "\n";
           }
           d += fmt::format("    {}\n", ev->mismatch);
+          d += dtypes_line(rule, *c, ev->lhs, ev->rhs);
+          d += subterm_lines(*c, args);
           verdict.kind = RuleVerdict::Kind::Counterexample;
           verdict.details = std::move(d);
           break;

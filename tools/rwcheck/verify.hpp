@@ -31,7 +31,8 @@ struct RuleVerdict {
   Kind kind = Kind::Skipped;
   /// Trials that ran (both sides evaluated).
   std::size_t trials = 0;
-  /// Counterexample: the inputs, both results and the difference; Skipped: why.
+  /// Counterexample: the inputs, both results, the difference, the dtypes and
+  /// tolerance, and the values of each side's top-level subterms; Skipped: why.
   std::string details;
 };
 

@@ -64,6 +64,9 @@ TEST_CASE("bad command lines are refused with the argument named", "[rwcheck]") 
   CHECK(message({"verify", "--trials", "x", "a.rules"}) ==
         "`--trials` takes a non-negative integer, not `x`");
   CHECK(message({"verify", "--trials", "0", "a.rules"}) == "`--trials` must be at least 1");
+  // `--json` goes with every command.
+  CHECK(message({"lint", "--json", "a.rules"}) == "(accepted)");
+  CHECK(message({"verify", "--json", "a.rules"}) == "(accepted)");
   CHECK(message({"lint", "--seed", "1"}) ==
         "`--seed` is an option of `rwcheck GRAPH` and `rwcheck verify`");
 }

@@ -26,17 +26,102 @@ TEST_CASE("lint of clean rules finds nothing and exits 0", "[rwcheck]") {
   CHECK(r.out == "6 rules checked, 0 findings\n");
 }
 
-TEST_CASE("lint reports an unknown op as a finding with its location", "[rwcheck]") {
+TEST_CASE("lint reports an unknown op as an error with its location, as loading does", "[rwcheck]") {
   const auto r =
       rwcheck({"lint", "tests/tools/rwcheck/golden/lint_unknown.rules"}, pt_environment());
-  CHECK(r.status == 1);
-  check_golden("lint_unknown.txt", r.out);
+  CHECK(r.status == 2);
+  // The file loads nothing: no count of checked rules is printed.
+  CHECK(r.out.empty());
+  check_golden("lint_unknown.txt", r.err);
 }
 
-TEST_CASE("lint of a file with other errors exits 2", "[rwcheck]") {
+TEST_CASE("lint of a file with other errors exits 2 without a summary line", "[rwcheck]") {
   const auto r = rwcheck({"lint", "tests/tools/rwcheck/golden/bad.rules"}, pt_environment());
   CHECK(r.status == 2);
   CHECK(r.err.find("error: expected `:`, found `log`") != std::string::npos);
+  CHECK(r.out.empty());
+  CHECK(r.err.find("rules checked") == std::string::npos);
+  // Also when another file given with it is clean.
+  const auto two = rwcheck({"lint", "examples/rules", "tests/tools/rwcheck/golden/bad.rules"},
+                           pt_environment());
+  CHECK(two.status == 2);
+  CHECK(two.out.empty());
+}
+
+TEST_CASE("a `# lint: allow(KIND)` comment silences that kind at the next rule only",
+          "[rwcheck]") {
+  const auto r = rwcheck({"lint", "tests/tools/rwcheck/golden/lint_allow.rules"}, pt_environment());
+  CHECK(r.status == 1);
+  CHECK(r.err.empty());
+  check_golden("lint_allow.txt", r.out);
+  const auto mentions = [&](const std::string& s) { return r.out.find(s) != std::string::npos; };
+  // Allowed: `softplus` shadowed, `exp_of_sum` growing, `mul_one_left`'s note.
+  CHECK_FALSE(mentions("rule `softplus` is shadowed"));
+  CHECK_FALSE(mentions("rule `exp_of_sum`"));
+  CHECK_FALSE(mentions("rule `mul_one_left`"));
+  // Another kind allowed, or the comment before another rule: still reported.
+  CHECK(mentions("rule `softplus2` is shadowed by `log1p_of_add`"));
+  CHECK(mentions("rule `sum_sqr` grows the graph"));
+  // Wrong comments are findings themselves.
+  CHECK(mentions("lint_allow.rules:14:15: warning: unknown lint kind `shadow` in `# lint: "
+                 "allow(...)`; the kinds are `shadowed`, `undo`, `growth`; did you mean "
+                 "`shadowed`?"));
+  CHECK(mentions("lint_allow.rules:16:1: warning: a `# lint: allow` comment must be on the line "
+                 "just before the rule it is about"));
+  CHECK(mentions("lint_allow.rules:19:1: warning: expected `# lint: allow(KIND, ...)`"));
+  CHECK(r.out.ends_with("11 rules checked, 8 findings\n"));
+}
+
+TEST_CASE("shadowing by a guarded rule is a note, not a finding", "[rwcheck]") {
+  auto db = rw::make_standard_db();
+  rw::check::RuleSet set;
+  set.db = db;
+  set.loads.push_back(rw::dsl::load_rules_text_into(
+      *db, "t.rules",
+      "ruleset a tags(canonicalize)\n"
+      "rule g: x * y => x where float(y)\nrule h: x * 1 => x\n",
+      rw::test::pt_registry(), {}));
+  set.sources.push_back("t.rules");
+  const auto found = rw::check::lint_rules(set);
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].kind == "shadowed");
+  CHECK(found[0].diagnostic.severity == rw::dsl::Severity::Note);
+  CHECK(found[0].diagnostic.render().starts_with(
+      "t.rules:3:6: note: rule `h` is shadowed by `g` wherever the guard of `g` holds"));
+  REQUIRE(found[0].diagnostic.notes.size() == 1);
+  CHECK(found[0].diagnostic.notes[0].message == "`g` is here, with its guard");
+  // A rule without a guard that shadows too makes it a warning, naming that rule.
+  set.loads.clear();
+  auto db2 = rw::make_standard_db();
+  set.db = db2;
+  set.loads.push_back(rw::dsl::load_rules_text_into(
+      *db2, "t.rules",
+      "ruleset a tags(canonicalize)\n"
+      "rule g: x * y => x where float(y)\nrule u: x * y => y\nrule h: x * 1 => x\n",
+      rw::test::pt_registry(), {}));
+  const auto both = rw::check::lint_rules(set);
+  REQUIRE(both.size() == 2);  // h shadowed by u; u shadowed by g where g's guard holds
+  CHECK(both[0].diagnostic.severity == rw::dsl::Severity::Note);
+  CHECK(both[0].diagnostic.message.starts_with("rule `u` is shadowed by `g` wherever"));
+  CHECK(both[1].diagnostic.severity == rw::dsl::Severity::Warning);
+  CHECK(both[1].diagnostic.message.starts_with("rule `h` is shadowed by `u`:"));
+}
+
+TEST_CASE("lint --json gives each finding with its kind and place", "[rwcheck]") {
+  const auto r =
+      rwcheck({"lint", "--json", "tests/tools/rwcheck/golden/lint.rules"}, pt_environment());
+  CHECK(r.status == 1);
+  CHECK(r.err.empty());
+  check_golden("lint.json", r.out);
+  CHECK(r.out.starts_with("{\n  \"schema\": 1,\n  \"command\": \"lint\",\n"));
+  CHECK(r.out.find("\"kind\": \"undo\"") != std::string::npos);
+  CHECK(r.out.find("\"findings\": 6,") != std::string::npos);
+  // Bad input stays text on stderr, and exits 2.
+  const auto bad = rwcheck({"lint", "--json", "tests/tools/rwcheck/golden/lint_unknown.rules"},
+                           pt_environment());
+  CHECK(bad.status == 2);
+  CHECK(bad.out.empty());
+  CHECK(bad.err.find("error: unknown op `lgo`") != std::string::npos);
 }
 
 TEST_CASE("shadowing respects guards, priorities and groups", "[rwcheck]") {
@@ -48,7 +133,8 @@ TEST_CASE("shadowing respects guards, priorities and groups", "[rwcheck]") {
         rw::dsl::load_rules_text_into(*db, "t.rules", text, rw::test::pt_registry(), {}));
     set.sources.push_back("t.rules");
     std::vector<std::string> messages;
-    for (const auto& d : rw::check::lint_rules(set)) messages.push_back(d.message);
+    for (const auto& f : rw::check::lint_rules(set))
+      if (f.diagnostic.severity == rw::dsl::Severity::Warning) messages.push_back(f.diagnostic.message);
     return messages;
   };
   // A guarded earlier rule does not shadow.
@@ -87,7 +173,8 @@ TEST_CASE("lint finds the more general rule among many that share a root", "[rwc
         *db, "t.rules", "ruleset a tags(canonicalize)\n" + rules, rw::test::pt_registry(), {}));
     set.sources.push_back("t.rules");
     std::vector<std::string> messages;
-    for (const auto& d : rw::check::lint_rules(set)) messages.push_back(d.message);
+    for (const auto& f : rw::check::lint_rules(set))
+      if (f.diagnostic.severity == rw::dsl::Severity::Warning) messages.push_back(f.diagnostic.message);
     return messages;
   };
   std::string many;

@@ -61,6 +61,8 @@ TEST_CASE("--json gives the trace as one object", "[rwcheck]") {
   CHECK(r.status == 0);
   CHECK(r.err.empty());
   check_golden("softplus.json", r.out);
+  CHECK(r.out.starts_with("{\n  \"schema\": 1,\n"));
+  CHECK(r.out.find("\"problems\": [],") != std::string::npos);
 }
 
 TEST_CASE("json strings are escaped", "[rwcheck]") {
@@ -265,7 +267,7 @@ TEST_CASE("the examples of docs/rwcheck.md print what the page shows", "[rwcheck
     CHECK(r.out + r.err == expected);
     ++blocks;
   }
-  CHECK(blocks == 15);
+  CHECK(blocks == 16);
 }
 
 TEST_CASE("the built executable behaves as the library entry point", "[rwcheck]") {
@@ -315,6 +317,12 @@ TEST_CASE("a pass stopped by a limit is reported and exits 1", "[rwcheck]") {
       pt_environment());
   CHECK(json.status == 1);
   CHECK(json.out.find("\"complete\": false,") != std::string::npos);
+  // `problems` is a list: one string per line of the text report's problems.
+  const std::string problems = "\"problems\": [\n    \"";
+  CHECK(json.out.find(problems) != std::string::npos);
+  const std::string text_line = r.out.substr(r.out.find("rewriting stopped early:\n") + 25);
+  const std::string first = text_line.substr(0, text_line.find('\n'));
+  CHECK(json.out.find(rw::check::json_quote(first)) != std::string::npos);
 }
 
 TEST_CASE("without --rules, the environment's built-in rules are used", "[rwcheck]") {

@@ -7,6 +7,7 @@
 using rw::test::check_golden;
 using rw::test::pt_environment;
 using rw::test::rwcheck;
+using rw::test::standard_environment;
 using rw::test::toy_environment;
 
 TEST_CASE("verify finds and shrinks counterexamples, exits 1", "[rwcheck]") {
@@ -21,6 +22,42 @@ TEST_CASE("verify finds and shrinks counterexamples, exits 1", "[rwcheck]") {
   CHECK(r.out.find("FAILED    exp_log") != std::string::npos);
   CHECK(r.out.find("FAILED    div_cancel") != std::string::npos);
   CHECK(r.out.find("FAILED    wrong_sign") != std::string::npos);
+}
+
+TEST_CASE("a counterexample gives the dtypes, the tolerance and the sides' subterms",
+          "[rwcheck]") {
+  const auto r = rwcheck({"verify", "--trials", "40", "tests/tools/rwcheck/golden/verify.rules"},
+                         toy_environment());
+  const auto has = [&](const std::string& s) { return r.out.find(s) != std::string::npos; };
+  // Floats are compared within a tolerance, and the line says which.
+  CHECK(has("    element 0 differs: nan and 0\n"
+            "    dtypes: x float64, y float64; both sides float64 (tolerance |left - right| <= "
+            "1e-09 + 1e-07 * |right|)\n"
+            "    left subterms: x * y = [0. 0.]\n"
+            "                   y = 0.0\n"
+            "    right subterms: none (`x` is an input)\n"));
+  // Where the left side goes wrong: log(-1) is already nan.
+  CHECK(has("    left subterms: log(-1.0) = nan\n"
+            "    right subterms: none (`-1.0` is a constant)\n"));
+  // Integers are compared exactly.
+  const auto i = rwcheck({"verify", "tests/tools/rwcheck/golden/verify_int.rules"},
+                         standard_environment());
+  CHECK(i.status == 1);
+  CHECK(i.out.find("    dtypes: x int32, y int64; both sides int64 (compared exactly)\n") !=
+        std::string::npos);
+  CHECK(i.out.find("    right subterms: y = 1\n") != std::string::npos);
+}
+
+TEST_CASE("verify --json gives a verdict per rule", "[rwcheck]") {
+  const auto r = rwcheck(
+      {"verify", "--json", "--trials", "40", "tests/tools/rwcheck/golden/verify.rules"},
+      toy_environment());
+  CHECK(r.status == 1);
+  CHECK(r.err.empty());
+  check_golden("verify.json", r.out);
+  CHECK(r.out.starts_with("{\n  \"schema\": 1,\n  \"command\": \"verify\",\n"));
+  CHECK(r.out.find("\"status\": \"failed\"") != std::string::npos);
+  CHECK(r.out.find("\"failed\": 3,") != std::string::npos);
 }
 
 TEST_CASE("verify is deterministic for a seed", "[rwcheck]") {
