@@ -89,7 +89,7 @@ std::vector<Var> ScanOp::L_op(const Apply& node, std::span<const Var> output_gra
   const bool truncated = in.truncate_gradient > 0;
   const Var Tb = truncated ? minimum(T, integer_constant(in.truncate_gradient, DType::Int64)) : T;
 
-  // Placeholders of the forward step, in the layout of the forward inner inputs.
+  // Fresh variables standing for the forward step's inner inputs, in their layout.
   std::vector<Var> fwd(inner_inputs_.size());
   for (std::size_t i = 0; i < inner_inputs_.size(); ++i) fwd[i] = fresh(inner_inputs_[i]);
   const std::vector<Var> outs = body_copy(*this, fwd, false);
@@ -223,7 +223,7 @@ std::vector<Var> ScanOp::L_op(const Apply& node, std::span<const Var> output_gra
     for (std::size_t k = 0; k < in.n_non_seqs; ++k) inner.push_back(fwd[in.inner_non_seq(k)]);
     std::vector<Var> inner_out = b_state_new;
     inner_out.insert(inner_out.end(), b_nit.begin(), b_nit.end());
-    // A copy, so that the placeholders of this body are its own.
+    // A copy, so that the variables this body reads are its own.
     ClonedGraph c = clone_graph(inner, inner_out);
     // Each new state must fit its state's type: a broadcast may have made
     // it more general; say which shape it has.

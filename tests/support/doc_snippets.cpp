@@ -65,4 +65,12 @@ std::vector<std::string> markdown_cpp_blocks(const std::string& path) {
   return blocks;
 }
 
+std::string missing_doc_block(const std::string& source, const std::string& name,
+                              const std::string& page) {
+  const std::string code = source_snippet(source, name);
+  const std::vector<std::string> blocks = markdown_cpp_blocks(page);
+  if (std::find(blocks.begin(), blocks.end(), code) != blocks.end()) return "";
+  return page + " must contain this ```cpp block:\n" + code;
+}
+
 }  // namespace rw::test
