@@ -4,10 +4,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <type_traits>
+
+#include "support/error.hpp"
 
 namespace rw {
 
@@ -133,7 +134,9 @@ template <class F> decltype(auto) visit_dtype(DType t, F&& f) {
     case DType::Float32: return f.template operator()<float>();
     case DType::Float64: return f.template operator()<double>();
   }
-  throw std::logic_error("visit_dtype: corrupt dtype");
+  detail::assertion_failed("dtype is one of DType's enumerators",
+                           "visit_dtype: a DType outside the enumeration",
+                           std::source_location::current());
 }
 
 }  // namespace rw

@@ -4,11 +4,11 @@
 #include <cmath>
 #include <limits>
 #include <numbers>
-#include <stdexcept>
 
 #include <fmt/format.h>
 
 #include "runtime/kernels/elemwise.hpp"
+#include "support/error.hpp"
 
 namespace rw {
 
@@ -27,9 +27,8 @@ std::uint64_t rotl(std::uint64_t x, int k) {
 
 void check_float(const char* what, DType dtype) {
   if (!is_float(dtype))
-    throw std::invalid_argument(fmt::format("Rng::{} needs a float dtype, got {}{}", what,
-                                            dtype_name(dtype),
-                                            is_integer(dtype) ? "; use `integers`" : ""));
+    throw ValueError(fmt::format("Rng::{} needs a float dtype, got {}{}", what, dtype_name(dtype),
+                                 is_integer(dtype) ? "; use `integers`" : ""));
 }
 
 }  // namespace
@@ -41,7 +40,7 @@ Rng::Rng(std::uint64_t seed) {
 
 Rng Rng::from_state(const State& state) {
   if (state[0] == 0 && state[1] == 0 && state[2] == 0 && state[3] == 0)
-    throw std::invalid_argument("Rng::from_state: the all-zero state is not a xoshiro256** state");
+    throw ValueError("Rng::from_state: the all-zero state is not a xoshiro256** state");
   Rng r;
   for (std::size_t i = 0; i < 4; ++i) r.s_[i] = state[i];
   return r;
@@ -79,7 +78,7 @@ double Rng::next_normal() {
 
 std::int64_t Rng::next_integer(std::int64_t low, std::int64_t high) {
   if (low >= high)
-    throw std::invalid_argument(fmt::format("Rng::next_integer: empty range [{}, {})", low, high));
+    throw ValueError(fmt::format("Rng::next_integer: empty range [{}, {})", low, high));
   const std::uint64_t range = static_cast<std::uint64_t>(high) - static_cast<std::uint64_t>(low);
   // Reject the top sliver of values that would make some results likelier.
   const std::uint64_t limit =
@@ -97,8 +96,7 @@ Rng Rng::split() {
 Tensor Rng::uniform(std::span<const std::int64_t> shape, double low, double high, DType dtype) {
   check_float("uniform", dtype);
   if (!(low < high) || !std::isfinite(low) || !std::isfinite(high))
-    throw std::invalid_argument(
-        fmt::format("Rng::uniform: need finite low < high, got [{}, {})", low, high));
+    throw ValueError(fmt::format("Rng::uniform: need finite low < high, got [{}, {})", low, high));
   Tensor t = Tensor::empty(dtype, shape);
   const std::int64_t n = t.size();
   if (dtype == DType::Float64) {
@@ -122,7 +120,7 @@ Tensor Rng::uniform(std::span<const std::int64_t> shape, double low, double high
 Tensor Rng::normal(std::span<const std::int64_t> shape, double mean, double stddev, DType dtype) {
   check_float("normal", dtype);
   if (!(stddev >= 0) || !std::isfinite(mean) || !std::isfinite(stddev))
-    throw std::invalid_argument(fmt::format(
+    throw ValueError(fmt::format(
         "Rng::normal: need a finite mean and stddev >= 0, got mean {} stddev {}", mean, stddev));
   Tensor t = Tensor::empty(DType::Float64, shape);
   double* p = t.data<double>();
@@ -133,16 +131,15 @@ Tensor Rng::normal(std::span<const std::int64_t> shape, double mean, double stdd
 Tensor Rng::integers(std::span<const std::int64_t> shape, std::int64_t low, std::int64_t high,
                      DType dtype) {
   if (!is_integer(dtype))
-    throw std::invalid_argument(
+    throw ValueError(
         fmt::format("Rng::integers needs an integer dtype, got {}", dtype_name(dtype)));
-  if (low >= high)
-    throw std::invalid_argument(fmt::format("Rng::integers: empty range [{}, {})", low, high));
+  if (low >= high) throw ValueError(fmt::format("Rng::integers: empty range [{}, {})", low, high));
   const bool fits = visit_dtype(dtype, [&]<class T>() {
     return low >= static_cast<std::int64_t>(std::numeric_limits<T>::min()) &&
            high - 1 <= static_cast<std::int64_t>(std::numeric_limits<T>::max());
   });
   if (!fits)
-    throw std::invalid_argument(
+    throw ValueError(
         fmt::format("Rng::integers: [{}, {}) does not fit in {}", low, high, dtype_name(dtype)));
   Tensor t = Tensor::empty(DType::Int64, shape);
   std::int64_t* p = t.data<std::int64_t>();

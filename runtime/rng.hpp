@@ -25,7 +25,7 @@ class Rng {
 
   explicit Rng(std::uint64_t seed = 0);
   /// A generator continuing from `state` (as `state()` gave it); throws
-  /// std::invalid_argument for the all-zero state, which xoshiro256** never
+  /// ValueError for the all-zero state, which xoshiro256** never
   /// leaves. The normal left over from a Box–Muller pair is not part of the
   /// state: a generator made so starts without one.
   static Rng from_state(const State& state);
@@ -39,7 +39,7 @@ class Rng {
   /// Standard normal (Box–Muller; the second value of a pair is kept for the
   /// next call).
   double next_normal();
-  /// Uniform integer in [low, high); throws std::invalid_argument when
+  /// Uniform integer in [low, high); throws ValueError when
   /// low >= high. Unbiased (rejection sampling).
   std::int64_t next_integer(std::int64_t low, std::int64_t high);
   /// A generator with an independent stream, advancing this one.

@@ -2,10 +2,11 @@
 #include "runtime/scalar_op.hpp"
 
 #include <array>
-#include <stdexcept>
 #include <string>
 
 #include <fmt/format.h>
+
+#include "support/error.hpp"
 
 namespace rw {
 
@@ -86,7 +87,7 @@ DType promote_all(std::span<const DType> ts) {
 
 const ScalarOpInfo& scalar_op_info(ScalarOp op) {
   const auto i = static_cast<std::size_t>(op);
-  if (i >= kInfo.size()) throw std::logic_error("scalar_op_info: corrupt ScalarOp");
+  RW_ASSERT(i < kInfo.size(), "scalar_op_info: a ScalarOp outside the enumeration");
   return kInfo[i];
 }
 
@@ -100,12 +101,12 @@ ScalarSignature scalar_signature(ScalarOp op, std::span<const DType> inputs,
                                  std::optional<DType> cast_to) {
   const ScalarOpInfo& info = scalar_op_info(op);
   if (static_cast<int>(inputs.size()) != info.arity)
-    throw std::invalid_argument(fmt::format("`{}` takes {} operand{}, got {}", info.name,
-                                            info.arity, info.arity == 1 ? "" : "s", inputs.size()));
+    throw ValueError(fmt::format("`{}` takes {} operand{}, got {}", info.name, info.arity,
+                                 info.arity == 1 ? "" : "s", inputs.size()));
   ScalarSignature sig;
   switch (info.rule) {
     case R::Cast: {
-      if (!cast_to) throw std::invalid_argument("`cast` needs a target dtype");
+      if (!cast_to) throw ValueError("`cast` needs a target dtype");
       sig.operands.push_back(inputs[0]);
       sig.result = *cast_to;
       return sig;
@@ -120,10 +121,10 @@ ScalarSignature scalar_signature(ScalarOp op, std::span<const DType> inputs,
   }
   DType t = promote_all(inputs);
   if (is_bool(t) && !info.bool_ok)
-    throw std::invalid_argument(fmt::format("`{}` is not defined for bool operands{}", info.name,
-                                            op == ScalarOp::Sub   ? "; use `xor`"
-                                            : op == ScalarOp::Neg ? "; use `not`"
-                                                                  : ""));
+    throw ValueError(fmt::format("`{}` is not defined for bool operands{}", info.name,
+                                 op == ScalarOp::Sub   ? "; use `xor`"
+                                 : op == ScalarOp::Neg ? "; use `not`"
+                                                       : ""));
   switch (info.rule) {
     case R::Promote: sig.result = t; break;
     case R::PromoteInt:
@@ -137,8 +138,8 @@ ScalarSignature scalar_signature(ScalarOp op, std::span<const DType> inputs,
     case R::Compare: sig.result = DType::Bool; break;
     case R::Logic:
       if (is_float(t))
-        throw std::invalid_argument(fmt::format("`{}` needs bool or integer operands, got {}",
-                                                info.name, dtype_list(inputs)));
+        throw ValueError(fmt::format("`{}` needs bool or integer operands, got {}", info.name,
+                                     dtype_list(inputs)));
       sig.result = t;
       break;
     case R::Switch:

@@ -152,7 +152,7 @@ struct ScalarSignature {
 /// The signature of `op` applied to operands of dtypes `inputs`: NumPy
 /// promotion for arithmetic; bool for comparisons and logic; the float type of
 /// `float_result` for transcendental ops, true_div and rounding; `cast_to` for
-/// Cast (required there, ignored elsewhere). Throws std::invalid_argument naming
+/// Cast (required there, ignored elsewhere). Throws ValueError naming
 /// the operation and dtypes for a wrong operand count or a combination the
 /// operation does not define (`sub` of bools, `and` of floats, a cast without
 /// a target).

@@ -2,11 +2,11 @@
 #include "runtime/scalar_program.hpp"
 
 #include <iterator>
-#include <stdexcept>
 
 #include <fmt/format.h>
 
 #include "runtime/detail/scalar_math.hpp"
+#include "support/error.hpp"
 
 namespace rw {
 
@@ -66,7 +66,7 @@ Reg ScalarProgram::constant(double value, DType dtype) {
 
 void ScalarProgram::check(Reg r, ScalarOp op) const {
   if (r.id >= regs_.size())
-    throw std::invalid_argument(
+    throw ValueError(
         fmt::format("`{}`: register %{} does not belong to this program (it has {} registers)",
                     scalar_op_name(op), r.id, regs_.size()));
 }
@@ -82,7 +82,7 @@ RegKind ScalarProgram::kind(Reg r) const {
 std::uint64_t ScalarProgram::constant_bits(Reg r) const {
   const RegInfo& info = regs_.at(r.id);
   if (info.kind != RegKind::Constant)
-    throw std::invalid_argument(fmt::format("register %{} is not a constant", r.id));
+    throw ValueError(fmt::format("register %{} is not a constant", r.id));
   return constants_[info.index];
 }
 
@@ -117,9 +117,8 @@ Reg ScalarProgram::apply(ScalarOp op, std::span<const Reg> args, std::optional<D
       op == ScalarOp::Cast
           ? detail::find_cast_kernel(in[0], sig.result)
           : detail::find_kernel(op, op == ScalarOp::Switch ? sig.operands[1] : sig.operands[0]);
-  if (!kernel)
-    throw std::logic_error(
-        fmt::format("no kernel for `{}` on {}", scalar_op_name(op), dtype_name(sig.operands[0])));
+  RW_ASSERT(kernel, fmt::format("no kernel for `{}` on {}, which its signature allows",
+                                scalar_op_name(op), dtype_name(sig.operands[0])));
 
   const Reg out{static_cast<std::uint32_t>(regs_.size())};
   regs_.push_back({RegKind::Temp, sig.result, static_cast<std::uint32_t>(instrs_.size())});
@@ -149,7 +148,7 @@ Reg ScalarProgram::append_from(const ScalarProgram& source, const ScalarInstr& i
 
 void ScalarProgram::output(Reg r) {
   if (r.id >= regs_.size())
-    throw std::invalid_argument(
+    throw ValueError(
         fmt::format("output: register %{} does not belong to this program (it has {} registers)",
                     r.id, regs_.size()));
   outputs_.push_back(r);

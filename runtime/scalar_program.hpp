@@ -66,7 +66,7 @@ class ScalarProgram {
     return add_constant(dtype_of<T>(), bits);
   }
   /// Appends `op(args…)` and returns its result register. `cast_to` is the
-  /// target of a Cast. Throws std::invalid_argument naming the op for a wrong
+  /// target of a Cast. Throws ValueError naming the op for a wrong
   /// operand count, a foreign register or dtypes the op does not define.
   Reg apply(ScalarOp op, std::span<const Reg> args, std::optional<DType> cast_to = std::nullopt);
   Reg apply(ScalarOp op, std::initializer_list<Reg> args) {

@@ -2,9 +2,10 @@
 #include "runtime/shape.hpp"
 
 #include <algorithm>
-#include <stdexcept>
 
 #include <fmt/format.h>
+
+#include "support/error.hpp"
 
 namespace rw {
 
@@ -24,8 +25,8 @@ bool broadcast_into(Shape& acc, std::span<const std::int64_t> b) {
 Shape broadcast_shapes(std::span<const std::int64_t> a, std::span<const std::int64_t> b) {
   Shape acc(a.begin(), a.end());
   if (!broadcast_into(acc, b))
-    throw std::invalid_argument(fmt::format("shapes {} and {} cannot be broadcast",
-                                            shape_to_string(a), shape_to_string(b)));
+    throw ValueError(fmt::format("shapes {} and {} cannot be broadcast", shape_to_string(a),
+                                 shape_to_string(b)));
   return acc;
 }
 
@@ -37,12 +38,11 @@ Shape broadcast_shapes(std::span<const Shape> shapes) {
     for (std::size_t j = 0; j < i; ++j) {
       Shape pair = shapes[j];
       if (!broadcast_into(pair, shapes[i]))
-        throw std::invalid_argument(fmt::format("shapes {} and {} cannot be broadcast",
-                                                shape_to_string(shapes[j]),
-                                                shape_to_string(shapes[i])));
+        throw ValueError(fmt::format("shapes {} and {} cannot be broadcast",
+                                     shape_to_string(shapes[j]), shape_to_string(shapes[i])));
     }
-    throw std::invalid_argument(fmt::format("shapes {} and {} cannot be broadcast",
-                                            shape_to_string(acc), shape_to_string(shapes[i])));
+    throw ValueError(fmt::format("shapes {} and {} cannot be broadcast", shape_to_string(acc),
+                                 shape_to_string(shapes[i])));
   }
   return acc;
 }
@@ -50,7 +50,7 @@ Shape broadcast_shapes(std::span<const Shape> shapes) {
 std::int64_t normalize_axis(std::int64_t axis, std::int64_t ndim) {
   const std::int64_t a = axis < 0 ? axis + ndim : axis;
   if (a < 0 || a >= ndim)
-    throw std::out_of_range(
+    throw IndexError(
         fmt::format("axis {} is out of range for a tensor of {} dimensions", axis, ndim));
   return a;
 }
@@ -60,7 +60,7 @@ SmallVec<std::int64_t, 6> normalize_axes(std::span<const std::int64_t> axes, std
   for (std::int64_t axis : axes) {
     const std::int64_t a = normalize_axis(axis, ndim);
     if (std::find(out.begin(), out.end(), a) != out.end())
-      throw std::invalid_argument(
+      throw ValueError(
           fmt::format("axis {} appears twice in the axes {}", a, shape_to_string(axes)));
     out.push_back(a);
   }

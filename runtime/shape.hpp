@@ -9,7 +9,7 @@
 
 namespace rw {
 
-/// The NumPy broadcast of two shapes. Throws std::invalid_argument
+/// The NumPy broadcast of two shapes. Throws ValueError
 /// "shapes (2, 3) and (4,) cannot be broadcast" when an axis differs and
 /// neither extent is 1.
 Shape broadcast_shapes(std::span<const std::int64_t> a, std::span<const std::int64_t> b);
@@ -21,11 +21,11 @@ bool broadcast_into(Shape& acc, std::span<const std::int64_t> shape);
 Shape broadcast_shapes(std::span<const Shape> shapes);
 
 /// `axis` as a non-negative axis of a tensor of `ndim` dimensions (negative
-/// axes count from the end). Throws std::out_of_range "axis 3 is out of range
+/// axes count from the end). Throws IndexError "axis 3 is out of range
 /// for a tensor of 2 dimensions".
 std::int64_t normalize_axis(std::int64_t axis, std::int64_t ndim);
-/// Each axis normalised, in the order given. Throws std::out_of_range as
-/// normalize_axis, or std::invalid_argument when an axis appears twice.
+/// Each axis normalised, in the order given. Throws IndexError as
+/// normalize_axis, or ValueError when an axis appears twice.
 SmallVec<std::int64_t, 6> normalize_axes(std::span<const std::int64_t> axes, std::int64_t ndim);
 
 }  // namespace rw

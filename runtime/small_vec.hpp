@@ -10,8 +10,9 @@
 #include <iterator>
 #include <new>
 #include <span>
-#include <stdexcept>
 #include <type_traits>
+
+#include "support/error.hpp"
 
 namespace rw {
 
@@ -73,11 +74,11 @@ template <class T, std::size_t N> class SmallVec {
   T& back() noexcept { return ptr_[size_ - 1]; }
   const T& back() const noexcept { return ptr_[size_ - 1]; }
   T& at(std::size_t i) {
-    if (i >= size_) throw std::out_of_range("SmallVec::at");
+    if (i >= size_) throw IndexError("SmallVec::at");
     return ptr_[i];
   }
   const T& at(std::size_t i) const {
-    if (i >= size_) throw std::out_of_range("SmallVec::at");
+    if (i >= size_) throw IndexError("SmallVec::at");
     return ptr_[i];
   }
   operator std::span<const T>() const noexcept { return {ptr_, size_}; }

@@ -4,9 +4,10 @@
 
 #include <cstring>
 #include <limits>
-#include <stdexcept>
 
 #include <fmt/format.h>
+
+#include "support/error.hpp"
 
 namespace rw {
 
@@ -35,8 +36,7 @@ Layout layout_of(DType dtype, std::int64_t outer, std::int64_t nnz) {
 
 void check_extent(const char* what, std::int64_t n) {
   if (n < 0 || n > kMaxIndex)
-    throw std::invalid_argument(
-        fmt::format("a sparse matrix's {} must be in [0, 2^31 - 1], got {}", what, n));
+    throw ValueError(fmt::format("a sparse matrix's {} must be in [0, 2^31 - 1], got {}", what, n));
 }
 
 // Whether the arrays describe a compressed matrix; the problem when not.
@@ -77,8 +77,8 @@ std::optional<SparseFormat> parse_sparse_format(std::string_view name) {
 SparseBuffer allocate_sparse(SparseFormat format, DType dtype, std::int64_t rows,
                              std::int64_t cols, std::int64_t nnz) {
   if (!is_sparse_dtype(dtype))
-    throw std::invalid_argument(fmt::format(
-        "a sparse matrix holds float32 or float64 values, not {}", dtype_name(dtype)));
+    throw ValueError(
+        fmt::format("a sparse matrix holds float32 or float64 values, not {}", dtype_name(dtype)));
   check_extent("number of rows", rows);
   check_extent("number of columns", cols);
   check_extent("number of entries", nnz);
@@ -129,7 +129,7 @@ bool is_sparse_value(const Tensor& value) { return !sparse_value_problem(value);
 
 SparseView sparse_view(const Tensor& value) {
   if (auto problem = sparse_value_problem(value))
-    throw std::invalid_argument("not a sparse value: " + *problem);
+    throw ValueError("not a sparse value: " + *problem);
   const std::int64_t* w = value.data<std::int64_t>();
   SparseView v;
   v.format = static_cast<SparseFormat>(w[1]);
@@ -148,50 +148,47 @@ Tensor make_sparse_value(SparseFormat format, std::int64_t rows, std::int64_t co
                          const Tensor& data, const Tensor& indices, const Tensor& indptr) {
   auto vector_of = [](const Tensor& t, const char* what) {
     if (!t.valid() || t.ndim() != 1)
-      throw std::invalid_argument(fmt::format("`{}` must be a vector, got shape {}", what,
-                                              t.valid() ? shape_to_string(t.shape()) : "none"));
+      throw ValueError(fmt::format("`{}` must be a vector, got shape {}", what,
+                                   t.valid() ? shape_to_string(t.shape()) : "none"));
   };
   vector_of(data, "data");
   vector_of(indices, "indices");
   vector_of(indptr, "indptr");
   if (!is_sparse_dtype(data.dtype()))
-    throw std::invalid_argument(
+    throw ValueError(
         fmt::format("`data` must be float32 or float64, got {}", dtype_name(data.dtype())));
   for (const Tensor* t : {&indices, &indptr})
     if (!is_integer(t->dtype()))
-      throw std::invalid_argument(fmt::format("`{}` must hold integers, got {}",
-                                              t == &indices ? "indices" : "indptr",
-                                              dtype_name(t->dtype())));
+      throw ValueError(fmt::format("`{}` must hold integers, got {}",
+                                   t == &indices ? "indices" : "indptr", dtype_name(t->dtype())));
   check_extent("number of rows", rows);
   check_extent("number of columns", cols);
   const std::int64_t nnz = data.shape()[0];
   if (indices.shape()[0] != nnz)
-    throw std::invalid_argument(fmt::format("`indices` has {} elements and `data` {}; they must agree",
-                                            indices.shape()[0], nnz));
+    throw ValueError(fmt::format("`indices` has {} elements and `data` {}; they must agree",
+                                 indices.shape()[0], nnz));
   const std::int64_t outer = format == SparseFormat::Csr ? rows : cols;
   const std::int64_t inner = format == SparseFormat::Csr ? cols : rows;
   if (indptr.shape()[0] != outer + 1)
-    throw std::invalid_argument(fmt::format(
-        "`indptr` has {} elements; a {} matrix of shape ({}, {}) needs {}", indptr.shape()[0],
-        sparse_format_name(format), rows, cols, outer + 1));
+    throw ValueError(fmt::format("`indptr` has {} elements; a {} matrix of shape ({}, {}) needs {}",
+                                 indptr.shape()[0], sparse_format_name(format), rows, cols,
+                                 outer + 1));
   SparseBuffer b = allocate_sparse(format, data.dtype(), rows, cols, nnz);
   const Tensor ip = indptr.astype(DType::Int64), ix = indices.astype(DType::Int64);
   for (std::int64_t k = 0; k <= outer; ++k) {
     const std::int64_t v = ip.data<std::int64_t>()[k];
     if (v < 0 || v > nnz)
-      throw std::invalid_argument(fmt::format("`indptr` entry {} is {}, outside [0, {}]", k, v, nnz));
+      throw ValueError(fmt::format("`indptr` entry {} is {}, outside [0, {}]", k, v, nnz));
     b.indptr[k] = static_cast<SparseIndex>(v);
   }
   for (std::int64_t k = 0; k < nnz; ++k) {
     const std::int64_t v = ix.data<std::int64_t>()[k];
     if (v < 0 || v >= inner)
-      throw std::invalid_argument(
-          fmt::format("`indices` entry {} is {}, outside [0, {})", k, v, inner));
+      throw ValueError(fmt::format("`indices` entry {} is {}, outside [0, {})", k, v, inner));
     b.indices[k] = static_cast<SparseIndex>(v);
   }
   if (auto problem = pattern_problem(outer, inner, nnz, b.indptr, b.indices))
-    throw std::invalid_argument("`indptr` and `indices` do not describe a compressed matrix: " +
-                                *problem);
+    throw ValueError("`indptr` and `indices` do not describe a compressed matrix: " + *problem);
   const Tensor d = data.contiguous();
   std::memcpy(b.data, d.raw_data(), static_cast<std::size_t>(nnz) * itemsize(data.dtype()));
   return b.value;
@@ -199,10 +196,10 @@ Tensor make_sparse_value(SparseFormat format, std::int64_t rows, std::int64_t co
 
 Tensor sparse_from_dense(const Tensor& dense, SparseFormat format) {
   if (!dense.valid() || dense.ndim() != 2 || !is_sparse_dtype(dense.dtype()))
-    throw std::invalid_argument(fmt::format(
-        "a sparse matrix is made from a float32 or float64 matrix, got {} of shape {}",
-        dense.valid() ? dtype_name(dense.dtype()) : "none",
-        dense.valid() ? shape_to_string(dense.shape()) : "()"));
+    throw ValueError(
+        fmt::format("a sparse matrix is made from a float32 or float64 matrix, got {} of shape {}",
+                    dense.valid() ? dtype_name(dense.dtype()) : "none",
+                    dense.valid() ? shape_to_string(dense.shape()) : "()"));
   const Tensor c = dense.contiguous();
   const std::int64_t rows = c.shape()[0], cols = c.shape()[1];
   const bool csr = format == SparseFormat::Csr;

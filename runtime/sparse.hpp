@@ -62,7 +62,7 @@ struct SparseBuffer {
 constexpr bool is_sparse_dtype(DType d) { return is_float(d); }
 
 /// A packed value of `nnz` entries whose arrays are uninitialised (indptr
-/// has outer + 1 entries). Throws std::invalid_argument for a dtype other
+/// has outer + 1 entries). Throws ValueError for a dtype other
 /// than float32/float64, negative extents, or more than 2^31 - 1 entries
 /// or extents.
 SparseBuffer allocate_sparse(SparseFormat format, DType dtype, std::int64_t rows,
@@ -73,20 +73,20 @@ SparseBuffer allocate_sparse(SparseFormat format, DType dtype, std::int64_t rows
 std::optional<std::string> sparse_value_problem(const Tensor& value);
 /// True when `value` is a packed sparse value (sparse_value_problem is nullopt).
 bool is_sparse_value(const Tensor& value);
-/// The view of a packed value; throws std::invalid_argument with the
+/// The view of a packed value; throws ValueError with the
 /// problem when it is not one.
 SparseView sparse_view(const Tensor& value);
 
 /// A packed value from its arrays (scipy's csr_matrix((data, indices,
 /// indptr), shape)): `data` float32/float64 of nnz elements, `indices` and
-/// `indptr` of any integer dtype. Throws std::invalid_argument naming the
+/// `indptr` of any integer dtype. Throws ValueError naming the
 /// array at fault: lengths that disagree, an index out of range, indptr not
 /// starting at 0 or decreasing, indices unsorted or repeated within a slice.
 Tensor make_sparse_value(SparseFormat format, std::int64_t rows, std::int64_t cols,
                          const Tensor& data, const Tensor& indices, const Tensor& indptr);
 
 /// The nonzero entries of a 2-d float tensor, in `format`. Throws
-/// std::invalid_argument for another rank or dtype.
+/// ValueError for another rank or dtype.
 Tensor sparse_from_dense(const Tensor& dense, SparseFormat format);
 /// The dense 2-d tensor of a packed value.
 Tensor sparse_to_dense(const Tensor& value);

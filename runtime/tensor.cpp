@@ -12,14 +12,14 @@
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
-#include <stdexcept>
 
 #include <fmt/format.h>
 
-#include "runtime/detail/strided.hpp"
 #include "runtime/detail/program_cache.hpp"
+#include "runtime/detail/strided.hpp"
 #include "runtime/kernels/elemwise.hpp"
 #include "runtime/scalar_program.hpp"
+#include "support/error.hpp"
 
 namespace rw {
 
@@ -69,9 +69,9 @@ bool shape_size_fits(std::span<const std::int64_t> shape) {
 
 void check_shape_size(std::span<const std::int64_t> shape) {
   if (!shape_size_fits(shape))
-    throw std::invalid_argument(fmt::format(
-        "the shape {} has too many elements: its extents multiply beyond 2^63 - 1",
-        shape_to_string(shape)));
+    throw ValueError(
+        fmt::format("the shape {} has too many elements: its extents multiply beyond 2^63 - 1",
+                    shape_to_string(shape)));
 }
 
 std::int64_t shape_size(std::span<const std::int64_t> shape) {
@@ -134,13 +134,12 @@ Tensor TensorAccess::make(std::shared_ptr<Storage> storage, DType dtype, Shape s
 Tensor Tensor::empty(DType dtype, std::span<const std::int64_t> shape) {
   for (auto d : shape)
     if (d < 0)
-      throw std::invalid_argument("Tensor::empty: negative dimension in shape " +
-                                  shape_to_string(shape));
+      throw ValueError("Tensor::empty: negative dimension in shape " + shape_to_string(shape));
   const auto n = static_cast<std::size_t>(shape_size(shape));
   if (n > std::numeric_limits<std::size_t>::max() / itemsize(dtype))
-    throw std::invalid_argument(fmt::format(
-        "the shape {} has too many elements: their {} bytes do not fit in 64 bits",
-        shape_to_string(shape), dtype_name(dtype)));
+    throw ValueError(
+        fmt::format("the shape {} has too many elements: their {} bytes do not fit in 64 bits",
+                    shape_to_string(shape), dtype_name(dtype)));
   return TensorAccess::make(std::make_shared<Storage>(n * itemsize(dtype)), dtype,
                             Shape(shape.begin(), shape.end()), contiguous_strides(shape), 0);
 }
@@ -166,11 +165,10 @@ Tensor Tensor::ones(std::span<const std::int64_t> shape, DType dtype) {
 Tensor Tensor::scalar(double value, DType dtype) { return full({}, value, dtype); }
 
 Tensor Tensor::arange(double start, double stop, double step, DType dtype) {
-  if (step == 0) throw std::invalid_argument("Tensor::arange: step must not be zero");
+  if (step == 0) throw ValueError("Tensor::arange: step must not be zero");
   if (!std::isfinite(start) || !std::isfinite(stop) || !std::isfinite(step))
-    throw std::invalid_argument(
-        fmt::format("Tensor::arange: bounds must be finite, got start {} stop {} step {}", start,
-                    stop, step));
+    throw ValueError(fmt::format(
+        "Tensor::arange: bounds must be finite, got start {} stop {} step {}", start, stop, step));
   const double count = std::ceil((stop - start) / step);
   const auto n = count > 0 ? static_cast<std::int64_t>(count) : std::int64_t{0};
   Tensor t = empty(DType::Float64, {n});
@@ -180,8 +178,7 @@ Tensor Tensor::arange(double start, double stop, double step, DType dtype) {
 }
 
 Tensor Tensor::eye(std::int64_t n, std::int64_t m, std::int64_t k, DType dtype) {
-  if (n < 0 || m < 0)
-    throw std::invalid_argument(fmt::format("Tensor::eye: negative size {} x {}", n, m));
+  if (n < 0 || m < 0) throw ValueError(fmt::format("Tensor::eye: negative size {} x {}", n, m));
   Tensor t = zeros({n, m}, dtype);
   visit_dtype(dtype, [&]<class T>() {
     T* p = t.data<T>();
@@ -202,16 +199,16 @@ Tensor Tensor::arange(std::int64_t stop) {
 std::int64_t Tensor::dim(std::int64_t axis) const {
   const std::int64_t a = axis < 0 ? axis + ndim() : axis;
   if (a < 0 || a >= ndim())
-    throw std::out_of_range(fmt::format("axis {} is out of range for a tensor of {} dimensions",
-                                        axis, ndim()));
+    throw IndexError(
+        fmt::format("axis {} is out of range for a tensor of {} dimensions", axis, ndim()));
   return shape_[static_cast<std::size_t>(a)];
 }
 
 void Tensor::check_element_type(DType requested) const {
-  if (!storage_) throw std::logic_error("access to the data of a null tensor");
+  if (!storage_) throw ValueError("access to the data of a null tensor");
   if (requested != dtype_)
-    throw std::invalid_argument(fmt::format("tensor holds {} elements, not {}",
-                                            dtype_name(dtype_), dtype_name(requested)));
+    throw ValueError(
+        fmt::format("tensor holds {} elements, not {}", dtype_name(dtype_), dtype_name(requested)));
 }
 
 bool Tensor::is_contiguous() const {
@@ -226,14 +223,14 @@ bool Tensor::is_contiguous() const {
 
 double Tensor::at(std::span<const std::int64_t> index) const {
   if (static_cast<std::int64_t>(index.size()) != ndim())
-    throw std::invalid_argument(fmt::format("index of {} entries for a tensor of {} dimensions",
-                                            index.size(), ndim()));
+    throw ValueError(
+        fmt::format("index of {} entries for a tensor of {} dimensions", index.size(), ndim()));
   std::int64_t off = offset_;
   for (std::size_t i = 0; i < index.size(); ++i) {
     std::int64_t k = index[i] < 0 ? index[i] + shape_[i] : index[i];
     if (k < 0 || k >= shape_[i])
-      throw std::out_of_range(fmt::format("index {} is out of bounds for axis {} with size {}",
-                                          index[i], i, shape_[i]));
+      throw IndexError(fmt::format("index {} is out of bounds for axis {} with size {}", index[i],
+                                   i, shape_[i]));
     off += k * strides_[i];
   }
   return visit_dtype(dtype_, [&]<class T>() {
@@ -242,10 +239,10 @@ double Tensor::at(std::span<const std::int64_t> index) const {
 }
 
 void Tensor::assign(const Tensor& src) {
-  if (!valid() || !src.valid()) throw std::invalid_argument("Tensor::assign: null tensor");
+  if (!valid() || !src.valid()) throw ValueError("Tensor::assign: null tensor");
   if (!std::equal(shape_.begin(), shape_.end(), src.shape_.begin(), src.shape_.end()))
-    throw std::invalid_argument("Tensor::assign: shape " + shape_to_string(src.shape_) +
-                                " into shape " + shape_to_string(shape_));
+    throw ValueError("Tensor::assign: shape " + shape_to_string(src.shape_) + " into shape " +
+                     shape_to_string(shape_));
   // Through the elementwise engine: blocked, threaded, with Cast's defined
   // conversions, and safe when `src` overlaps this tensor.
   const DType from = src.dtype_;
@@ -278,7 +275,7 @@ namespace {
 std::int64_t normalize_axis(std::int64_t axis, std::int64_t ndim, const char* what) {
   const std::int64_t a = axis < 0 ? axis + ndim : axis;
   if (a < 0 || a >= ndim)
-    throw std::out_of_range(
+    throw IndexError(
         fmt::format("{}: axis {} is out of range for a tensor of {} dimensions", what, axis, ndim));
   return a;
 }
@@ -286,14 +283,14 @@ std::int64_t normalize_axis(std::int64_t axis, std::int64_t ndim, const char* wh
 
 Tensor Tensor::transpose(std::span<const std::int64_t> perm) const {
   if (static_cast<std::int64_t>(perm.size()) != ndim())
-    throw std::invalid_argument(fmt::format(
-        "Tensor::transpose: permutation of {} axes for a tensor of {}", perm.size(), ndim()));
+    throw ValueError(fmt::format("Tensor::transpose: permutation of {} axes for a tensor of {}",
+                                 perm.size(), ndim()));
   std::vector<bool> seen(perm.size(), false);
   Shape shape(perm.size());
   Strides strides(perm.size());
   for (std::size_t i = 0; i < perm.size(); ++i) {
     const auto a = static_cast<std::size_t>(normalize_axis(perm[i], ndim(), "Tensor::transpose"));
-    if (seen[a]) throw std::invalid_argument("Tensor::transpose: repeated axis in permutation");
+    if (seen[a]) throw ValueError("Tensor::transpose: repeated axis in permutation");
     seen[a] = true;
     shape[i] = shape_[a];
     strides[i] = strides_[a];
@@ -311,7 +308,7 @@ Tensor Tensor::transpose() const {
 Tensor Tensor::slice(std::int64_t axis, std::int64_t start, std::int64_t stop,
                      std::int64_t step) const {
   const auto a = static_cast<std::size_t>(normalize_axis(axis, ndim(), "Tensor::slice"));
-  if (step == 0) throw std::invalid_argument("Tensor::slice: step must not be zero");
+  if (step == 0) throw ValueError("Tensor::slice: step must not be zero");
   const std::int64_t n = shape_[a];
   // Python's slice.indices().
   auto clamp = [&](std::int64_t v, bool is_start) {
@@ -335,8 +332,8 @@ Tensor Tensor::select(std::int64_t axis, std::int64_t i) const {
   const auto a = static_cast<std::size_t>(normalize_axis(axis, ndim(), "Tensor::select"));
   const std::int64_t k = i < 0 ? i + shape_[a] : i;
   if (k < 0 || k >= shape_[a])
-    throw std::out_of_range(fmt::format("index {} is out of bounds for axis {} with size {}", i,
-                                        axis, shape_[a]));
+    throw IndexError(
+        fmt::format("index {} is out of bounds for axis {} with size {}", i, axis, shape_[a]));
   Shape shape = shape_;
   Strides strides = strides_;
   shape.erase(shape.begin() + static_cast<std::ptrdiff_t>(a));
@@ -347,8 +344,8 @@ Tensor Tensor::select(std::int64_t axis, std::int64_t i) const {
 
 Tensor Tensor::broadcast_to(std::span<const std::int64_t> shape) const {
   if (shape.size() < shape_.size())
-    throw std::invalid_argument("cannot broadcast shape " + shape_to_string(shape_) + " to " +
-                                shape_to_string(shape));
+    throw ValueError("cannot broadcast shape " + shape_to_string(shape_) + " to " +
+                     shape_to_string(shape));
   const std::size_t lead = shape.size() - shape_.size();
   Strides strides(shape.size(), 0);
   for (std::size_t i = 0; i < shape_.size(); ++i) {
@@ -356,8 +353,8 @@ Tensor Tensor::broadcast_to(std::span<const std::int64_t> shape) const {
     if (shape_[i] == want) strides[lead + i] = strides_[i];
     else if (shape_[i] == 1) strides[lead + i] = 0;
     else
-      throw std::invalid_argument("cannot broadcast shape " + shape_to_string(shape_) + " to " +
-                                  shape_to_string(shape));
+      throw ValueError("cannot broadcast shape " + shape_to_string(shape_) + " to " +
+                       shape_to_string(shape));
   }
   return TensorAccess::make(storage_, dtype_, Shape(shape.begin(), shape.end()),
                             std::move(strides), offset_);
@@ -370,24 +367,23 @@ Tensor Tensor::reshape(std::span<const std::int64_t> shape) const {
   int infer = -1;
   for (std::size_t i = 0; i < target.size(); ++i) {
     if (target[i] == -1) {
-      if (infer >= 0) throw std::invalid_argument("Tensor::reshape: more than one -1 in shape");
+      if (infer >= 0) throw ValueError("Tensor::reshape: more than one -1 in shape");
       infer = static_cast<int>(i);
     } else if (target[i] < 0) {
-      throw std::invalid_argument("Tensor::reshape: negative dimension in " +
-                                  shape_to_string(shape));
+      throw ValueError("Tensor::reshape: negative dimension in " + shape_to_string(shape));
     } else {
       known *= target[i];
     }
   }
   if (infer >= 0) {
     if (known == 0 || size() % known != 0)
-      throw std::invalid_argument("cannot reshape a tensor of shape " + shape_to_string(shape_) +
-                                  " into " + shape_to_string(shape));
+      throw ValueError("cannot reshape a tensor of shape " + shape_to_string(shape_) + " into " +
+                       shape_to_string(shape));
     target[static_cast<std::size_t>(infer)] = size() / known;
   }
   if (shape_size(target) != size())
-    throw std::invalid_argument("cannot reshape a tensor of shape " + shape_to_string(shape_) +
-                                " into " + shape_to_string(shape));
+    throw ValueError("cannot reshape a tensor of shape " + shape_to_string(shape_) + " into " +
+                     shape_to_string(shape));
   const Tensor src = contiguous();
   return TensorAccess::make(src.storage_, dtype_, target, contiguous_strides(target),
                             src.offset_);
@@ -396,7 +392,7 @@ Tensor Tensor::reshape(std::span<const std::int64_t> shape) const {
 Tensor Tensor::expand_dims(std::int64_t axis) const {
   const std::int64_t a = axis < 0 ? axis + ndim() + 1 : axis;
   if (a < 0 || a > ndim())
-    throw std::out_of_range(fmt::format("Tensor::expand_dims: axis {} out of range", axis));
+    throw IndexError(fmt::format("Tensor::expand_dims: axis {} out of range", axis));
   Shape shape = shape_;
   Strides strides = strides_;
   shape.insert(shape.begin() + a, 1);
@@ -407,8 +403,7 @@ Tensor Tensor::expand_dims(std::int64_t axis) const {
 Tensor Tensor::squeeze(std::int64_t axis) const {
   const auto a = static_cast<std::size_t>(normalize_axis(axis, ndim(), "Tensor::squeeze"));
   if (shape_[a] != 1)
-    throw std::invalid_argument(
-        fmt::format("Tensor::squeeze: axis {} has length {}, not 1", axis, shape_[a]));
+    throw ValueError(fmt::format("Tensor::squeeze: axis {} has length {}, not 1", axis, shape_[a]));
   Shape shape = shape_;
   Strides strides = strides_;
   shape.erase(shape.begin() + static_cast<std::ptrdiff_t>(a));

@@ -5,14 +5,15 @@
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
-#include <span>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "runtime/detail/convert.hpp"
 #include "runtime/dtype.hpp"
 #include "runtime/small_vec.hpp"
+#include "support/error.hpp"
 
 namespace rw {
 
@@ -23,13 +24,13 @@ using Shape = SmallVec<std::int64_t, 6>;
 using Strides = SmallVec<std::int64_t, 6>;
 
 /// Number of elements of a shape (1 for a 0-d shape). Throws
-/// std::invalid_argument when the extents multiply beyond 2^63 - 1: no
+/// ValueError when the extents multiply beyond 2^63 - 1: no
 /// tensor, view or static type has such a shape (see check_shape_size).
 std::int64_t shape_size(std::span<const std::int64_t> shape);
 /// False when the extents above 1 multiply beyond 2^63 - 1 (a 0 does not
 /// excuse the others, and negative entries — unknown extents — count as 1).
 bool shape_size_fits(std::span<const std::int64_t> shape);
-/// Throws std::invalid_argument "the shape (4, 4611686018427387905) has too
+/// Throws ValueError "the shape (4, 4611686018427387905) has too
 /// many elements: …" unless shape_size_fits.
 void check_shape_size(std::span<const std::int64_t> shape);
 /// Row-major (C order) strides of a contiguous tensor of this shape.
@@ -94,7 +95,7 @@ class Tensor {
     return t;
   }
   /// A 2-d tensor from rows: `Tensor::from({{1.0, 2.0}, {3.0, 4.0}})`.
-  /// Throws std::invalid_argument naming the first row of another length.
+  /// Throws ValueError naming the first row of another length.
   template <class T> static Tensor from(std::initializer_list<std::initializer_list<T>> rows);
   /// A 3-d tensor from nested lists: `Tensor::from({{{1, 2}}, {{3, 4}}})`.
   template <class T>
@@ -102,7 +103,7 @@ class Tensor {
       std::initializer_list<std::initializer_list<std::initializer_list<T>>> blocks);
   /// Values start, start + step, … up to but excluding stop (NumPy's arange:
   /// ceil((stop - start) / step) elements), converted to `dtype`. Throws
-  /// std::invalid_argument for a zero step or non-finite bounds.
+  /// ValueError for a zero step or non-finite bounds.
   static Tensor arange(double start, double stop, double step = 1.0,
                        DType dtype = DType::Float64);
   /// 0, 1, …, stop - 1 as int64.
@@ -242,9 +243,9 @@ Tensor Tensor::from(std::initializer_list<std::initializer_list<T>> rows) {
   std::int64_t r = 0;
   for (const auto& row : rows) {
     if (static_cast<std::int64_t>(row.size()) != ncols)
-      throw std::invalid_argument("Tensor::from: row " + std::to_string(r) + " has " +
-                                  std::to_string(row.size()) + " elements, row 0 has " +
-                                  std::to_string(ncols));
+      throw ValueError("Tensor::from: row " + std::to_string(r) + " has " +
+                       std::to_string(row.size()) + " elements, row 0 has " +
+                       std::to_string(ncols));
     ++r;
   }
   Tensor t = empty(dtype_of<T>(), {nrows, ncols});
@@ -263,15 +264,14 @@ Tensor Tensor::from(
   std::int64_t i = 0;
   for (const auto& block : blocks) {
     if (static_cast<std::int64_t>(block.size()) != n1)
-      throw std::invalid_argument("Tensor::from: block " + std::to_string(i) + " has " +
-                                  std::to_string(block.size()) + " rows, block 0 has " +
-                                  std::to_string(n1));
+      throw ValueError("Tensor::from: block " + std::to_string(i) + " has " +
+                       std::to_string(block.size()) + " rows, block 0 has " + std::to_string(n1));
     std::int64_t j = 0;
     for (const auto& row : block) {
       if (static_cast<std::int64_t>(row.size()) != n2)
-        throw std::invalid_argument("Tensor::from: row " + std::to_string(j) + " of block " +
-                                    std::to_string(i) + " has " + std::to_string(row.size()) +
-                                    " elements, rows have " + std::to_string(n2));
+        throw ValueError("Tensor::from: row " + std::to_string(j) + " of block " +
+                         std::to_string(i) + " has " + std::to_string(row.size()) +
+                         " elements, rows have " + std::to_string(n2));
       ++j;
     }
     ++i;
@@ -287,8 +287,8 @@ Tensor Tensor::from(
 template <class T>
 Tensor Tensor::from_vector(const std::vector<T>& values, std::span<const std::int64_t> shape) {
   if (shape_size(shape) != static_cast<std::int64_t>(values.size()))
-    throw std::invalid_argument("Tensor::from_vector: " + std::to_string(values.size()) +
-                                " values do not fill shape " + shape_to_string(shape));
+    throw ValueError("Tensor::from_vector: " + std::to_string(values.size()) +
+                     " values do not fill shape " + shape_to_string(shape));
   Tensor t = empty(dtype_of<T>(), shape);
   T* out = t.data<T>();
   for (const T& v : values) *out++ = v;
@@ -297,8 +297,8 @@ Tensor Tensor::from_vector(const std::vector<T>& values, std::span<const std::in
 
 template <class T> T Tensor::item() const {
   if (size() != 1)
-    throw std::invalid_argument("Tensor::item: tensor of shape " + shape_to_string(shape_) +
-                                " has " + std::to_string(size()) + " elements, not 1");
+    throw ValueError("Tensor::item: tensor of shape " + shape_to_string(shape_) + " has " +
+                     std::to_string(size()) + " elements, not 1");
   return visit_dtype(dtype_, [&]<class U>() {
     return detail::scalar::convert<T>(*(reinterpret_cast<const U*>(storage_->data()) + offset_));
   });

@@ -4,10 +4,11 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
-#include <stdexcept>
 #include <string>
 
 #include <fmt/format.h>
+
+#include "support/error.hpp"
 
 namespace rw {
 
@@ -61,8 +62,7 @@ void ThreadPool::stop_workers() {
 
 void ThreadPool::resize(int num_threads) {
   if (num_threads < 1)
-    throw std::invalid_argument(
-        fmt::format("thread count must be at least 1, got {}", num_threads));
+    throw ValueError(fmt::format("thread count must be at least 1, got {}", num_threads));
   std::lock_guard submit(submit_mu_);
   if (num_threads == this->num_threads()) return;
   stop_workers();

@@ -84,7 +84,7 @@ class ThreadPool {
 /// integer, else std::thread::hardware_concurrency().
 ThreadPool& default_thread_pool();
 /// Resizes the default pool (1 = run every kernel on the calling thread).
-/// Throws std::invalid_argument for a count below 1.
+/// Throws ValueError for a count below 1.
 void set_num_threads(int num_threads);
 /// Threads of the default pool.
 int num_threads();

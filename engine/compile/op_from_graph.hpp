@@ -158,7 +158,7 @@ void register_op_from_graph_rewrites(RewriteDB& optdb);
 std::size_t expand_inline_op_from_graph(FunctionGraph& fgraph);
 
 /// Registers `op` under its name, so that rules and graph files can name it.
-/// Throws std::invalid_argument when the name is taken.
+/// Throws ValueError when the name is taken.
 void register_op_from_graph(OpRegistry& registry, std::shared_ptr<const OpFromGraph> op);
 
 /// debugprint of `outputs`, followed by the inner graph of each OpFromGraph

@@ -2,12 +2,12 @@
 #include "engine/dsl/guard.hpp"
 
 #include <algorithm>
-#include <stdexcept>
 
 #include <fmt/format.h>
 
 #include "engine/dsl/ast.hpp"
 #include "engine/dsl/operators.hpp"
+#include "support/error.hpp"
 
 namespace rw::dsl {
 
@@ -69,14 +69,13 @@ std::string format_value(const Value& v) {
 
 Guard::Guard(std::vector<GuardNode> nodes, SourcePtr file, std::vector<std::string> var_names)
     : nodes_(std::move(nodes)), file_(std::move(file)), var_names_(std::move(var_names)) {
-  if (nodes_.empty()) throw std::invalid_argument("Guard: no nodes");
+  if (nodes_.empty()) throw ValueError("Guard: no nodes");
 }
 
 const Var& Guard::lookup(VarId id, const Bindings& b) const {
   const Var* v = index_of(id) < b.size() ? b.tensor(id) : nullptr;
-  if (!v || !*v)
-    throw std::logic_error(fmt::format("guard `{}` read `{}`, which is not bound to a variable",
-                                       text(), var_names_.at(index_of(id))));
+  RW_ASSERT(v && *v, fmt::format("guard `{}` read `{}`, which is not bound to a variable", text(),
+                                 var_names_.at(index_of(id))));
   return *v;
 }
 

@@ -74,7 +74,7 @@ class Guard {
   /// Whether the guard holds for these bindings. `fgraph` is the graph being
   /// rewritten (`one_client` needs it). Every variable the guard reads must
   /// be bound to a graph variable; an unbound one is a broken invariant of
-  /// the caller and throws std::logic_error.
+  /// the caller and throws InternalError (RW_ASSERT).
   bool evaluate(const Bindings& bindings, const FunctionGraph* fgraph = nullptr) const;
   /// Why the guard does not hold (`value(c) > 0` is false: `value(c)` is -1),
   /// or nullopt when it does. For `rwcheck --why-not`.

@@ -3,9 +3,9 @@
 
 #include <algorithm>
 #include <limits>
-#include <stdexcept>
 
 #include "engine/graph/variable.hpp"
+#include "support/error.hpp"
 
 namespace rw::dsl {
 
@@ -132,27 +132,24 @@ PredicateRegistry::PredicateRegistry() {
 
 void PredicateRegistry::add(PredicateInfo info) {
   if (!valid_name(info.name))
-    throw std::invalid_argument("PredicateRegistry::add: `" + info.name +
-                                "` is not a valid predicate name");
+    throw ValueError("PredicateRegistry::add: `" + info.name + "` is not a valid predicate name");
   if (!info.fn)
-    throw std::invalid_argument("PredicateRegistry::add: predicate `" + info.name +
-                                "` has no function");
+    throw ValueError("PredicateRegistry::add: predicate `" + info.name + "` has no function");
   for (std::string_view q : kQueryNames)
     if (info.name == q)
-      throw std::invalid_argument("PredicateRegistry::add: `" + info.name +
-                                  "` is a query of the rules language");
+      throw ValueError("PredicateRegistry::add: `" + info.name +
+                       "` is a query of the rules language");
   if (info.assumes) {
     if (std::find(info.args.begin(), info.args.end(), PredicateArg::Tensor) == info.args.end())
-      throw std::invalid_argument("PredicateRegistry::add: predicate `" + info.name +
-                                  "` states a value assumption but has no tensor argument");
+      throw ValueError("PredicateRegistry::add: predicate `" + info.name +
+                       "` states a value assumption but has no tensor argument");
     const ValueAssumption& a = *info.assumes;
     if (!(a.min <= a.max) || (a.min == 0 && a.max == 0 && a.nonzero))
-      throw std::invalid_argument("PredicateRegistry::add: the value assumption of `" +
-                                  info.name + "` admits no value");
+      throw ValueError("PredicateRegistry::add: the value assumption of `" + info.name +
+                       "` admits no value");
   }
   if (predicates_.contains(info.name))
-    throw std::invalid_argument("PredicateRegistry::add: predicate `" + info.name +
-                                "` is already registered");
+    throw ValueError("PredicateRegistry::add: predicate `" + info.name + "` is already registered");
   if (info.assumes) {
     // A constant that breaks the assumption is known not to satisfy it,
     // whatever the function says.
@@ -169,8 +166,7 @@ void PredicateRegistry::add(PredicateInfo info) {
 void PredicateRegistry::add(std::string name, std::size_t arity, std::string doc,
                             std::function<bool(std::span<const Var>, const FunctionGraph*)> fn,
                             PredicateReads reads) {
-  if (!fn)
-    throw std::invalid_argument("PredicateRegistry::add: predicate `" + name + "` has no function");
+  if (!fn) throw ValueError("PredicateRegistry::add: predicate `" + name + "` has no function");
   add({std::move(name), std::vector<PredicateArg>(arity, PredicateArg::Tensor), std::move(doc),
        [f = std::move(fn)](const PredicateInput& in) { return f(in.tensors, in.fgraph); }, reads});
 }

@@ -98,7 +98,7 @@ class PredicateRegistry {
   /// A registry with the built-in predicates.
   PredicateRegistry();
 
-  /// Adds a predicate. Throws std::invalid_argument when the name is empty,
+  /// Adds a predicate. Throws ValueError when the name is empty,
   /// not an identifier, taken, or a query name, `fn` is empty, or `assumes`
   /// is given for a predicate without tensor arguments or admits no value.
   void add(PredicateInfo info);

@@ -49,7 +49,7 @@ OpPtr as_op(AsOpSpec spec);
 /// Registers `op` (made by as_op) under its name with its number of inputs
 /// and no parameters, so that rules and graph files loaded with `registry`
 /// can use it. Throws rw::Error when `op` is not an as_op, or
-/// std::invalid_argument when the name is taken.
+/// ValueError when the name is taken.
 void register_as_op(OpRegistry& registry, const OpPtr& op);
 
 }  // namespace rw

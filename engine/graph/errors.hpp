@@ -1,22 +1,11 @@
-// The exceptions the graph layer throws for user errors and refused changes.
+// The exceptions the graph layer throws for refused changes and inconsistent
+// graphs. The base kinds (Error, TypeError, ValueError, IndexError,
+// NotImplementedError, InternalError) are the bottom layer's: support/error.hpp.
 #pragma once
 
-#include <stdexcept>
-#include <string>
+#include "support/error.hpp"
 
 namespace rw {
-
-/// Base of every error rwgraph throws for bad input or a refused request.
-class Error : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-/// A value or variable does not fit the type it is checked against.
-class TypeError : public Error {
- public:
-  using Error::Error;
-};
 
 /// A FunctionGraph replacement was refused (type mismatch, cycle, a feature
 /// vetoed it); the graph is as it was before the call.
@@ -40,12 +29,6 @@ class MissingInputError : public Error {
 
 /// check_integrity found node, client and edge data that disagree.
 class IntegrityError : public Error {
- public:
-  using Error::Error;
-};
-
-/// An Op does not implement an optional method (infer_shape, grad, R_op…).
-class NotImplementedError : public Error {
  public:
   using Error::Error;
 };

@@ -23,20 +23,18 @@ std::string_view param_kind_name(ParamKind kind) {
 }
 
 void OpRegistry::add(OpInfo info) {
-  if (info.name.empty()) throw std::invalid_argument("OpRegistry::add: empty op name");
-  if (!info.factory)
-    throw std::invalid_argument("OpRegistry::add: op `" + info.name + "` has no factory");
+  if (info.name.empty()) throw ValueError("OpRegistry::add: empty op name");
+  if (!info.factory) throw ValueError("OpRegistry::add: op `" + info.name + "` has no factory");
   if (ops_.contains(info.name) || aliases_.contains(info.name))
-    throw std::invalid_argument("OpRegistry::add: op `" + info.name + "` is already registered");
+    throw ValueError("OpRegistry::add: op `" + info.name + "` is already registered");
   std::string name = info.name;
   ops_.emplace(std::move(name), std::move(info));
 }
 
 void OpRegistry::add_alias(std::string alias, std::string target) {
-  if (!ops_.contains(target))
-    throw std::invalid_argument("OpRegistry::add_alias: no op `" + target + "`");
+  if (!ops_.contains(target)) throw ValueError("OpRegistry::add_alias: no op `" + target + "`");
   if (ops_.contains(alias) || aliases_.contains(alias))
-    throw std::invalid_argument("OpRegistry::add_alias: `" + alias + "` is already registered");
+    throw ValueError("OpRegistry::add_alias: `" + alias + "` is already registered");
   aliases_.emplace(std::move(alias), std::move(target));
 }
 

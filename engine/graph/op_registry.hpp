@@ -45,7 +45,7 @@ struct OpInfo {
 /// (`register_elemwise(registry)`), never by static initialisers.
 class OpRegistry {
  public:
-  /// Adds an Op; throws std::invalid_argument if the name is taken.
+  /// Adds an Op; throws ValueError if the name is taken.
   void add(OpInfo info);
   /// Another name for a registered Op (graph files use PyTensor's names).
   void add_alias(std::string alias, std::string target);

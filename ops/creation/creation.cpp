@@ -91,31 +91,31 @@ Tensor mask_matrix(std::int64_t n, std::int64_t m, DType dtype, Keep keep) {
 }
 
 /// The number of values of arange(start, stop, step), exact for integer
-/// bounds; std::invalid_argument for a zero step, non-finite bounds or a
+/// bounds; ValueError for a zero step, non-finite bounds or a
 /// count that no tensor can hold.
 std::int64_t arange_count(const Tensor& start, const Tensor& stop, const Tensor& step,
                           bool integral) {
   if (integral) {
     const auto a = start.item<std::int64_t>(), b = stop.item<std::int64_t>(),
                s = step.item<std::int64_t>();
-    if (s == 0) throw std::invalid_argument("the step must not be zero");
+    if (s == 0) throw ValueError("the step must not be zero");
     std::int64_t diff = 0;
     if (__builtin_sub_overflow(b, a, &diff))
-      throw std::invalid_argument(fmt::format("the range from {} to {} is too long", a, b));
+      throw ValueError(fmt::format("the range from {} to {} is too long", a, b));
     std::int64_t q = diff / s;
     const std::int64_t r = diff % s;
     if (r != 0 && ((r > 0) == (s > 0))) ++q;  // round the quotient up
     return std::max<std::int64_t>(q, 0);
   }
   const double a = start.item<double>(), b = stop.item<double>(), s = step.item<double>();
-  if (s == 0) throw std::invalid_argument("the step must not be zero");
+  if (s == 0) throw ValueError("the step must not be zero");
   if (!std::isfinite(a) || !std::isfinite(b) || !std::isfinite(s))
-    throw std::invalid_argument(
+    throw ValueError(
         fmt::format("the bounds must be finite, got start {} stop {} step {}", a, b, s));
   const double count = std::ceil((b - a) / s);
   if (!(count > 0)) return 0;
   if (count > 0x1p62)
-    throw std::invalid_argument(fmt::format("arange({}, {}, {}) has too many values", a, b, s));
+    throw ValueError(fmt::format("arange({}, {}, {}) has too many values", a, b, s));
   return static_cast<std::int64_t>(count);
 }
 
@@ -283,7 +283,7 @@ ApplyRef ARange::make_node(std::span<const Var> inputs) const {
   if (k0 && k1 && k2) {
     try {
       n = arange_count(k0->value(), k1->value(), k2->value(), integral_bounds(inputs));
-    } catch (const std::invalid_argument& e) {
+    } catch (const ValueError& e) {
       throw TypeError(fmt::format("`{}`: {}", to_string(), e.what()));
     }
   }

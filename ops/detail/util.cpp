@@ -172,13 +172,25 @@ void check_value_broadcast(const Op& op, std::size_t index, const Var& var, cons
   }
 }
 
+namespace {
+
+// The message with "`op`: " in front, unless it starts with it already (the
+// Op's own code, run inside run_kernel, names itself).
+std::string prefixed(const Op& op, const char* what) {
+  const std::string head = fmt::format("`{}`", op.to_string());
+  if (std::string_view(what).starts_with(head)) return what;
+  return fmt::format("{}: {}", head, what);
+}
+
+}  // namespace
+
 void rethrow_kernel_error(const Op& op) {
   try {
     throw;
-  } catch (const std::out_of_range& e) {
-    throw IndexError(fmt::format("`{}`: {}", op.to_string(), e.what()));
-  } catch (const std::invalid_argument& e) {
-    throw ValueError(fmt::format("`{}`: {}", op.to_string(), e.what()));
+  } catch (const IndexError& e) {
+    throw IndexError(prefixed(op, e.what()));
+  } catch (const ValueError& e) {
+    throw ValueError(prefixed(op, e.what()));
   }
 }
 

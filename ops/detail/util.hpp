@@ -12,6 +12,7 @@
 #include "engine/graph/op.hpp"
 #include "engine/graph/type.hpp"
 #include "engine/graph/variable.hpp"
+#include "ops/errors.hpp"
 
 namespace rw::ops_detail {
 
@@ -69,8 +70,8 @@ void check_value_broadcast(const Op& op, std::size_t index, const Var& var, cons
 void check_written_value(const Op& op, std::span<const Var> inputs,
                          std::span<const std::int64_t> part);
 
-/// Runs `f`, turning the runtime's std::invalid_argument into ValueError and
-/// std::out_of_range into IndexError, prefixed with "`op`: ".
+/// Runs `f`; a ValueError or IndexError it throws (the runtime's kernels
+/// throw them) is thrown again with "`op`: " in front of its message.
 template <class F> decltype(auto) run_kernel(const Op& op, F&& f);
 [[noreturn]] void rethrow_kernel_error(const Op& op);
 
@@ -79,9 +80,9 @@ template <class F> decltype(auto) run_kernel(const Op& op, F&& f);
 template <class F> decltype(auto) run_kernel(const Op& op, F&& f) {
   try {
     return f();
-  } catch (const std::invalid_argument&) {
+  } catch (const ValueError&) {
     rethrow_kernel_error(op);
-  } catch (const std::out_of_range&) {
+  } catch (const IndexError&) {
     rethrow_kernel_error(op);
   }
 }

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -127,8 +126,8 @@ std::span<const Reg> ProgramInliner::inline_into(ScalarProgram& target,
                                                  const ScalarProgram& source,
                                                  std::span<const Reg> args) {
   if (args.size() != source.num_inputs())
-    throw std::invalid_argument(fmt::format("inline_program: the program takes {} inputs, got {}",
-                                            source.num_inputs(), args.size()));
+    throw ValueError(fmt::format("inline_program: the program takes {} inputs, got {}",
+                                 source.num_inputs(), args.size()));
   map_.assign(source.num_registers(), Reg{});
   for (std::size_t k = 0; k < args.size(); ++k)
     map_[source.inputs()[k].id] = target.cast(args[k], source.input_dtype(k));

@@ -26,7 +26,7 @@ std::string program_expression(const ScalarProgram& program);
 /// Appends `source` to `target`: source's input k reads `args[k]` (converted
 /// to source's input dtype when it differs); returns the registers holding
 /// source's outputs. Constants keep their exact bits. Throws
-/// std::invalid_argument when `args` has the wrong length.
+/// ValueError when `args` has the wrong length.
 std::vector<Reg> inline_program(ScalarProgram& target, const ScalarProgram& source,
                                 std::span<const Reg> args);
 

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <array>
-#include <stdexcept>
 
 #include <boost/container/small_vector.hpp>
 #include <fmt/format.h>
@@ -214,8 +213,8 @@ IoMap inplace_map(std::optional<std::size_t> input) {
 Elemwise::Elemwise(ScalarOp op, std::optional<DType> cast_to, std::optional<std::size_t> inplace)
     : ElemwiseBase(inplace_map(inplace)), op_(op), cast_to_(cast_to) {
   if ((op == ScalarOp::Cast) != cast_to.has_value())
-    throw std::invalid_argument(op == ScalarOp::Cast ? "Elemwise: a cast needs a target dtype"
-                                                     : "Elemwise: only a cast takes a dtype");
+    throw ValueError(op == ScalarOp::Cast ? "Elemwise: a cast needs a target dtype"
+                                          : "Elemwise: only a cast takes a dtype");
 }
 
 std::optional<std::size_t> Elemwise::inplace_input() const {
@@ -279,7 +278,7 @@ SmallVec<DType, 2> Elemwise::output_dtypes(std::span<const DType> in) const {
       return {d};
     }
     return {scalar_signature(op_, in, cast_to_).result};
-  } catch (const std::invalid_argument& e) {
+  } catch (const ValueError& e) {
     throw TypeError(fmt::format("`{}`: {}", to_string(), e.what()));
   }
 }
@@ -339,7 +338,7 @@ const std::shared_ptr<const Elemwise>& elemwise_op(ScalarOp op) {
     return a;
   }();
   const auto& p = ops[static_cast<std::size_t>(op)];
-  if (!p) throw std::invalid_argument("elemwise_op: a cast needs cast_op(dtype)");
+  if (!p) throw ValueError("elemwise_op: a cast needs cast_op(dtype)");
   return p;
 }
 

@@ -79,7 +79,7 @@ class ElemwiseBase : public Op {
 class Elemwise final : public ElemwiseBase {
  public:
   /// `cast_to` is required for Cast and refused otherwise; throws
-  /// std::invalid_argument.
+  /// ValueError.
   explicit Elemwise(ScalarOp op, std::optional<DType> cast_to = std::nullopt,
                     std::optional<std::size_t> inplace = std::nullopt);
 

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <optional>
 #include <span>
-#include <stdexcept>
 
 #include "engine/graph/errors.hpp"
 #include "engine/rewrite/detail/flat_table.hpp"
@@ -437,8 +436,7 @@ class Grouper {
       for (std::size_t i = 0; i < edges.size(); ++i) {
         VarState& s = var(edges[i].var);
         if (s.role == Role::None) {
-          if (!edges[i].foldable)
-            throw std::logic_error("ElemwiseFusion: an input of the group was not collected");
+          RW_ASSERT(edges[i].foldable, "ElemwiseFusion: an input of the group was not collected");
           const Tensor& value = node.input(i)->as_constant()->value();
           s.reg = visit_dtype(value.dtype(), [&]<class T>() {
             return g.program.constant_of<T>(value.contiguous().item<T>());

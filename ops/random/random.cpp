@@ -390,7 +390,8 @@ double draw_scalar(Distribution d, Rng& g, std::string_view op, const double* f,
     default:
       break;
   }
-  throw std::logic_error("draw_scalar: not a scalar distribution");
+  detail::assertion_failed("a scalar distribution", "draw_scalar: not a scalar distribution",
+                           std::source_location::current());
 }
 
 /// Copies the rows `index` of `a` (along axis 0) into a new tensor of shape

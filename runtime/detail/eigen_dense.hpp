@@ -6,23 +6,23 @@
 
 #include <initializer_list>
 #include <span>
-#include <stdexcept>
 
 #include <Eigen/Core>
 #include <fmt/format.h>
 
 #include "runtime/shape.hpp"
 #include "runtime/tensor.hpp"
+#include "support/error.hpp"
 
 namespace rw::detail {
 
 template <class T> using RowMat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
-/// Throws std::invalid_argument when an operand is a null tensor.
+/// Throws ValueError when an operand is a null tensor.
 inline void check_valid(const char* op, std::initializer_list<const Tensor*> ts) {
   int i = 0;
   for (const Tensor* t : ts) {
-    if (!t->valid()) throw std::invalid_argument(fmt::format("`{}`: operand {} is null", op, i));
+    if (!t->valid()) throw ValueError(fmt::format("`{}`: operand {} is null", op, i));
     ++i;
   }
 }
@@ -31,8 +31,8 @@ inline void check_valid(const char* op, std::initializer_list<const Tensor*> ts)
 inline void check_square(const char* op, const Tensor& a) {
   check_valid(op, {&a});
   if (a.ndim() != 2 || a.shape()[0] != a.shape()[1] || !is_float(a.dtype()))
-    throw std::invalid_argument(fmt::format("`{}`: expected a square float matrix, got {} of shape {}",
-                                            op, dtype_name(a.dtype()), shape_to_string(a.shape())));
+    throw ValueError(fmt::format("`{}`: expected a square float matrix, got {} of shape {}", op,
+                                 dtype_name(a.dtype()), shape_to_string(a.shape())));
 }
 
 /// f.template operator()<float or double>() by the (float) dtype.

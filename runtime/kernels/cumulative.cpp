@@ -2,7 +2,6 @@
 // lines split over the pool.
 #include "runtime/kernels/cumulative.hpp"
 
-#include <stdexcept>
 #include <vector>
 
 #include <fmt/format.h>
@@ -12,6 +11,7 @@
 #include "runtime/kernels/reduce.hpp"
 #include "runtime/shape.hpp"
 #include "runtime/thread_pool.hpp"
+#include "support/error.hpp"
 
 namespace rw {
 
@@ -21,7 +21,7 @@ constexpr std::int64_t kGrainElems = 1 << 15;
 
 template <bool kProd>
 Tensor cumulative(const char* name, const Tensor& x, std::optional<std::int64_t> axis) {
-  if (!x.valid()) throw std::invalid_argument(fmt::format("`{}` of a null tensor", name));
+  if (!x.valid()) throw ValueError(fmt::format("`{}` of a null tensor", name));
   const DType t = reduce_result_dtype(kProd ? ReduceOp::Prod : ReduceOp::Sum, x.dtype());
   // The input in the result dtype, contiguous and private; the scan then runs
   // in place.

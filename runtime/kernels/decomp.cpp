@@ -5,17 +5,17 @@
 
 #include <cmath>
 #include <limits>
-#include <stdexcept>
+#include <unsupported/Eigen/MatrixFunctions>
 
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
 #include <Eigen/LU>
 #include <Eigen/QR>
 #include <Eigen/SVD>
-#include <unsupported/Eigen/MatrixFunctions>
 #include <fmt/format.h>
 
 #include "runtime/detail/eigen_dense.hpp"
+#include "support/error.hpp"
 
 namespace rw {
 
@@ -32,8 +32,8 @@ namespace {
 void check_float_matrix(const char* op, const Tensor& a) {
   check_valid(op, {&a});
   if (a.ndim() != 2 || !is_float(a.dtype()))
-    throw std::invalid_argument(fmt::format("`{}`: expected a float matrix, got {} of shape {}", op,
-                                            dtype_name(a.dtype()), shape_to_string(a.shape())));
+    throw ValueError(fmt::format("`{}`: expected a float matrix, got {} of shape {}", op,
+                                 dtype_name(a.dtype()), shape_to_string(a.shape())));
 }
 
 template <class T> Tensor vector_from_eigen(const Eigen::Matrix<T, Eigen::Dynamic, 1>& v) {
@@ -48,7 +48,7 @@ Tensor cholesky(const Tensor& a) {
   return visit_float(a.dtype(), [&]<class T>() {
     const Eigen::LLT<RowMat<T>, Eigen::Lower> llt(eigen_copy<T>(a));
     if (llt.info() != Eigen::Success)
-      throw std::invalid_argument("`cholesky`: the matrix is not positive definite");
+      throw ValueError("`cholesky`: the matrix is not positive definite");
     return from_eigen<T>(RowMat<T>(llt.matrixL()), a.shape());
   });
 }
@@ -80,16 +80,15 @@ Tensor solve_triangular(const Tensor& a, const Tensor& b, bool lower) {
   check_square("solve_triangular", a);
   check_valid("solve_triangular", {&b});
   if ((b.ndim() != 1 && b.ndim() != 2) || b.shape()[0] != a.shape()[0] || b.dtype() != a.dtype())
-    throw std::invalid_argument(fmt::format(
-        "`solve_triangular`: b of dtype {} and shape {} does not fit a of shape {}",
-        dtype_name(b.dtype()), shape_to_string(b.shape()), shape_to_string(a.shape())));
+    throw ValueError(
+        fmt::format("`solve_triangular`: b of dtype {} and shape {} does not fit a of shape {}",
+                    dtype_name(b.dtype()), shape_to_string(b.shape()), shape_to_string(a.shape())));
   return visit_float(a.dtype(), [&]<class T>() {
     const RowMat<T> m = eigen_copy<T>(a);
     // Eigen divides by the diagonal without looking: a zero there is a
     // singular matrix, not an infinity to pass on.
     for (Eigen::Index i = 0; i < m.rows(); ++i)
-      if (m(i, i) == T(0))
-        throw std::invalid_argument("`solve_triangular`: the matrix is singular");
+      if (m(i, i) == T(0)) throw ValueError("`solve_triangular`: the matrix is singular");
     RowMat<T> x = eigen_copy<T>(b);
     if (lower) m.template triangularView<Eigen::Lower>().solveInPlace(x);
     else m.template triangularView<Eigen::Upper>().solveInPlace(x);
@@ -125,7 +124,7 @@ EighResult eigh(const Tensor& a) {
     // Reads the lower triangle only, as NumPy's eigh(a, 'L').
     const Eigen::SelfAdjointEigenSolver<RowMat<T>> es(eigen_copy<T>(a));
     if (es.info() != Eigen::Success)
-      throw std::invalid_argument("`eigh`: the eigenvalue iteration did not converge");
+      throw ValueError("`eigh`: the eigenvalue iteration did not converge");
     return EighResult{vector_from_eigen<T>(es.eigenvalues()),
                       from_eigen<T>(es.eigenvectors(), a.shape())};
   });

@@ -1,7 +1,7 @@
 // Matrix factorisations on Eigen: Cholesky, LU, triangular solve, sign and
 // log of the determinant, symmetric eigendecomposition, SVD, QR, the
 // pseudo-inverse and the matrix exponential. Each takes float32/float64 matrices and throws
-// std::invalid_argument for anything else.
+// ValueError for anything else.
 #pragma once
 
 #include "runtime/tensor.hpp"

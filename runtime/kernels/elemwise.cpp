@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <memory>
-#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -12,6 +11,7 @@
 #include "runtime/detail/program_cache.hpp"
 #include "runtime/shape.hpp"
 #include "runtime/thread_pool.hpp"
+#include "support/error.hpp"
 
 namespace rw {
 
@@ -52,19 +52,19 @@ void run_elemwise(const ScalarProgram& program, std::span<const Tensor> inputs,
                   std::span<Tensor> outputs) {
   const std::size_t nin = program.num_inputs(), nout = program.num_outputs();
   if (inputs.size() != nin)
-    throw std::invalid_argument(
+    throw ValueError(
         fmt::format("the program takes {}, got {}", plural(nin, "input"), inputs.size()));
   if (outputs.size() != nout)
-    throw std::invalid_argument(fmt::format("the program has {}, got {} output tensors",
-                                            plural(nout, "output"), outputs.size()));
+    throw ValueError(fmt::format("the program has {}, got {} output tensors",
+                                 plural(nout, "output"), outputs.size()));
   Shape shape;
   bool clash = false;
   for (std::size_t i = 0; i < nin; ++i) {
-    if (!inputs[i].valid()) throw std::invalid_argument(fmt::format("input {} is null", i));
+    if (!inputs[i].valid()) throw ValueError(fmt::format("input {} is null", i));
     if (inputs[i].dtype() != program.input_dtype(i))
-      throw std::invalid_argument(fmt::format("input {} is {}, the program expects {}", i,
-                                              dtype_name(inputs[i].dtype()),
-                                              dtype_name(program.input_dtype(i))));
+      throw ValueError(fmt::format("input {} is {}, the program expects {}", i,
+                                   dtype_name(inputs[i].dtype()),
+                                   dtype_name(program.input_dtype(i))));
     clash = clash || !broadcast_into(shape, inputs[i].shape());
   }
   for (const Tensor& out : outputs)
@@ -81,20 +81,18 @@ void run_elemwise(const ScalarProgram& program, std::span<const Tensor> inputs,
     const Tensor& out = outputs[o];
     if (!out.valid()) continue;
     if (out.dtype() != program.output_dtype(o))
-      throw std::invalid_argument(fmt::format("output {} is {}, the program computes {}", o,
-                                              dtype_name(out.dtype()),
-                                              dtype_name(program.output_dtype(o))));
+      throw ValueError(fmt::format("output {} is {}, the program computes {}", o,
+                                   dtype_name(out.dtype()), dtype_name(program.output_dtype(o))));
     if (out.shape() != shape)
-      throw std::invalid_argument(
-          fmt::format("output {} has shape {}, the operands broadcast to {}", o,
-                      shape_to_string(out.shape()), shape_to_string(shape)));
+      throw ValueError(fmt::format("output {} has shape {}, the operands broadcast to {}", o,
+                                   shape_to_string(out.shape()), shape_to_string(shape)));
     for (std::size_t d = 0; d < shape.size(); ++d)
       if (out.strides()[d] == 0 && shape[d] > 1)
-        throw std::invalid_argument(fmt::format(
+        throw ValueError(fmt::format(
             "output {} is broadcast along axis {} (stride 0) and cannot be written", o, d));
     for (std::size_t p = 0; p < o; ++p)
       if (outputs[p].valid() && outputs[p].shares_storage(out))
-        throw std::invalid_argument(fmt::format("outputs {} and {} share memory", p, o));
+        throw ValueError(fmt::format("outputs {} and {} share memory", p, o));
   }
 
   // Everything is checked; from here on the call succeeds.
@@ -190,7 +188,7 @@ const ScalarProgram& program_for(ScalarOp op, std::span<const Tensor> inputs) {
   SmallVec<DType, 3> dtypes;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     if (!inputs[i].valid())
-      throw std::invalid_argument(fmt::format("`{}`: operand {} is null", scalar_op_name(op), i));
+      throw ValueError(fmt::format("`{}`: operand {} is null", scalar_op_name(op), i));
     dtypes.push_back(inputs[i].dtype());
   }
   return detail::single_op_program(op, dtypes);
@@ -220,17 +218,15 @@ Tensor elemwise(ScalarOp op, const Tensor& a, const Tensor& b, const Tensor& c) 
 
 void elemwise_into(ScalarOp op, std::span<const Tensor> inputs, Tensor& out) {
   const ScalarProgram& p = program_for(op, inputs);
-  if (!out.valid())
-    throw std::invalid_argument(fmt::format("`{}`: the output is null", scalar_op_name(op)));
+  if (!out.valid()) throw ValueError(fmt::format("`{}`: the output is null", scalar_op_name(op)));
   if (out.dtype() != p.output_dtype(0))
-    throw std::invalid_argument(fmt::format("`{}` computes {}, the output is {}",
-                                            scalar_op_name(op), dtype_name(p.output_dtype(0)),
-                                            dtype_name(out.dtype())));
+    throw ValueError(fmt::format("`{}` computes {}, the output is {}", scalar_op_name(op),
+                                 dtype_name(p.output_dtype(0)), dtype_name(out.dtype())));
   run_elemwise(p, inputs, std::span<Tensor>(&out, 1));
 }
 
 Tensor cast(const Tensor& x, DType dtype) {
-  if (!x.valid()) throw std::invalid_argument("cast of a null tensor");
+  if (!x.valid()) throw ValueError("cast of a null tensor");
   if (x.dtype() == dtype) return x;
   const DType from = x.dtype();
   const ScalarProgram& p = detail::single_op_program(ScalarOp::Cast, std::span(&from, 1), dtype);

@@ -23,7 +23,7 @@ namespace rw {
 /// dtype (in place; the result is as if the inputs had been read first). An
 /// input that overlaps an output any other way is copied first.
 ///
-/// Throws std::invalid_argument — before writing anything — for a wrong number
+/// Throws ValueError — before writing anything — for a wrong number
 /// of inputs or outputs, a null input, a dtype other than the program's,
 /// shapes that do not broadcast, or an output of the wrong shape.
 void run_elemwise(const ScalarProgram& program, std::span<const Tensor> inputs,

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -15,6 +14,7 @@
 #include "runtime/scalar_program.hpp"
 #include "runtime/shape.hpp"
 #include "runtime/thread_pool.hpp"
+#include "support/error.hpp"
 
 namespace rw {
 
@@ -24,7 +24,7 @@ namespace {
 constexpr std::int64_t kGrainElems = 1 << 15;
 
 void check_valid(const char* op, const Tensor& t, const char* what) {
-  if (!t.valid()) throw std::invalid_argument(fmt::format("`{}`: {} is null", op, what));
+  if (!t.valid()) throw ValueError(fmt::format("`{}`: {} is null", op, what));
 }
 
 // `shape` as the broadcast target of `value`, or an error naming both.
@@ -36,9 +36,8 @@ void check_broadcast(const char* op, const Tensor& value, std::span<const std::i
     ok = v == s || v == 1;
   }
   if (!ok)
-    throw std::invalid_argument(fmt::format("`{}`: a value of shape {} cannot be broadcast to {}",
-                                            op, shape_to_string(value.shape()),
-                                            shape_to_string(shape)));
+    throw ValueError(fmt::format("`{}`: a value of shape {} cannot be broadcast to {}", op,
+                                 shape_to_string(value.shape()), shape_to_string(shape)));
 }
 
 // Integer indices along an axis of extent n, made non-negative; throws for
@@ -47,14 +46,14 @@ std::vector<std::int64_t> checked_indices(const char* op, const Tensor& indices,
                                           std::int64_t n) {
   check_valid(op, indices, "the index tensor");
   if (!is_integer(indices.dtype()))
-    throw std::invalid_argument(
+    throw ValueError(
         fmt::format("`{}`: indices must be integers, got {}", op, dtype_name(indices.dtype())));
   const Tensor idx = cast(indices, DType::Int64).contiguous();
   const std::int64_t* p = idx.data<std::int64_t>();
   std::vector<std::int64_t> out(p, p + idx.size());
   for (std::int64_t& i : out) {
     if (i < -n || i >= n)
-      throw std::out_of_range(
+      throw IndexError(
           fmt::format("index {} is out of bounds for axis {} with size {}", i, axis, n));
     if (i < 0) i += n;
   }
@@ -129,11 +128,11 @@ void scatter(const char* op, Tensor& target, const Tensor& indices, const Tensor
              std::int64_t axis) {
   check_valid(op, target, "the target");
   check_valid(op, values, "the values");
-  if (target.ndim() == 0) throw std::invalid_argument(fmt::format("`{}`: the target is 0-d", op));
+  if (target.ndim() == 0) throw ValueError(fmt::format("`{}`: the target is 0-d", op));
   const std::int64_t a = normalize_axis(axis, target.ndim());
   for (std::size_t d = 0; d < target.shape().size(); ++d)
     if (target.strides()[d] == 0 && target.shape()[d] > 1)
-      throw std::invalid_argument(
+      throw ValueError(
           fmt::format("`{}`: the target is broadcast along axis {} and cannot be written", op, d));
   const std::vector<std::int64_t> idx = checked_indices(op, indices, a, target.shape()[a]);
   const Shape shape = gathered_shape(target, indices, a);
@@ -179,12 +178,11 @@ void scatter(const char* op, Tensor& target, const Tensor& indices, const Tensor
 }  // namespace
 
 Tensor concatenate(std::span<const Tensor> tensors, std::int64_t axis) {
-  if (tensors.empty()) throw std::invalid_argument("`concatenate` needs at least one tensor");
+  if (tensors.empty()) throw ValueError("`concatenate` needs at least one tensor");
   for (std::size_t i = 0; i < tensors.size(); ++i)
-    if (!tensors[i].valid())
-      throw std::invalid_argument(fmt::format("`concatenate`: tensor {} is null", i));
+    if (!tensors[i].valid()) throw ValueError(fmt::format("`concatenate`: tensor {} is null", i));
   const Tensor& first = tensors[0];
-  if (first.ndim() == 0) throw std::invalid_argument("`concatenate`: 0-d tensors cannot be joined");
+  if (first.ndim() == 0) throw ValueError("`concatenate`: 0-d tensors cannot be joined");
   const std::int64_t a = normalize_axis(axis, first.ndim());
   Shape shape = first.shape();
   DType dtype = first.dtype();
@@ -192,13 +190,12 @@ Tensor concatenate(std::span<const Tensor> tensors, std::int64_t axis) {
   for (std::size_t i = 0; i < tensors.size(); ++i) {
     const Tensor& t = tensors[i];
     if (t.ndim() != first.ndim())
-      throw std::invalid_argument(
-          fmt::format("`concatenate`: tensor {} has {} dimensions, tensor 0 has {}", i, t.ndim(),
-                      first.ndim()));
+      throw ValueError(fmt::format("`concatenate`: tensor {} has {} dimensions, tensor 0 has {}", i,
+                                   t.ndim(), first.ndim()));
     for (std::int64_t d = 0; d < t.ndim(); ++d)
       if (d != a &&
           t.shape()[static_cast<std::size_t>(d)] != first.shape()[static_cast<std::size_t>(d)])
-        throw std::invalid_argument(fmt::format(
+        throw ValueError(fmt::format(
             "`concatenate` along axis {}: tensor {} has shape {} but tensor 0 has {}; all other "
             "axes must match",
             a, i, shape_to_string(t.shape()), shape_to_string(first.shape())));
@@ -217,13 +214,12 @@ Tensor concatenate(std::span<const Tensor> tensors, std::int64_t axis) {
 }
 
 Tensor stack(std::span<const Tensor> tensors, std::int64_t axis) {
-  if (tensors.empty()) throw std::invalid_argument("`stack` needs at least one tensor");
+  if (tensors.empty()) throw ValueError("`stack` needs at least one tensor");
   std::vector<Tensor> expanded;
   for (std::size_t i = 0; i < tensors.size(); ++i) {
-    if (!tensors[i].valid())
-      throw std::invalid_argument(fmt::format("`stack`: tensor {} is null", i));
+    if (!tensors[i].valid()) throw ValueError(fmt::format("`stack`: tensor {} is null", i));
     if (tensors[i].shape() != tensors[0].shape())
-      throw std::invalid_argument(fmt::format(
+      throw ValueError(fmt::format(
           "`stack`: tensor {} has shape {} but tensor 0 has {}; stacked tensors need one shape", i,
           shape_to_string(tensors[i].shape()), shape_to_string(tensors[0].shape())));
   }
@@ -234,19 +230,18 @@ Tensor stack(std::span<const Tensor> tensors, std::int64_t axis) {
 
 std::vector<Tensor> split(const Tensor& x, std::span<const std::int64_t> sizes, std::int64_t axis) {
   check_valid("split", x, "the tensor");
-  if (x.ndim() == 0) throw std::invalid_argument("`split`: a 0-d tensor has no axis to split");
+  if (x.ndim() == 0) throw ValueError("`split`: a 0-d tensor has no axis to split");
   const std::int64_t a = normalize_axis(axis, x.ndim());
   std::int64_t total = 0;
   for (std::int64_t s : sizes) {
     if (s < 0)
-      throw std::invalid_argument(
-          fmt::format("`split`: negative size {} in {}", s, shape_to_string(sizes)));
+      throw ValueError(fmt::format("`split`: negative size {} in {}", s, shape_to_string(sizes)));
     total += s;
   }
   if (total != x.shape()[static_cast<std::size_t>(a)])
-    throw std::invalid_argument(fmt::format("`split`: sizes {} sum to {}, axis {} has length {}",
-                                            shape_to_string(sizes), total, a,
-                                            x.shape()[static_cast<std::size_t>(a)]));
+    throw ValueError(fmt::format("`split`: sizes {} sum to {}, axis {} has length {}",
+                                 shape_to_string(sizes), total, a,
+                                 x.shape()[static_cast<std::size_t>(a)]));
   std::vector<Tensor> out;
   std::int64_t at = 0;
   for (std::int64_t s : sizes) {
@@ -258,7 +253,7 @@ std::vector<Tensor> split(const Tensor& x, std::span<const std::int64_t> sizes, 
 
 Tensor take(const Tensor& x, const Tensor& indices, std::int64_t axis) {
   check_valid("take", x, "the tensor");
-  if (x.ndim() == 0) throw std::invalid_argument("`take`: cannot index a 0-d tensor");
+  if (x.ndim() == 0) throw ValueError("`take`: cannot index a 0-d tensor");
   const std::int64_t a = normalize_axis(axis, x.ndim());
   const std::vector<std::int64_t> idx =
       checked_indices("take", indices, a, x.shape()[static_cast<std::size_t>(a)]);
@@ -321,7 +316,7 @@ Tensor alloc(const Tensor& value, std::span<const std::int64_t> shape) {
   check_valid("alloc", value, "the value");
   for (std::int64_t d : shape)
     if (d < 0)
-      throw std::invalid_argument(
+      throw ValueError(
           fmt::format("`alloc`: negative dimension in shape {}", shape_to_string(shape)));
   check_broadcast("alloc", value, shape);
   Tensor out = Tensor::empty(value.dtype(), shape);

@@ -12,7 +12,7 @@
 namespace rw {
 
 /// Tensors joined along an existing `axis` (NumPy's concatenate); the result
-/// dtype is the promotion of theirs. Throws std::invalid_argument for no
+/// dtype is the promotion of theirs. Throws ValueError for no
 /// tensors, 0-d tensors, or naming the first tensor whose rank or shape off
 /// the axis differs from tensor 0's.
 Tensor concatenate(std::span<const Tensor> tensors, std::int64_t axis = 0);
@@ -26,8 +26,8 @@ std::vector<Tensor> split(const Tensor& x, std::span<const std::int64_t> sizes,
 /// Gather (NumPy's take, `x[..., indices, ...]`): the slices of `x` at the
 /// integer `indices` along `axis`, negative indices counting from the end.
 /// The result has shape x.shape[:axis] + indices.shape + x.shape[axis+1:].
-/// Throws std::out_of_range "index 5 is out of bounds for axis 0 with size
-/// 3" for an index outside [-size, size), std::invalid_argument for
+/// Throws IndexError "index 5 is out of bounds for axis 0 with size
+/// 3" for an index outside [-size, size), ValueError for
 /// non-integer indices.
 Tensor take(const Tensor& x, const Tensor& indices, std::int64_t axis = 0);
 /// Scatter-add, in place (NumPy's add.at; Aesara's inc of an advanced
@@ -48,7 +48,7 @@ void copy_into(Tensor& dst, const Tensor& src);
 void add_into(Tensor& dst, const Tensor& src);
 
 /// A new contiguous tensor of `shape` holding `value` broadcast to it (Aesara's
-/// Alloc). Throws std::invalid_argument when value does not broadcast.
+/// Alloc). Throws ValueError when value does not broadcast.
 Tensor alloc(const Tensor& value, std::span<const std::int64_t> shape);
 inline Tensor alloc(const Tensor& value, std::initializer_list<std::int64_t> shape) {
   return alloc(value, std::span<const std::int64_t>(shape.begin(), shape.size()));

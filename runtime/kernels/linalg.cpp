@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -20,6 +19,7 @@
 #include "runtime/scalar_program.hpp"
 #include "runtime/shape.hpp"
 #include "runtime/thread_pool.hpp"
+#include "support/error.hpp"
 
 namespace rw {
 
@@ -225,39 +225,39 @@ Tensor matrix_at(const Tensor& t, const Shape& batch_shape, std::int64_t batch) 
 void gemm(Tensor& c, double alpha, const Tensor& a, const Tensor& b, double beta) {
   check_valid("gemm", {&c, &a, &b});
   if (a.ndim() != 2 || b.ndim() != 2 || c.ndim() != 2)
-    throw std::invalid_argument(fmt::format("`gemm` needs 2-d a, b and c, got shapes {}, {} and {}",
-                                            shape_to_string(a.shape()), shape_to_string(b.shape()),
-                                            shape_to_string(c.shape())));
+    throw ValueError(fmt::format("`gemm` needs 2-d a, b and c, got shapes {}, {} and {}",
+                                 shape_to_string(a.shape()), shape_to_string(b.shape()),
+                                 shape_to_string(c.shape())));
   if (a.dtype() != c.dtype() || b.dtype() != c.dtype() || is_bool(c.dtype()))
-    throw std::invalid_argument(
+    throw ValueError(
         fmt::format("`gemm` needs a, b and c of one numeric dtype, got {}", dtypes3(a, b, c)));
   if (a.shape()[1] != b.shape()[0] || c.shape()[0] != a.shape()[0] || c.shape()[1] != b.shape()[1])
-    throw std::invalid_argument(fmt::format("`gemm` shapes do not fit: a {} @ b {} into c {}",
-                                            shape_to_string(a.shape()), shape_to_string(b.shape()),
-                                            shape_to_string(c.shape())));
+    throw ValueError(fmt::format("`gemm` shapes do not fit: a {} @ b {} into c {}",
+                                 shape_to_string(a.shape()), shape_to_string(b.shape()),
+                                 shape_to_string(c.shape())));
   if (c.size() > 1)
     for (int d = 0; d < 2; ++d)
       if (c.strides()[static_cast<std::size_t>(d)] == 0 &&
           c.shape()[static_cast<std::size_t>(d)] > 1)
-        throw std::invalid_argument("`gemm`: c is broadcast (stride 0) and cannot be written");
+        throw ValueError("`gemm`: c is broadcast (stride 0) and cannot be written");
   gemm_any(c, alpha, a, b, beta);
 }
 
 void gemv(Tensor& y, double alpha, const Tensor& a, const Tensor& x, double beta) {
   check_valid("gemv", {&y, &a, &x});
   if (a.ndim() != 2 || x.ndim() != 1 || y.ndim() != 1)
-    throw std::invalid_argument(fmt::format(
-        "`gemv` needs 2-d a, 1-d x and 1-d y, got shapes {}, {} and {}", shape_to_string(a.shape()),
-        shape_to_string(x.shape()), shape_to_string(y.shape())));
+    throw ValueError(fmt::format("`gemv` needs 2-d a, 1-d x and 1-d y, got shapes {}, {} and {}",
+                                 shape_to_string(a.shape()), shape_to_string(x.shape()),
+                                 shape_to_string(y.shape())));
   if (a.dtype() != y.dtype() || x.dtype() != y.dtype() || is_bool(y.dtype()))
-    throw std::invalid_argument(
+    throw ValueError(
         fmt::format("`gemv` needs a, x and y of one numeric dtype, got {}", dtypes3(a, x, y)));
   if (a.shape()[1] != x.shape()[0] || a.shape()[0] != y.shape()[0])
-    throw std::invalid_argument(fmt::format("`gemv` shapes do not fit: a {} @ x {} into y {}",
-                                            shape_to_string(a.shape()), shape_to_string(x.shape()),
-                                            shape_to_string(y.shape())));
+    throw ValueError(fmt::format("`gemv` shapes do not fit: a {} @ x {} into y {}",
+                                 shape_to_string(a.shape()), shape_to_string(x.shape()),
+                                 shape_to_string(y.shape())));
   if (y.strides()[0] == 0 && y.shape()[0] > 1)
-    throw std::invalid_argument("`gemv`: y is broadcast (stride 0) and cannot be written");
+    throw ValueError("`gemv`: y is broadcast (stride 0) and cannot be written");
   // y and x as column matrices: Eigen picks its matrix-vector kernel for n == 1.
   Tensor ycol = y.expand_dims(1);
   gemm_any(ycol, alpha, a, x.expand_dims(1), beta);
@@ -270,8 +270,7 @@ Tensor matmul(const Tensor& a, const Tensor& b, const Tensor& reuse) {
     return fmt::format("shapes {} and {}", shape_to_string(a.shape()), shape_to_string(b.shape()));
   };
   if (a.ndim() == 0 || b.ndim() == 0)
-    throw std::invalid_argument(
-        fmt::format("`matmul` does not take 0-d operands ({}); use `mul`", shapes()));
+    throw ValueError(fmt::format("`matmul` does not take 0-d operands ({}); use `mul`", shapes()));
   const DType t = promote(a.dtype(), b.dtype());
   const Tensor A = a.ndim() == 1 ? cast(a, t).expand_dims(0) : cast(a, t);
   const Tensor B = b.ndim() == 1 ? cast(b, t).expand_dims(1) : cast(b, t);
@@ -279,17 +278,16 @@ Tensor matmul(const Tensor& a, const Tensor& b, const Tensor& reuse) {
   const std::int64_t m = A.shape()[na - 2], k = A.shape()[na - 1];
   const std::int64_t k2 = B.shape()[nb - 2], n = B.shape()[nb - 1];
   if (k != k2)
-    throw std::invalid_argument(
+    throw ValueError(
         fmt::format("`matmul` of {}: the inner dimensions {} and {} differ", shapes(), k, k2));
   const Shape batch_a(A.shape().begin(), A.shape().end() - 2);
   const Shape batch_b(B.shape().begin(), B.shape().end() - 2);
   Shape batch;
   try {
     batch = broadcast_shapes(batch_a, batch_b);
-  } catch (const std::invalid_argument&) {
-    throw std::invalid_argument(
-        fmt::format("`matmul` of {}: batch shapes {} and {} cannot be broadcast", shapes(),
-                    shape_to_string(batch_a), shape_to_string(batch_b)));
+  } catch (const ValueError&) {
+    throw ValueError(fmt::format("`matmul` of {}: batch shapes {} and {} cannot be broadcast",
+                                 shapes(), shape_to_string(batch_a), shape_to_string(batch_b)));
   }
   if (is_bool(t)) {
     // Or of ands: the integer product of 0/1 values is nonzero where a term was.
@@ -337,7 +335,7 @@ Tensor matmul(const Tensor& a, const Tensor& b, const Tensor& reuse) {
 Tensor dot(const Tensor& a, const Tensor& b) {
   check_valid("dot", {&a, &b});
   if (a.ndim() > 2 || b.ndim() > 2)
-    throw std::invalid_argument(fmt::format(
+    throw ValueError(fmt::format(
         "`dot` takes operands of at most 2 dimensions, got shapes {} and {}; use `matmul`",
         shape_to_string(a.shape()), shape_to_string(b.shape())));
   if (a.ndim() == 0 || b.ndim() == 0) return elemwise(ScalarOp::Mul, a, b);
@@ -347,16 +345,16 @@ Tensor dot(const Tensor& a, const Tensor& b) {
 void ger(Tensor& a, double alpha, const Tensor& x, const Tensor& y) {
   check_valid("ger", {&a, &x, &y});
   if (a.ndim() != 2 || x.ndim() != 1 || y.ndim() != 1)
-    throw std::invalid_argument(fmt::format(
-        "`ger` needs 2-d a, 1-d x and 1-d y, got shapes {}, {} and {}", shape_to_string(a.shape()),
-        shape_to_string(x.shape()), shape_to_string(y.shape())));
+    throw ValueError(fmt::format("`ger` needs 2-d a, 1-d x and 1-d y, got shapes {}, {} and {}",
+                                 shape_to_string(a.shape()), shape_to_string(x.shape()),
+                                 shape_to_string(y.shape())));
   if (x.dtype() != a.dtype() || y.dtype() != a.dtype() || is_bool(a.dtype()))
-    throw std::invalid_argument(fmt::format(
-        "`ger` needs a, x and y of one numeric dtype, got {}", dtypes3(a, x, y)));
+    throw ValueError(
+        fmt::format("`ger` needs a, x and y of one numeric dtype, got {}", dtypes3(a, x, y)));
   if (a.shape()[0] != x.shape()[0] || a.shape()[1] != y.shape()[0])
-    throw std::invalid_argument(fmt::format("`ger` shapes do not fit: x {} yᵀ {} into a {}",
-                                            shape_to_string(x.shape()), shape_to_string(y.shape()),
-                                            shape_to_string(a.shape())));
+    throw ValueError(fmt::format("`ger` shapes do not fit: x {} yᵀ {} into a {}",
+                                 shape_to_string(x.shape()), shape_to_string(y.shape()),
+                                 shape_to_string(a.shape())));
   // a + (alpha x) y, one fused elementwise pass, in place (overlap handled there).
   ScalarProgram p;
   const DType t = a.dtype();
@@ -370,9 +368,8 @@ void ger(Tensor& a, double alpha, const Tensor& x, const Tensor& y) {
 Tensor outer(const Tensor& x, const Tensor& y) {
   check_valid("outer", {&x, &y});
   if (x.ndim() != 1 || y.ndim() != 1)
-    throw std::invalid_argument(fmt::format("`outer` takes 1-d operands, got shapes {} and {}",
-                                            shape_to_string(x.shape()),
-                                            shape_to_string(y.shape())));
+    throw ValueError(fmt::format("`outer` takes 1-d operands, got shapes {} and {}",
+                                 shape_to_string(x.shape()), shape_to_string(y.shape())));
   return elemwise(ScalarOp::Mul, x.expand_dims(1), y.expand_dims(0));
 }
 
@@ -385,7 +382,7 @@ Tensor matrix_inverse(const Tensor& a) {
   check_square("matrix_inverse", a);
   return visit_float(a.dtype(), [&]<class T>() {
     const Eigen::FullPivLU<RowMat<T>> lu(eigen_copy<T>(a));
-    if (!lu.isInvertible()) throw std::invalid_argument("`matrix_inverse`: the matrix is singular");
+    if (!lu.isInvertible()) throw ValueError("`matrix_inverse`: the matrix is singular");
     return from_eigen<T>(lu.inverse(), a.shape());
   });
 }
@@ -402,12 +399,12 @@ Tensor solve(const Tensor& a, const Tensor& b) {
   check_square("solve", a);
   check_valid("solve", {&b});
   if ((b.ndim() != 1 && b.ndim() != 2) || b.shape()[0] != a.shape()[0] || b.dtype() != a.dtype())
-    throw std::invalid_argument(fmt::format("`solve`: b of dtype {} and shape {} does not fit a of shape {}",
-                                            dtype_name(b.dtype()), shape_to_string(b.shape()),
-                                            shape_to_string(a.shape())));
+    throw ValueError(fmt::format("`solve`: b of dtype {} and shape {} does not fit a of shape {}",
+                                 dtype_name(b.dtype()), shape_to_string(b.shape()),
+                                 shape_to_string(a.shape())));
   return visit_float(a.dtype(), [&]<class T>() {
     const Eigen::FullPivLU<RowMat<T>> lu(eigen_copy<T>(a));
-    if (!lu.isInvertible()) throw std::invalid_argument("`solve`: the matrix is singular");
+    if (!lu.isInvertible()) throw ValueError("`solve`: the matrix is singular");
     return from_eigen<T>(lu.solve(eigen_copy<T>(b)), b.shape());
   });
 }

@@ -11,7 +11,7 @@ namespace rw {
 /// result, so 1-d @ 1-d is the dot product (a 0-d tensor); operands of more
 /// dimensions are stacks of matrices whose leading (batch) dims broadcast.
 /// The result dtype is promote(a, b) (bool: or of ands; integers wrap).
-/// Throws std::invalid_argument naming both shapes for 0-d operands, inner
+/// Throws ValueError naming both shapes for 0-d operands, inner
 /// dimensions that differ or batch shapes that do not broadcast. `reuse`,
 /// when it is a contiguous tensor of the result's dtype and shape that
 /// shares no storage with a or b, receives the result (and is returned).
@@ -25,7 +25,7 @@ Tensor dot(const Tensor& a, const Tensor& b);
 /// (k, n) and c (m, n), all of one dtype (float32, float64 or an integer
 /// type). With beta == 0 the old contents of c are not read (NaN in c does
 /// not propagate). c may be any writable view; a and b may overlap c (the
-/// product is then formed in a temporary). Throws std::invalid_argument, with
+/// product is then formed in a temporary). Throws ValueError, with
 /// c unchanged, for mismatched shapes or dtypes.
 void gemm(Tensor& c, double alpha, const Tensor& a, const Tensor& b, double beta);
 
@@ -38,15 +38,15 @@ void gemv(Tensor& y, double alpha, const Tensor& a, const Tensor& x, double beta
 void ger(Tensor& a, double alpha, const Tensor& x, const Tensor& y);
 
 /// The inverse of a square float32/float64 matrix (LU with full pivoting).
-/// Throws std::invalid_argument for a matrix that is not square, not float,
+/// Throws ValueError for a matrix that is not square, not float,
 /// or singular.
 Tensor matrix_inverse(const Tensor& a);
 /// The determinant of a square float matrix, as a 0-d tensor of its dtype
-/// (1 for a 0 × 0 matrix). Throws std::invalid_argument as matrix_inverse,
+/// (1 for a 0 × 0 matrix). Throws ValueError as matrix_inverse,
 /// except that a singular matrix has determinant 0.
 Tensor det(const Tensor& a);
 /// x with a @ x = b, for a square float matrix a (n, n) and b (n) or (n, k)
-/// of a's dtype. Throws std::invalid_argument for mismatched shapes or a
+/// of a's dtype. Throws ValueError for mismatched shapes or a
 /// singular a.
 Tensor solve(const Tensor& a, const Tensor& b);
 

@@ -8,7 +8,6 @@
 #include <limits>
 #include <memory>
 #include <numeric>
-#include <stdexcept>
 #include <type_traits>
 #include <vector>
 
@@ -19,6 +18,7 @@
 #include "runtime/detail/scalar_math.hpp"
 #include "runtime/shape.hpp"
 #include "runtime/thread_pool.hpp"
+#include "support/error.hpp"
 
 namespace rw {
 
@@ -238,7 +238,9 @@ std::unique_ptr<Folder> make_folder(ReduceOp op, DType t) {
     case ReduceOp::Any: return folder_for<ReduceOp::Any>(t);
     case ReduceOp::All: return folder_for<ReduceOp::All>(t);
   }
-  throw std::logic_error("make_folder: corrupt ReduceOp");
+  detail::assertion_failed("op is one of ReduceOp's enumerators",
+                           "make_folder: a ReduceOp outside the enumeration",
+                           std::source_location::current());
 }
 
 // A pairwise (binary counter) accumulator of partial results: partial sums of
@@ -484,27 +486,26 @@ void reduce_loop(const Folder& f, const ScalarProgram& program, std::span<const 
 Tensor reduce_impl(ReduceOp op, const ScalarProgram& program, std::span<const Tensor> inputs,
                    const Axes& axes, bool keepdims) {
   if (program.num_outputs() != 1)
-    throw std::invalid_argument(fmt::format("`{}` of a program needs exactly 1 output, it has {}",
-                                            reduce_op_name(op), program.num_outputs()));
+    throw ValueError(fmt::format("`{}` of a program needs exactly 1 output, it has {}",
+                                 reduce_op_name(op), program.num_outputs()));
   if (inputs.size() != program.num_inputs())
-    throw std::invalid_argument(
+    throw ValueError(
         fmt::format("the program takes {} inputs, got {}", program.num_inputs(), inputs.size()));
   std::vector<Shape> shapes;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
-    if (!inputs[i].valid()) throw std::invalid_argument(fmt::format("input {} is null", i));
+    if (!inputs[i].valid()) throw ValueError(fmt::format("input {} is null", i));
     if (inputs[i].dtype() != program.input_dtype(i))
-      throw std::invalid_argument(fmt::format("input {} is {}, the program expects {}", i,
-                                              dtype_name(inputs[i].dtype()),
-                                              dtype_name(program.input_dtype(i))));
+      throw ValueError(fmt::format("input {} is {}, the program expects {}", i,
+                                   dtype_name(inputs[i].dtype()),
+                                   dtype_name(program.input_dtype(i))));
     shapes.push_back(inputs[i].shape());
   }
   const Shape shape = broadcast_shapes(shapes);
   const Space sp = make_space(shape, axes, keepdims);
   const DType in = program.output_dtype(0);
   if (sp.R == 0 && sp.K > 0 && (op == ReduceOp::Max || op == ReduceOp::Min))
-    throw std::invalid_argument(
-        fmt::format("`{}` of an empty reduction has no identity: shape {}, {}", reduce_op_name(op),
-                    shape_to_string(shape), axes_text(axes)));
+    throw ValueError(fmt::format("`{}` of an empty reduction has no identity: shape {}, {}",
+                                 reduce_op_name(op), shape_to_string(shape), axes_text(axes)));
   Tensor out = Tensor::empty(reduce_result_dtype(op, in), sp.out_shape);
   reduce_loop(*make_folder(op, in), program, inputs, sp, out);
   return out;
@@ -601,14 +602,14 @@ template <bool kMax, class V> void arg_typed(const Tensor& x, const Space& sp, T
 
 Tensor arg_impl(bool is_max, const Tensor& x, std::optional<std::int64_t> axis, bool keepdims) {
   const char* name = is_max ? "argmax" : "argmin";
-  if (!x.valid()) throw std::invalid_argument(fmt::format("`{}` of a null tensor", name));
+  if (!x.valid()) throw ValueError(fmt::format("`{}` of a null tensor", name));
   std::vector<std::int64_t> list;
   if (axis) list.push_back(*axis);
   const Axes axes = axis ? Axes(std::span<const std::int64_t>(list)) : Axes::all();
   const Space sp = make_space(x.shape(), axes, keepdims);
   if (sp.R == 0 && sp.K > 0)
-    throw std::invalid_argument(fmt::format("`{}` of an empty sequence: shape {}, {}", name,
-                                            shape_to_string(x.shape()), axes_text(axes)));
+    throw ValueError(fmt::format("`{}` of an empty sequence: shape {}, {}", name,
+                                 shape_to_string(x.shape()), axes_text(axes)));
   Tensor out = Tensor::empty(DType::Int64, sp.out_shape);
   visit_dtype(x.dtype(), [&]<class V>() {
     if (is_max) arg_typed<true, V>(x, sp, out);
@@ -646,8 +647,7 @@ DType reduce_result_dtype(ReduceOp op, DType input) {
 }
 
 Tensor reduce(ReduceOp op, const Tensor& x, const Axes& axes, bool keepdims) {
-  if (!x.valid())
-    throw std::invalid_argument(fmt::format("`{}` of a null tensor", reduce_op_name(op)));
+  if (!x.valid()) throw ValueError(fmt::format("`{}` of a null tensor", reduce_op_name(op)));
   const ScalarProgram& p = identity_program(x.dtype());
   return reduce_impl(op, p, std::span<const Tensor>(&x, 1), axes, keepdims);
 }

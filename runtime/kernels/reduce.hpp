@@ -50,7 +50,7 @@ class Axes {
 /// when `keepdims`. Float sums are pairwise (float32 accumulates in double),
 /// integer sums and products wrap in int64. Max and min propagate NaN. An
 /// empty sum is 0, product 1, any false, all true, mean NaN; an empty max or
-/// min throws std::invalid_argument naming the shape. Large reductions run on
+/// min throws ValueError naming the shape. Large reductions run on
 /// the thread pool, with results independent of the number of threads.
 Tensor reduce(ReduceOp op, const Tensor& x, const Axes& axes = Axes::all(), bool keepdims = false);
 
@@ -66,7 +66,7 @@ Tensor all(const Tensor& x, const Axes& axes = Axes::all(), bool keepdims = fals
 /// Index (int64) of the first maximum along `axis`, or of the flattened
 /// tensor when `axis` is nullopt (NumPy semantics: a NaN counts as the
 /// maximum). `keepdims` keeps the reduced axis (all axes for nullopt) with
-/// extent 1. Throws std::invalid_argument for an empty reduction.
+/// extent 1. Throws ValueError for an empty reduction.
 Tensor argmax(const Tensor& x, std::optional<std::int64_t> axis = std::nullopt,
               bool keepdims = false);
 /// As argmax, for the first minimum.

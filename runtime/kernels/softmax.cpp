@@ -3,7 +3,6 @@
 #include "runtime/kernels/softmax.hpp"
 
 #include <cmath>
-#include <stdexcept>
 #include <vector>
 
 #include <fmt/format.h>
@@ -12,6 +11,7 @@
 #include "runtime/kernels/reduce.hpp"
 #include "runtime/shape.hpp"
 #include "runtime/thread_pool.hpp"
+#include "support/error.hpp"
 
 namespace rw {
 
@@ -93,8 +93,8 @@ void softmax_lines(const Tensor& x, Tensor& out, std::int64_t axis) {
 }
 
 template <bool kLog> Tensor softmax_impl(const char* name, const Tensor& x, std::int64_t axis) {
-  if (!x.valid()) throw std::invalid_argument(fmt::format("`{}` of a null tensor", name));
-  if (x.ndim() == 0) throw std::invalid_argument(fmt::format("`{}` of a 0-d tensor", name));
+  if (!x.valid()) throw ValueError(fmt::format("`{}` of a null tensor", name));
+  if (x.ndim() == 0) throw ValueError(fmt::format("`{}` of a 0-d tensor", name));
   const std::int64_t a = normalize_axis(axis, x.ndim());
   const DType t = float_result(x.dtype());
   Tensor out = Tensor::empty(t, x.shape());
@@ -107,12 +107,10 @@ template <bool kLog> Tensor softmax_impl(const char* name, const Tensor& x, std:
 }
 
 void check_pair(const char* name, const Tensor& dy, const Tensor& y) {
-  if (!dy.valid() || !y.valid())
-    throw std::invalid_argument(fmt::format("`{}`: null operand", name));
+  if (!dy.valid() || !y.valid()) throw ValueError(fmt::format("`{}`: null operand", name));
   if (dy.shape() != y.shape())
-    throw std::invalid_argument(fmt::format("`{}`: dy has shape {}, the output has {}", name,
-                                            shape_to_string(dy.shape()),
-                                            shape_to_string(y.shape())));
+    throw ValueError(fmt::format("`{}`: dy has shape {}, the output has {}", name,
+                                 shape_to_string(dy.shape()), shape_to_string(y.shape())));
 }
 
 }  // namespace

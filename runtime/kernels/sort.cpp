@@ -6,13 +6,13 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
-#include <stdexcept>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "runtime/kernels/elemwise.hpp"
 #include "runtime/shape.hpp"
+#include "support/error.hpp"
 
 namespace rw {
 
@@ -43,7 +43,7 @@ struct AxisLast {
 };
 
 AxisLast axis_last(const Tensor& x, std::int64_t axis, const char* name) {
-  if (x.ndim() == 0) throw std::invalid_argument(fmt::format("`{}` of a 0-d tensor", name));
+  if (x.ndim() == 0) throw ValueError(fmt::format("`{}` of a 0-d tensor", name));
   const std::int64_t a = normalize_axis(axis, x.ndim());
   std::vector<std::int64_t> perm;
   for (std::int64_t d = 0; d < x.ndim(); ++d)
@@ -96,9 +96,8 @@ TopKResult topk(const Tensor& x, std::int64_t k, std::int64_t axis) {
   AxisLast al = axis_last(x, axis, "topk");
   const std::int64_t m = k < 0 ? -k : k;
   if (k == 0 || m > al.n)
-    throw std::invalid_argument(
-        fmt::format("`topk`: k = {} for an axis of extent {}; expected 1 <= |k| <= {}", k, al.n,
-                    al.n));
+    throw ValueError(fmt::format("`topk`: k = {} for an axis of extent {}; expected 1 <= |k| <= {}",
+                                 k, al.n, al.n));
   Shape out_shape = al.t.shape();
   out_shape.back() = m;
   Tensor values = Tensor::empty(x.dtype(), out_shape);
@@ -123,7 +122,7 @@ TopKResult topk(const Tensor& x, std::int64_t k, std::int64_t axis) {
 }
 
 Tensor median_last_axis(const Tensor& x) {
-  if (x.ndim() == 0) throw std::invalid_argument("`median` of a 0-d tensor");
+  if (x.ndim() == 0) throw ValueError("`median` of a 0-d tensor");
   const DType d = float_result(x.dtype());
   const Tensor t = x.astype(DType::Float64).contiguous();
   const std::int64_t n = t.shape().back();
@@ -152,7 +151,8 @@ Tensor median_last_axis(const Tensor& x) {
 
 Tensor searchsorted(const Tensor& a, const Tensor& v, bool right) {
   if (a.ndim() != 1)
-    throw std::invalid_argument(fmt::format("`searchsorted`: the sorted array has {} dimensions, expected 1", a.ndim()));
+    throw ValueError(
+        fmt::format("`searchsorted`: the sorted array has {} dimensions, expected 1", a.ndim()));
   const DType common = promote(a.dtype(), v.dtype());
   const Tensor sa = a.astype(common);
   const Tensor sv = v.astype(common);
@@ -173,17 +173,18 @@ Tensor searchsorted(const Tensor& a, const Tensor& v, bool right) {
 
 Tensor bincount(const Tensor& x, const Tensor* weights, std::int64_t minlength) {
   if (x.ndim() != 1 || !is_integer(x.dtype()))
-    throw std::invalid_argument(
-        fmt::format("`bincount`: x is {}[{}-d], expected a vector of integers", dtype_name(x.dtype()), x.ndim()));
-  if (minlength < 0) throw std::invalid_argument("`bincount`: minlength is negative");
+    throw ValueError(fmt::format("`bincount`: x is {}[{}-d], expected a vector of integers",
+                                 dtype_name(x.dtype()), x.ndim()));
+  if (minlength < 0) throw ValueError("`bincount`: minlength is negative");
   if (weights && (weights->ndim() != 1 || weights->size() != x.size()))
-    throw std::invalid_argument(fmt::format("`bincount`: {} weights for {} values", weights->size(), x.size()));
+    throw ValueError(
+        fmt::format("`bincount`: {} weights for {} values", weights->size(), x.size()));
   const Tensor xi = x.astype(DType::Int64);
   const std::int64_t* p = xi.data<std::int64_t>();
   std::int64_t bins = minlength;
   for (std::int64_t i = 0; i < xi.size(); ++i) {
     if (p[i] < 0)
-      throw std::invalid_argument(fmt::format("`bincount`: value {} at position {} is negative", p[i], i));
+      throw ValueError(fmt::format("`bincount`: value {} at position {} is negative", p[i], i));
     bins = std::max(bins, p[i] + 1);
   }
   check_shape_size(std::span(&bins, 1));
@@ -222,9 +223,9 @@ std::pair<Tensor, Tensor> unique(const Tensor& x) {
 }
 
 Tensor diff(const Tensor& x, std::int64_t n, std::int64_t axis) {
-  if (x.ndim() == 0) throw std::invalid_argument("`diff` of a 0-d tensor");
-  if (x.dtype() == DType::Bool) throw std::invalid_argument("`diff` of bools");
-  if (n < 0) throw std::invalid_argument(fmt::format("`diff`: order {} is negative", n));
+  if (x.ndim() == 0) throw ValueError("`diff` of a 0-d tensor");
+  if (x.dtype() == DType::Bool) throw ValueError("`diff` of bools");
+  if (n < 0) throw ValueError(fmt::format("`diff`: order {} is negative", n));
   const std::int64_t a = normalize_axis(axis, x.ndim());
   Tensor cur = x.copy();
   for (std::int64_t k = 0; k < n; ++k) {

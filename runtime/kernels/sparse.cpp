@@ -5,13 +5,14 @@
 #include <algorithm>
 #include <cstring>
 #include <numeric>
-#include <stdexcept>
 #include <type_traits>
 #include <vector>
 
 #include <Eigen/Dense>
 #include <Eigen/SparseCore>
 #include <fmt/format.h>
+
+#include "support/error.hpp"
 
 namespace rw {
 
@@ -72,7 +73,7 @@ template <class M> Tensor pack(M&& m) {
 }
 
 void require(bool ok, const std::string& message) {
-  if (!ok) throw std::invalid_argument(message);
+  if (!ok) throw ValueError(message);
 }
 
 std::string shape_of(const SparseView& v) { return fmt::format("({}, {})", v.rows, v.cols); }
@@ -204,7 +205,7 @@ Tensor sparse_mul_dense(const Tensor& s, const Tensor& d) {
           fmt::format("sparse_mul_dense: the dense operand must be a {} tensor of rank 0 to 2",
                       dtype_name(v.dtype)));
   const std::int64_t target[] = {v.rows, v.cols};
-  const Tensor db = d.broadcast_to(target);  // throws std::invalid_argument when it does not broadcast
+  const Tensor db = d.broadcast_to(target);  // throws ValueError when it does not broadcast
   const std::int64_t s0 = db.strides()[0], s1 = db.strides()[1];
   SparseBuffer b = same_pattern(v);
   return visit_float(v.dtype, [&]<class T>() {

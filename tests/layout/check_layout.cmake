@@ -3,19 +3,20 @@ cmake_policy(SET CMP0057 NEW)
 # a folder may include its own headers and those of the folders it depends on,
 # and nothing reaches another folder through "../".
 #   cmake -DROOT=<source dir> -P check_layout.cmake
-set(allowed_runtime        "runtime")
-set(allowed_engine/graph   "engine/graph;runtime")
-set(allowed_engine/unify   "engine/unify;engine/graph;runtime")
-set(allowed_engine/rewrite "engine/rewrite;engine/unify;engine/graph;runtime")
-set(allowed_engine/dsl     "engine/dsl;engine/rewrite;engine/unify;engine/graph;runtime")
-set(allowed_ops            "ops;engine/rewrite;engine/unify;engine/graph;runtime")
-set(allowed_engine/grad    "engine/grad;ops;engine/rewrite;engine/unify;engine/graph;runtime")
-set(allowed_engine/compile "engine/compile;engine/grad;ops;engine/rewrite;engine/unify;engine/graph;runtime")
+set(allowed_support        "support")
+set(allowed_runtime        "runtime;support")
+set(allowed_engine/graph   "engine/graph;runtime;support")
+set(allowed_engine/unify   "engine/unify;engine/graph;runtime;support")
+set(allowed_engine/rewrite "engine/rewrite;engine/unify;engine/graph;runtime;support")
+set(allowed_engine/dsl     "engine/dsl;engine/rewrite;engine/unify;engine/graph;runtime;support")
+set(allowed_ops            "ops;engine/rewrite;engine/unify;engine/graph;runtime;support")
+set(allowed_engine/grad    "engine/grad;ops;engine/rewrite;engine/unify;engine/graph;runtime;support")
+set(allowed_engine/compile "engine/compile;engine/grad;ops;engine/rewrite;engine/unify;engine/graph;runtime;support")
 set(allowed_rules          "rules")
-set(ours "runtime;engine;ops;rules;tools;rw;tests")
+set(ours "support;runtime;engine;ops;rules;tools;rw;tests")
 
 set(errors "")
-foreach(folder rules runtime engine/graph engine/unify engine/rewrite engine/dsl ops engine/grad
+foreach(folder rules support runtime engine/graph engine/unify engine/rewrite engine/dsl ops engine/grad
         engine/compile)
   file(GLOB_RECURSE files "${ROOT}/${folder}/*.hpp" "${ROOT}/${folder}/*.cpp")
   foreach(f IN LISTS files)

@@ -98,3 +98,31 @@ TEST_CASE("a failed call leaves shared variables as they were", "[ops]") {
   CHECK(w.get_value().at({1}) == 2.0);
   CHECK(w.get_value().at({2}) == 3.0);
 }
+
+TEST_CASE(
+    "a kernel's error reaches the caller as an rw::Error kind with the Op's name in front, once",
+    "[ops]") {
+  // The runtime throws ValueError/IndexError; the Op adds "`op`: " in front.
+  Var m = rw::matrix("m"), n = rw::matrix("n");
+  auto f = rw::function({m, n}, rw::matmul(m, n));
+  const std::string matmul_error = nested_message([&] {
+    (void)f(Tensor::zeros({2, 3}), Tensor::zeros({4, 5}));
+  });
+  // The kernel names matmul already: no second "`matmul`: " in front.
+  CHECK(matmul_error ==
+        "`matmul` of shapes (2, 3) and (4, 5): the inner dimensions 3 and 4 differ");
+  Var v = rw::vector("v", DType::Float64), i = rw::scalar("i", DType::Int64);
+  auto g = rw::function({v, i}, rw::subtensor(v, {i}));
+  try {
+    (void)g(Tensor::zeros({3}), Tensor::scalar(std::int64_t{7}));
+    FAIL("an index out of bounds was accepted");
+  } catch (const ExecutionError& e) {
+    try {
+      std::rethrow_if_nested(e);
+    } catch (const IndexError& inner) {
+      CHECK_THAT(inner.what(), Catch::Contains("index 7 is out of bounds for axis 0 with size 3"));
+      // An IndexError is an rw::Error, so one catch clause sees every layer's errors.
+      CHECK(dynamic_cast<const Error*>(&inner) != nullptr);
+    }
+  }
+}

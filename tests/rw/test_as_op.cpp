@@ -91,7 +91,7 @@ TEST_CASE("a registered as_op is read by graph files and matched by rules", "[as
   rw::OpRegistry ops = rw::standard_registry();
   rw::register_as_op(ops, clip01);
   CHECK(ops.find("clip01")->doc == "x clamped to [0, 1]");
-  CHECK_THROWS_AS(rw::register_as_op(ops, clip01), std::invalid_argument);  // the name is taken
+  CHECK_THROWS_AS(rw::register_as_op(ops, clip01), rw::ValueError);  // the name is taken
 
   const rw::dsl::GraphFile g = rw::dsl::load_graph_text(
       "clip.graph", "input x f64[?]\ny = clip01(clip01(x))\noutput y\n", ops,

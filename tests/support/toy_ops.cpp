@@ -66,8 +66,8 @@ void ToyOp::perform(const Apply&, std::span<const Tensor> in, std::span<Tensor> 
   const Tensor a = a0.is_contiguous() ? a0 : a0.copy();
   const Tensor b = b0.is_contiguous() ? b0 : b0.copy();
   if (a.ndim() > 0 && b.ndim() > 0 && a.shape() != b.shape())
-    throw std::invalid_argument("toy `" + name_ + "`: shapes " + shape_to_string(a.shape()) +
-                                " and " + shape_to_string(b.shape()) + " do not match");
+    throw ValueError("toy `" + name_ + "`: shapes " + shape_to_string(a.shape()) + " and " +
+                     shape_to_string(b.shape()) + " do not match");
   const Tensor& big = a.ndim() >= b.ndim() ? a : b;
   Tensor& r = out[0];
   if (!(r.valid() && r.dtype() == DType::Float64 && r.shape() == big.shape() && r.is_contiguous()))

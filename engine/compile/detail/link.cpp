@@ -1,13 +1,13 @@
 // The linker: run order, slots, last reads, and which freed buffer each node
 // output is handed (a static plan, so the VM only follows it).
 #include <algorithm>
-#include <stdexcept>
 #include <unordered_map>
 
 #include "engine/compile/aliasing.hpp"
 #include "engine/compile/detail/program.hpp"
 #include "engine/compile/schedule.hpp"
 #include "engine/graph/op.hpp"
+#include "support/error.hpp"
 
 namespace rw::detail {
 
@@ -78,7 +78,8 @@ void link(Program& p) {
     for (const Var& in : p.order[k]->inputs()) last_read[slot_of.at(in.get())] = static_cast<std::int64_t>(k);
   for (const Var& out : fg.outputs()) {
     const std::uint32_t s = slot_of.at(out.get());
-    if (is_output[s]) throw std::logic_error("link: a variable is returned twice");
+    RW_ASSERT(!is_output[s],
+              "link: a variable is returned twice (outputs are deduplicated before)");
     is_output[s] = 1;
     p.output_slots.push_back(s);
   }

@@ -181,6 +181,10 @@ TEST_CASE("evaluating a guard with an unbound variable is a caller bug", "[dsl]"
   const CheckedRule r = rule_with("float(x) and float(y)");
   Bindings b(r.vars.size());
   b.bind(*r.find_var("x"), input(DType::Float64, {}));
+  // A broken invariant: InternalError from RW_ASSERT, with guard.cpp's file and line.
+  CHECK_THROWS_AS(r.guard->evaluate(b), InternalError);
   CHECK_THROWS_WITH(r.guard->evaluate(b),
-                    "guard `float(x) and float(y)` read `y`, which is not bound to a variable");
+                    Catch::Matches("^.*engine/dsl/guard\\.cpp:[0-9]+: internal error: guard "
+                                   "`float\\(x\\) and float\\(y\\)` read `y`, which is not bound "
+                                   "to a variable \\(v && \\*v\\)$"));
 }

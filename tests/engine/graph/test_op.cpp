@@ -211,6 +211,6 @@ TEST_CASE("the registry refuses bad requests naming what was wrong", "[graph]") 
                       Catch::Contains("given twice"));
   OpRegistry r2 = make_registry();
   REQUIRE_THROWS_AS(r2.add({.name = "add", .factory = [](const Props&) { return OpPtr(); }}),
-                    std::invalid_argument);
-  REQUIRE_THROWS_AS(r2.add_alias("x", "nope"), std::invalid_argument);
+                    rw::ValueError);
+  REQUIRE_THROWS_AS(r2.add_alias("x", "nope"), rw::ValueError);
 }
