@@ -227,8 +227,9 @@ options of `rwcheck GRAPH`:
   --profile         per rule: attempts, applications, nodes created and removed, time;
                     and the rules that never fired
   --no-times        print `-` for times (output that is the same run after run)
-  --dot FILE        write the graph before and after as Graphviz, nodes created by
-                    rules marked with the rule's name
+  --dot PREFIX      write the graph before and after as Graphviz files,
+                    PREFIX.before.dot and PREFIX.after.dot; nodes created by rules
+                    marked with the rule's name
   --expand-ofg      print each OpFromGraph node (a `def` of the graph file) with its
                     inner graph beneath it, instead of each inner graph once at the end
   --full            print the whole graph: without it, the tree stops after 200 lines

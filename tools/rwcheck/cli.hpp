@@ -77,7 +77,7 @@ struct Options {
   bool debug_mode = false;
   /// `--why-not RULE`.
   std::optional<std::string> why_not;
-  /// `--dot FILE`.
+  /// `--dot PREFIX`: PREFIX.before.dot and PREFIX.after.dot.
   std::optional<std::string> dot;
   /// Verify (and --debug-mode): `--seed N`; verify: `--trials N`, `--rule
   /// NAME` (only that rule).

@@ -327,6 +327,26 @@ Json diagnostic_json(const dsl::Diagnostic& d, std::string_view kind) {
   return json;
 }
 
+// Writes `text` to `path`, replacing the file; false when it cannot.
+bool write_file(const std::string& path, const std::string& text) {
+  std::ofstream file(path, std::ios::binary);
+  return (file << text) && file.flush();
+}
+
+// What the pictures call each output: the name the graph file binds it to
+// (`output loss`), else its expression as loaded.
+std::vector<std::string> output_labels(const dsl::GraphFile& file,
+                                       const std::vector<std::string>& exprs) {
+  std::vector<std::string> labels = exprs;
+  for (std::size_t k = 0; k < file.outputs.size() && k < labels.size(); ++k)
+    for (const auto& [name, var] : file.names)
+      if (var == file.outputs[k]) {
+        labels[k] = name;
+        break;
+      }
+  return labels;
+}
+
 int bad_input(std::ostream& err, const std::string& message) {
   err << "rwcheck: error: " << message << "\n";
   return kExitBadInput;
@@ -438,9 +458,10 @@ int run_graph(const Options& o, std::ostream& out, std::ostream& err, const Chec
 
   const std::size_t nodes_before = fg.num_nodes();
   const std::vector<std::string> before = output_exprs(fg);
+  const std::vector<std::string> labels = output_labels(*graph.value, before);
+  const std::string before_title = "before: " + nodes_text(nodes_before);
   const std::string dot_before =
-      o.dot ? dot_cluster(fg, *provenance, "before", "before: " + nodes_text(nodes_before))
-            : std::string();
+      o.dot ? dot_graph(fg, *provenance, "before", before_title, labels) : std::string();
 
   PassReport report;
   try {
@@ -471,12 +492,17 @@ int run_graph(const Options& o, std::ostream& out, std::ostream& err, const Chec
     summary =
         summarize_profile(profile, rules, rules.db->selected_names(mode->query()), *provenance);
 
+  const std::string heading =
+      fmt::format("graph {}: mode {}, {}", graph_name, mode->name(), describe_sources(rules));
+  const std::string after_title = "after: " + nodes_text(nodes_after);
+  const std::string dot_after =
+      o.dot ? dot_graph(fg, *provenance, "after", after_title, labels) : std::string();
   if (o.dot) {
-    const std::string text = dot_file(
-        dot_before, dot_cluster(fg, *provenance, "after", "after: " + nodes_text(nodes_after)));
-    std::ofstream file(*o.dot, std::ios::binary);
-    if (!(file << text) || !file.flush())
-      return bad_input(err, fmt::format("--dot: cannot write `{}`", *o.dot));
+    for (const auto& [suffix, text] : {std::pair{".before.dot", &dot_before},
+                                       std::pair{".after.dot", &dot_after}}) {
+      const std::string path = *o.dot + suffix;
+      if (!write_file(path, *text)) return bad_input(err, fmt::format("--dot: cannot write `{}`", path));
+    }
   }
 
   if (o.json) {
@@ -512,14 +538,14 @@ int run_graph(const Options& o, std::ostream& out, std::ostream& err, const Chec
                  {"problems", lines_of(report.problems())},
                  {"events", std::move(events)}};
     if (why) json["why_not"] = why_not_json(*why);
-    if (summary) json["profile"] = profile_json(*summary, !o.no_times);
+    if (o.profile) json["profile"] = profile_json(*summary, !o.no_times);
     if (debugged)
       json["debug_mode"] = {{"ok", debugged->ok},
                             {"arguments", debugged->arguments},
                             {"finding", debugged->finding}};
     out << json_text(json);
   } else {
-    out << fmt::format("graph {}: mode {}, {}\n", graph_name, mode->name(), describe_sources(rules));
+    out << heading << "\n";
     out << fmt::format("before: {}\n", nodes_text(nodes_before));
     out << format_outputs(before, o.full);
     if (o.trace) out << format_trace(*provenance);
@@ -530,7 +556,7 @@ int run_graph(const Options& o, std::ostream& out, std::ostream& err, const Chec
     out << format_outputs(after, o.full);
     out << print_graph(fg.outputs(), o.expand_ofg, tree_options(o));
     if (why) out << format_why_not(*why);
-    if (summary) out << format_profile(*summary, !o.no_times);
+    if (o.profile) out << format_profile(*summary, !o.no_times);
     if (debugged && debugged->ok)
       out << fmt::format("debug mode: no finding (seed {}: {})\n", o.seed, debugged->arguments);
     else if (debugged)

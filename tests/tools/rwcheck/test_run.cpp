@@ -1,5 +1,5 @@
-// rwcheck GRAPH: the final graph, --trace, --json, --why-not, --profile and
-// --dot, checked against golden files; and the built executable.
+// rwcheck GRAPH: the final graph, --trace, --json, --why-not and --profile,
+// checked against golden files; and the built executable.
 #include <cstdio>
 #include <filesystem>
 #include <sys/wait.h>
@@ -138,23 +138,6 @@ TEST_CASE("--mode, --include and --exclude select what runs", "[rwcheck]") {
       with_rules({"--mode", "fast_compile", "--include", "stabilize", "examples/softplus.graph"}),
       pt_environment());
   CHECK(fc.out.find("output 0: softplus(x * w / w * 1)") != std::string::npos);
-}
-
-TEST_CASE("--dot draws the graph before and after", "[rwcheck]") {
-  const auto path = std::filesystem::path(RW_BINARY_DIR) / "rwcheck_test_softplus.dot";
-  std::filesystem::remove(path);
-  const auto r =
-      rwcheck(with_rules({"--dot", path.string(), "examples/softplus.graph"}), pt_environment());
-  CHECK(r.status == 0);
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  check_golden("softplus.dot", text.str());
-
-  const auto bad = rwcheck(
-      with_rules({"--dot", "/nonexistent/dir/x.dot", "examples/softplus.graph"}), pt_environment());
-  CHECK(bad.status == 2);
-  CHECK(bad.err == "rwcheck: error: --dot: cannot write `/nonexistent/dir/x.dot`\n");
 }
 
 TEST_CASE("rules come from files or directories, in order", "[rwcheck]") {
