@@ -62,6 +62,7 @@ class CommandLine {
     values("--explain", explain_, kRunOnly);
     value("--why-not", o.why_not, kRunOnly);
     value("--dot", o.dot, kRunOnly);
+    value("--html", o.html, kRunOnly);
     flag("--debug-mode", o.debug_mode, kRunOnly);
     seed_ = value("--seed", seed_text_, kRunAndVerify);
     trials_ = value("--trials", trials_text_, kVerifyOnly);
@@ -230,6 +231,8 @@ options of `rwcheck GRAPH`:
   --dot PREFIX      write the graph before and after as Graphviz files,
                     PREFIX.before.dot and PREFIX.after.dot; nodes created by rules
                     marked with the rule's name
+  --html FILE       write one page with both graphs as pictures (drawn by Graphviz's
+                    `dot`, when it is on PATH), the trace and the profile
   --expand-ofg      print each OpFromGraph node (a `def` of the graph file) with its
                     inner graph beneath it, instead of each inner graph once at the end
   --full            print the whole graph: without it, the tree stops after 200 lines

@@ -79,6 +79,8 @@ struct Options {
   std::optional<std::string> why_not;
   /// `--dot PREFIX`: PREFIX.before.dot and PREFIX.after.dot.
   std::optional<std::string> dot;
+  /// `--html FILE`.
+  std::optional<std::string> html;
   /// Verify (and --debug-mode): `--seed N`; verify: `--trials N`, `--rule
   /// NAME` (only that rule).
   std::uint64_t seed = 0;

@@ -27,6 +27,7 @@
 #include "tools/rwcheck/cli.hpp"
 #include "tools/rwcheck/debug_run.hpp"
 #include "tools/rwcheck/dot.hpp"
+#include "tools/rwcheck/html_report.hpp"
 #include "tools/rwcheck/inner_graphs.hpp"
 #include "tools/rwcheck/json.hpp"
 #include "tools/rwcheck/lint.hpp"
@@ -443,10 +444,10 @@ int run_graph(const Options& o, std::ostream& out, std::ostream& err, const Chec
   for (const OpFromGraph* op : defs) def_nodes_before.push_back(count_nodes(fg, *op));
 
   auto pass_printer = std::make_shared<PassPrinter>(fg, o);
-  // The firings' expressions are printed by --trace and --json only.
-  auto provenance = std::make_shared<Provenance>(why_rule ? why_rule->rule->name : "",
-                                                 /*exprs=*/o.trace || o.json ||
-                                                     !o.explain.empty());
+  // The firings' expressions are printed by --trace, --json and --html only.
+  auto provenance = std::make_shared<Provenance>(
+      why_rule ? why_rule->rule->name : "",
+      /*exprs=*/o.trace || o.json || !o.explain.empty() || o.html);
   fg.attach_feature(provenance);
   Trace trace;
   trace.subscribe(provenance);
@@ -454,14 +455,16 @@ int run_graph(const Options& o, std::ostream& out, std::ostream& err, const Chec
   auto attempts = std::make_shared<AttemptRecorder>(*provenance);
   if (o.attempts) trace.subscribe(attempts);
   RewriteProfile profile;
-  RewriteContext ctx{.trace = &trace, .profile = o.profile ? &profile : nullptr};
+  // --html shows the profile too.
+  const bool profiled = o.profile || o.html;
+  RewriteContext ctx{.trace = &trace, .profile = profiled ? &profile : nullptr};
 
   const std::size_t nodes_before = fg.num_nodes();
   const std::vector<std::string> before = output_exprs(fg);
   const std::vector<std::string> labels = output_labels(*graph.value, before);
   const std::string before_title = "before: " + nodes_text(nodes_before);
   const std::string dot_before =
-      o.dot ? dot_graph(fg, *provenance, "before", before_title, labels) : std::string();
+      o.dot || o.html ? dot_graph(fg, *provenance, "before", before_title, labels) : std::string();
 
   PassReport report;
   try {
@@ -488,7 +491,7 @@ int run_graph(const Options& o, std::ostream& out, std::ostream& err, const Chec
   if (o.debug_mode)
     debugged = debug_run(graph.value->inputs, graph.value->outputs, *mode, o.seed);
   std::optional<ProfileSummary> summary;
-  if (o.profile)
+  if (profiled)
     summary =
         summarize_profile(profile, rules, rules.db->selected_names(mode->query()), *provenance);
 
@@ -496,13 +499,26 @@ int run_graph(const Options& o, std::ostream& out, std::ostream& err, const Chec
       fmt::format("graph {}: mode {}, {}", graph_name, mode->name(), describe_sources(rules));
   const std::string after_title = "after: " + nodes_text(nodes_after);
   const std::string dot_after =
-      o.dot ? dot_graph(fg, *provenance, "after", after_title, labels) : std::string();
+      o.dot || o.html ? dot_graph(fg, *provenance, "after", after_title, labels) : std::string();
   if (o.dot) {
     for (const auto& [suffix, text] : {std::pair{".before.dot", &dot_before},
                                        std::pair{".after.dot", &dot_after}}) {
       const std::string path = *o.dot + suffix;
       if (!write_file(path, *text)) return bad_input(err, fmt::format("--dot: cannot write `{}`", path));
     }
+  }
+  if (o.html) {
+    const HtmlPage page = html_page({.heading = heading,
+                                     .before = {before_title, dot_before},
+                                     .after = {after_title, dot_after},
+                                     .trace = format_trace(*provenance),
+                                     .profile = format_profile(*summary, !o.no_times)},
+                                    env.graphviz);
+    if (!write_file(*o.html, page.html))
+      return bad_input(err, fmt::format("--html: cannot write `{}`", *o.html));
+    if (!page.why_no_svg.empty())
+      err << "rwcheck: warning: --html: " << page.why_no_svg
+          << "; the page shows the graphs as Graphviz text\n";
   }
 
   if (o.json) {
