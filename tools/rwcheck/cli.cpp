@@ -70,7 +70,7 @@ class CommandLine {
     app_.add_option("arguments", positional_);
   }
 
-  /// Parses `args` for `command`; throws CliError.
+  /// Parses `args` into `o`, whose command is already set; throws CliError.
   void parse(std::span<const std::string> args, Options& o) {
     // CLI11 takes the arguments last first.
     std::vector<std::string> reversed(args.rbegin(), args.rend());

@@ -60,6 +60,7 @@ std::string dumped_dom(const std::string& chromium, const std::filesystem::path&
     for (std::size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) dom.append(buf, n);
     pclose(p);
   }
+  std::filesystem::remove_all(profile);
   return dom;
 }
 
