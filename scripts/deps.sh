@@ -4,7 +4,8 @@
 #   scripts/deps.sh --fuzz    also clang and libFuzzer (scripts/fuzz.sh)
 set -euo pipefail
 pkgs=(g++ cmake ninja-build ccache libboost-dev libboost-graph-dev libeigen3-dev libfmt-dev
-      catch2 pkg-config libsleef-dev)
+      catch2 pkg-config libsleef-dev libcli11-dev nlohmann-json3-dev
+      graphviz chromium)
 if [ "${1:-}" = "--fuzz" ]; then
   pkgs+=(clang-14 libclang-rt-14-dev)
 fi

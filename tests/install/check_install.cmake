@@ -46,6 +46,16 @@ foreach(f cmake/rwgraph/rwgraphConfig.cmake cmake/rwgraph/rwgraphTargets.cmake)
   endif()
 endforeach()
 
+# Only rwcheck is built with CLI11 and nlohmann-json: the package a consumer
+# finds must not ask for them.
+file(GLOB package_files "${libdir}/cmake/rwgraph/*.cmake")
+foreach(f ${package_files} "${pc_file}")
+  file(READ "${f}" text)
+  if(text MATCHES "CLI11|nlohmann")
+    message(FATAL_ERROR "${f} names a dependency of rwcheck only (CLI11 or nlohmann_json)")
+  endif()
+endforeach()
+
 # The installed rwcheck, run outside the checkout.
 run("rwcheck --version" "${prefix}/bin/rwcheck" --version)
 expect("rwcheck --version" "${out}" "^rwcheck [0-9]+\\.[0-9]+\\.[0-9]+\n")

@@ -1,10 +1,13 @@
-// Parsing rwcheck's command line.
+// Parsing rwcheck's command line: CLI11 reads the options (values apart or
+// after `=`, repeatable ones, `--`), this file says which command takes
+// which, and words CLI11's errors as rwcheck's other errors are worded.
 #include "tools/rwcheck/cli.hpp"
 
 #include <algorithm>
 #include <charconv>
 #include <vector>
 
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include "engine/graph/suggest.hpp"
@@ -13,14 +16,17 @@ namespace rw::check {
 
 namespace {
 
-const std::vector<std::string>& known_options() {
-  static const std::vector<std::string> names = {
-      "--rules",   "--mode",     "--include", "--exclude", "--trace",  "--json", "--why-not",
-      "--profile", "--no-times", "--dot",     "--seed",    "--trials", "--rule", "--help",
-      "--expand-ofg", "--strict", "--full", "--version", "--add-rules", "--print-after",
-      "--print-after-all", "--explain", "--attempts", "--debug-mode"};
-  return names;
-}
+// The commands an option belongs to, and how an error says so.
+struct Belongs {
+  bool run = true, lint = false, verify = false;
+  std::string_view where = "`rwcheck GRAPH`";
+};
+constexpr Belongs kRunOnly{};
+constexpr Belongs kEvery{.lint = true, .verify = true};
+constexpr Belongs kRunAndVerify{.verify = true, .where = "`rwcheck GRAPH` and `rwcheck verify`"};
+constexpr Belongs kVerifyOnly{.run = false, .verify = true, .where = "`rwcheck verify`"};
+constexpr Belongs kRulesOption{
+    .where = "`rwcheck GRAPH`; `lint` and `verify` take rule files as arguments"};
 
 std::uint64_t parse_number(std::string_view option, const std::string& text) {
   std::uint64_t n = 0;
@@ -30,134 +36,151 @@ std::uint64_t parse_number(std::string_view option, const std::string& text) {
   return n;
 }
 
+/// The options of rwcheck as one CLI11 app, and which command takes each.
+class CommandLine {
+ public:
+  explicit CommandLine(Options& o) {
+    app_.set_help_flag();  // --help prints help_text(), not CLI11's
+    app_.allow_extras();   // unknown options are reported below, with a suggestion
+    flag("-h,--help", help_, kEvery);
+    flag("--version", version_, kEvery);
+    values("--rules", o.rules, kRulesOption);
+    values("--add-rules", o.add_rules, kRunOnly);
+    value("--mode", o.mode, kRunOnly);
+    values("--include", o.include, kRunOnly);
+    values("--exclude", o.exclude, kRunOnly);
+    flag("--strict", o.strict, kRunOnly);
+    flag("--trace", o.trace, kRunOnly);
+    flag("--expand-ofg", o.expand_ofg, kRunOnly);
+    flag("--full", o.full, kRunOnly);
+    flag("--json", o.json, kEvery);
+    flag("--profile", o.profile, kRunOnly);
+    flag("--no-times", o.no_times, kRunOnly);
+    values("--print-after", o.print_after, kRunOnly);
+    flag("--print-after-all", o.print_after_all, kRunOnly);
+    flag("--attempts", o.attempts, kRunOnly);
+    values("--explain", explain_, kRunOnly);
+    value("--why-not", o.why_not, kRunOnly);
+    value("--dot", o.dot, kRunOnly);
+    value("--html", o.html, kRunOnly);
+    flag("--debug-mode", o.debug_mode, kRunOnly);
+    seed_ = value("--seed", seed_text_, kRunAndVerify);
+    trials_ = value("--trials", trials_text_, kVerifyOnly);
+    value("--rule", o.only_rule, kVerifyOnly);
+    app_.add_option("arguments", positional_);
+  }
+
+  /// Parses `args` into `o`, whose command is already set; throws CliError.
+  void parse(std::span<const std::string> args, Options& o) {
+    // CLI11 takes the arguments last first.
+    std::vector<std::string> reversed(args.rbegin(), args.rend());
+    try {
+      app_.parse(reversed);
+    } catch (const CLI::ParseError& e) {
+      throw CliError(reword(e));
+    }
+    if (help_ || version_) {
+      o.command = help_ ? Command::Help : Command::Version;
+      return;
+    }
+    for (const std::string& extra : app_.remaining()) {
+      if (extra == "--") continue;  // what follows it was taken as positional
+      const std::string name = extra.substr(0, extra.find('='));
+      std::string msg = fmt::format("unknown option `{}`", name);
+      if (const auto c = closest_name(name, names_)) msg += fmt::format("; did you mean `{}`?", *c);
+      throw CliError(msg);
+    }
+    for (const CLI::Option* opt : app_.parse_order()) {
+      const auto it = std::find_if(belongs_.begin(), belongs_.end(),
+                                   [&](const auto& b) { return b.first == opt; });
+      if (it == belongs_.end()) continue;  // a positional argument
+      const Belongs& b = it->second;
+      const bool ok = o.command == Command::Run ? b.run
+                      : o.command == Command::Lint ? b.lint
+                                                   : b.verify;
+      if (!ok) throw CliError(fmt::format("`{}` is an option of {}", name_of(*opt), b.where));
+    }
+    for (const std::string& k : explain_)
+      o.explain.push_back(static_cast<std::size_t>(parse_number("--explain", k)));
+    if (seed_->count()) o.seed = parse_number("--seed", seed_text_);
+    if (trials_->count()) {
+      o.trials = static_cast<std::size_t>(parse_number("--trials", trials_text_));
+      if (o.trials == 0) throw CliError("`--trials` must be at least 1");
+    }
+  }
+
+  const std::vector<std::string>& positional() const { return positional_; }
+
+ private:
+  void add(CLI::Option* opt, const Belongs& b) {
+    belongs_.emplace_back(opt, b);
+    names_.push_back(name_of(*opt));
+  }
+  void flag(const std::string& name, bool& f, const Belongs& b) {
+    add(app_.add_flag(name, f)->disable_flag_override(), b);
+  }
+  template <class T>
+  CLI::Option* value(const std::string& name, T& v, const Belongs& b) {
+    // Given twice, the last one counts.
+    CLI::Option* opt =
+        app_.add_option(name, v)->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+    add(opt, b);
+    return opt;
+  }
+  void values(const std::string& name, std::vector<std::string>& v, const Belongs& b) {
+    // One value each time: `--rules a.rules g.graph` leaves the graph alone.
+    add(app_.add_option(name, v)->allow_extra_args(false)->take_all(), b);
+  }
+  static std::string name_of(const CLI::Option& opt) {
+    return opt.get_lnames().empty() ? "-" + opt.get_snames().front()
+                                    : "--" + opt.get_lnames().front();
+  }
+
+  // CLI11's message (`--mode: 1 required TEXT missing`, `trace was given a
+  // disallowed flag override`) as rwcheck words it.
+  std::string reword(const CLI::ParseError& e) const {
+    const std::string what = e.what();
+    std::string word = what.substr(0, what.find_first_of(": "));
+    word.erase(0, word.find_first_not_of('-'));
+    const CLI::Option* opt = app_.get_option_no_throw("--" + word);
+    if (!opt) opt = app_.get_option_no_throw("-" + word);
+    if (!opt) return what;
+    if (what.find("flag override") != std::string::npos)
+      return fmt::format("`{}` takes no value", name_of(*opt));
+    if (what.find("missing") != std::string::npos)
+      return fmt::format("`{}` needs a value", name_of(*opt));
+    return fmt::format("`{}`: {}", name_of(*opt), what.substr(what.find(':') + 1));
+  }
+
+  CLI::App app_{"rwcheck"};
+  std::vector<std::pair<const CLI::Option*, Belongs>> belongs_;
+  std::vector<std::string> names_;  // for suggestions
+  std::vector<std::string> positional_;
+  std::vector<std::string> explain_;
+  std::string seed_text_, trials_text_;
+  CLI::Option* seed_ = nullptr;
+  CLI::Option* trials_ = nullptr;
+  bool help_ = false, version_ = false;
+};
+
 }  // namespace
 
 Options parse_args(std::span<const std::string> args) {
   Options o;
-  std::vector<std::string> positional;
-  std::size_t i = 0;
+  // A command is the first argument only: `rwcheck lint.graph` is a graph.
   if (!args.empty() && (args[0] == "lint" || args[0] == "verify")) {
     o.command = args[0] == "lint" ? Command::Lint : Command::Verify;
-    i = 1;
+    args = args.subspan(1);
   }
-  bool only_positional = false;
-  for (; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (only_positional || a.size() < 2 || a[0] != '-') {
-      positional.push_back(a);
-      continue;
-    }
-    if (a == "--") {
-      only_positional = true;
-      continue;
-    }
-    std::string name = a;
-    std::optional<std::string> inline_value;
-    if (const auto eq = a.find('='); eq != std::string::npos) {
-      name = a.substr(0, eq);
-      inline_value = a.substr(eq + 1);
-    }
-    auto value = [&]() -> std::string {
-      if (inline_value) return *inline_value;
-      if (i + 1 >= args.size()) throw CliError(fmt::format("`{}` needs a value", name));
-      return args[++i];
-    };
-    auto flag = [&](bool& f) {
-      if (inline_value) throw CliError(fmt::format("`{}` takes no value", name));
-      f = true;
-    };
-    const bool run = o.command == Command::Run, verify = o.command == Command::Verify;
-    auto only = [&](bool allowed, std::string_view where) {
-      if (!allowed) throw CliError(fmt::format("`{}` is an option of {}", name, where));
-    };
-    if (name == "-h" || name == "--help") {
-      bool unused = false;
-      flag(unused);
-      o.command = Command::Help;
-      return o;
-    } else if (name == "--version") {
-      bool unused = false;
-      flag(unused);
-      o.command = Command::Version;
-      return o;
-    } else if (name == "--rules") {
-      only(run, "`rwcheck GRAPH`; `lint` and `verify` take rule files as arguments");
-      o.rules.push_back(value());
-    } else if (name == "--add-rules") {
-      only(run, "`rwcheck GRAPH`");
-      o.add_rules.push_back(value());
-    } else if (name == "--mode") {
-      only(run, "`rwcheck GRAPH`");
-      o.mode = value();
-    } else if (name == "--include") {
-      only(run, "`rwcheck GRAPH`");
-      o.include.push_back(value());
-    } else if (name == "--exclude") {
-      only(run, "`rwcheck GRAPH`");
-      o.exclude.push_back(value());
-    } else if (name == "--strict") {
-      only(run, "`rwcheck GRAPH`");
-      flag(o.strict);
-    } else if (name == "--trace") {
-      only(run, "`rwcheck GRAPH`");
-      flag(o.trace);
-    } else if (name == "--expand-ofg") {
-      only(run, "`rwcheck GRAPH`");
-      flag(o.expand_ofg);
-    } else if (name == "--full") {
-      only(run, "`rwcheck GRAPH`");
-      flag(o.full);
-    } else if (name == "--json") {
-      flag(o.json);
-    } else if (name == "--profile") {
-      only(run, "`rwcheck GRAPH`");
-      flag(o.profile);
-    } else if (name == "--no-times") {
-      only(run, "`rwcheck GRAPH`");
-      flag(o.no_times);
-    } else if (name == "--print-after") {
-      only(run, "`rwcheck GRAPH`");
-      o.print_after.push_back(value());
-    } else if (name == "--print-after-all") {
-      only(run, "`rwcheck GRAPH`");
-      flag(o.print_after_all);
-    } else if (name == "--attempts") {
-      only(run, "`rwcheck GRAPH`");
-      flag(o.attempts);
-    } else if (name == "--explain") {
-      only(run, "`rwcheck GRAPH`");
-      o.explain.push_back(static_cast<std::size_t>(parse_number(name, value())));
-    } else if (name == "--why-not") {
-      only(run, "`rwcheck GRAPH`");
-      o.why_not = value();
-    } else if (name == "--dot") {
-      only(run, "`rwcheck GRAPH`");
-      o.dot = value();
-    } else if (name == "--debug-mode") {
-      only(run, "`rwcheck GRAPH`");
-      flag(o.debug_mode);
-    } else if (name == "--seed") {
-      only(run || verify, "`rwcheck GRAPH` and `rwcheck verify`");
-      o.seed = parse_number(name, value());
-    } else if (name == "--trials") {
-      only(verify, "`rwcheck verify`");
-      o.trials = static_cast<std::size_t>(parse_number(name, value()));
-      if (o.trials == 0) throw CliError("`--trials` must be at least 1");
-    } else if (name == "--rule") {
-      only(verify, "`rwcheck verify`");
-      o.only_rule = value();
-    } else {
-      std::string msg = fmt::format("unknown option `{}`", name);
-      if (const auto c = closest_name(name, known_options()))
-        msg += fmt::format("; did you mean `{}`?", *c);
-      throw CliError(msg);
-    }
-  }
+  CommandLine line(o);
+  line.parse(args, o);
+  if (o.command == Command::Help || o.command == Command::Version) return o;
   if (o.attempts && !o.trace)
     throw CliError("`--attempts` adds the failed attempts to `--trace`; give both");
   if (o.json && (o.print_after_all || !o.print_after.empty() || !o.explain.empty() || o.attempts))
     throw CliError("`--print-after`, `--print-after-all`, `--explain` and `--attempts` print "
                    "text; they do not go with `--json`");
+  const std::vector<std::string>& positional = line.positional();
   if (o.command == Command::Run) {
     if (positional.empty()) throw CliError("no graph file given (usage: rwcheck [OPTIONS] GRAPH)");
     if (positional.size() > 1)
@@ -165,11 +188,10 @@ Options parse_args(std::span<const std::string> args) {
           fmt::format("one graph file at a time; got `{}` and `{}`", positional[0], positional[1]));
     o.graph = positional[0];
   } else {
-    o.rules = std::move(positional);
+    o.rules = positional;
   }
   return o;
 }
-
 std::string help_text() {
   return R"(rwcheck: see what rules do to a graph, and check rules.
 
@@ -206,8 +228,11 @@ options of `rwcheck GRAPH`:
   --profile         per rule: attempts, applications, nodes created and removed, time;
                     and the rules that never fired
   --no-times        print `-` for times (output that is the same run after run)
-  --dot FILE        write the graph before and after as Graphviz, nodes created by
-                    rules marked with the rule's name
+  --dot PREFIX      write the graph before and after as Graphviz files,
+                    PREFIX.before.dot and PREFIX.after.dot; nodes created by rules
+                    marked with the rule's name
+  --html FILE       write one page with both graphs as pictures (drawn by Graphviz's
+                    `dot`, when it is on PATH), the trace and the profile
   --expand-ofg      print each OpFromGraph node (a `def` of the graph file) with its
                     inner graph beneath it, instead of each inner graph once at the end
   --full            print the whole graph: without it, the tree stops after 200 lines

@@ -77,8 +77,10 @@ struct Options {
   bool debug_mode = false;
   /// `--why-not RULE`.
   std::optional<std::string> why_not;
-  /// `--dot FILE`.
+  /// `--dot PREFIX`: PREFIX.before.dot and PREFIX.after.dot.
   std::optional<std::string> dot;
+  /// `--html FILE`.
+  std::optional<std::string> html;
   /// Verify (and --debug-mode): `--seed N`; verify: `--trials N`, `--rule
   /// NAME` (only that rule).
   std::uint64_t seed = 0;

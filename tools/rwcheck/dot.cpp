@@ -4,12 +4,58 @@
 #include <unordered_map>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
-#include "engine/graph/op.hpp"
+#include "engine/dsl/literals.hpp"
 #include "engine/graph/printing.hpp"
 #include "engine/graph/type.hpp"
 
 namespace rw::check {
+
+namespace {
+
+// The words graph files write in integer tuples (engine/dsl/literals.hpp),
+// by the property they stand in: `x` in dimshuffle's `order`, `i` in the
+// subtensors' `index`. Elsewhere a negative number is a number (`axis=(-1)`).
+struct TupleWord {
+  std::string_view prop;
+  std::int64_t value;
+  std::string_view word;
+};
+constexpr TupleWord kTupleWords[] = {{"order", dsl::kTupleNewAxis, "x"},
+                                     {"index", dsl::kTupleIndexInput, "i"}};
+
+std::string prop_text(const Prop& p) {
+  if (const auto* s = std::get_if<std::string>(&p.value)) {
+    std::string out = "\"";
+    for (const char c : *s) {
+      if (c == '"' || c == '\\') out += '\\';
+      out += c;
+    }
+    return out + '"';
+  }
+  const auto* tuple = std::get_if<std::vector<std::int64_t>>(&p.value);
+  if (!tuple) return format_prop_value(p.value);
+  std::vector<std::string> items;
+  for (const std::int64_t v : *tuple) {
+    std::string item = std::to_string(v);
+    for (const TupleWord& w : kTupleWords)
+      if (p.name == w.prop && v == w.value) item = w.word;
+    items.push_back(std::move(item));
+  }
+  return fmt::format("({})", fmt::join(items, ", "));
+}
+
+}  // namespace
+
+std::string op_call_text(const Op& op) {
+  const Props& props = op.cached_props();
+  std::string out(op.name());
+  if (props.empty()) return out;
+  std::vector<std::string> items;
+  for (const Prop& p : props) items.push_back(p.name + "=" + prop_text(p));
+  return out + fmt::format("{{{}}}", fmt::join(items, ", "));
+}
 
 std::string dot_escape(std::string_view s) {
   std::string out;
@@ -24,58 +70,79 @@ std::string dot_escape(std::string_view s) {
   return out;
 }
 
-std::string dot_cluster(const FunctionGraph& fgraph, const Provenance& provenance,
-                        std::string_view prefix, std::string_view label) {
-  std::string out =
-      fmt::format("  subgraph cluster_{} {{\n    label=\"{}\";\n", prefix, dot_escape(label));
+std::string cut_label(std::string_view s, std::size_t n) {
+  std::vector<std::size_t> starts;  // where each character begins
+  for (std::size_t i = 0; i < s.size(); ++i)
+    if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) starts.push_back(i);
+  if (starts.size() <= n || n == 0) return std::string(s);
+  // n - 1 characters, and the `…`.
+  return std::string(s.substr(0, starts[n - 1])) + "…";
+}
+
+std::string dot_graph(const FunctionGraph& fgraph, const Provenance& provenance,
+                      std::string_view name, std::string_view title,
+                      std::span<const std::string> output_labels) {
+  std::string out = fmt::format(
+      "digraph {} {{\n  label=\"{}\";\n  labelloc=t;\n  rankdir=TB;\n  ranksep=0.3;\n"
+      "  nodesep=0.2;\n  node [fontname=\"monospace\", fontsize=10, height=0.3];\n"
+      "  edge [fontname=\"monospace\", fontsize=8, arrowsize=0.6];\n",
+      name, dot_escape(title));
   std::unordered_map<const Variable*, std::string> names;  // inputs and constants drawn so far
   std::size_t leaves = 0;
+  std::string inputs_rank;
   auto source_of = [&](const Var& v) -> std::string {
     if (const Apply* owner = v->owner()) {
       const auto id = provenance.id_of(*owner);
-      return fmt::format("{}_n{}", prefix, id ? *id : 0);
+      return fmt::format("n{}", id ? *id : 0);
     }
     const auto it = names.find(v.get());
     if (it != names.end()) return it->second;
-    const std::string name = fmt::format("{}_v{}", prefix, leaves++);
-    if (const Constant* c = v->as_constant())
-      out += fmt::format("    {} [label=\"{}\", shape=plaintext];\n", name,
-                         dot_escape(format_constant(*c)));
-    else
-      out += fmt::format("    {} [label=\"{}\\n{}\", shape=ellipse];\n", name,
-                         dot_escape(v->name().empty() ? "input" : v->name()),
-                         dot_escape(v->type()->to_string()));
-    names.emplace(v.get(), name);
-    return name;
+    const std::string leaf = fmt::format("v{}", leaves++);
+    if (const Constant* c = v->as_constant()) {
+      out += fmt::format("  {} [label=\"{}\", shape=plaintext, fontsize=8, height=0.1];\n", leaf,
+                         dot_escape(cut_label(format_constant(*c), kMaxDotLabel)));
+    } else {
+      out += fmt::format("  {} [label=\"{}\\n{}\", shape=ellipse];\n", leaf,
+                         dot_escape(cut_label(v->name().empty() ? "input" : v->name(),
+                                              kMaxDotLabel)),
+                         dot_escape(cut_label(v->type()->to_string(), kMaxDotLabel)));
+      inputs_rank += " " + leaf + ";";
+    }
+    names.emplace(v.get(), leaf);
+    return leaf;
   };
   for (const Var& in : fgraph.inputs()) source_of(in);
   for (Apply* node : fgraph.toposort()) {
     const auto id = provenance.id_of(*node);
     const NodeId n = id ? *id : 0;
     const NodeHistory* h = id ? &provenance.node(n) : nullptr;
-    std::string text = fmt::format("#{} {}", n, node->op().to_string());
+    std::string text = cut_label(fmt::format("#{} {}", n, op_call_text(node->op())), kMaxDotLabel);
     std::string style;
     if (h && !h->created_by.empty()) {
-      text += "\nby " + h->created_by;
+      text += "\n" + cut_label("by " + h->created_by, kMaxDotLabel);
       style = ", style=filled, fillcolor=\"#fff2b3\"";
     }
-    out += fmt::format("    {}_n{} [label=\"{}\", shape=box{}];\n", prefix, n, dot_escape(text),
-                       style);
-    for (std::size_t i = 0; i < node->num_inputs(); ++i)
-      out += fmt::format("    {} -> {}_n{} [label=\"{}\"];\n", source_of(node->input(i)), prefix, n,
-                         i);
+    out += fmt::format("  n{} [label=\"{}\", shape=box{}];\n", n, dot_escape(text), style);
+    for (std::size_t i = 0; i < node->num_inputs(); ++i) {
+      const std::string from = source_of(node->input(i));
+      if (node->num_inputs() == 1)
+        out += fmt::format("  {} -> n{};\n", from, n);
+      else
+        out += fmt::format("  {} -> n{} [label=\"{}\"];\n", from, n, i);
+    }
   }
+  std::string outputs_rank;
   for (std::size_t i = 0; i < fgraph.outputs().size(); ++i) {
-    out += fmt::format("    {}_out{} [label=\"output {}\", shape=doublecircle];\n", prefix, i, i);
-    out += fmt::format("    {} -> {}_out{};\n", source_of(fgraph.outputs()[i]), prefix, i);
+    const std::string label =
+        i < output_labels.size() ? output_labels[i] : fmt::format("output {}", i);
+    out += fmt::format("  out{} [label=\"{}\", shape=doubleoctagon];\n", i,
+                       dot_escape(cut_label(label, kMaxDotLabel)));
+    out += fmt::format("  {} -> out{};\n", source_of(fgraph.outputs()[i]), i);
+    outputs_rank += fmt::format(" out{};", i);
   }
-  out += "  }\n";
-  return out;
-}
-
-std::string dot_file(const std::string& before_cluster, const std::string& after_cluster) {
-  return "digraph rwcheck {\n  rankdir=BT;\n  node [fontname=\"monospace\"];\n" + before_cluster +
-         after_cluster + "}\n";
+  if (!inputs_rank.empty()) out += "  { rank=source;" + inputs_rank + " }\n";
+  if (!outputs_rank.empty()) out += "  { rank=sink;" + outputs_rank + " }\n";
+  return out + "}\n";
 }
 
 }  // namespace rw::check

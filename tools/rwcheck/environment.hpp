@@ -43,6 +43,10 @@ struct CheckEnvironment {
   /// them for a terminal without NO_COLOR); JSON is never coloured.
   bool color_out = false;
   bool color_err = false;
+  /// The Graphviz program `--html` runs to draw SVG (`-Tsvg`), found on
+  /// `$PATH` unless it names a path; when it is not there, the page shows the
+  /// DOT text instead, and rwcheck warns.
+  std::string graphviz = "dot";
   /// False when the locale is not UTF-8: text is printed in ASCII (`|-` for
   /// `├─`, `...` for `…`); JSON stays UTF-8.
   bool utf8 = true;

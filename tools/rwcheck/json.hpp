@@ -1,59 +1,28 @@
-// A small streaming JSON writer: objects, arrays, strings escaped per RFC 8259,
-// printed with two-space indentation, keys in the order written.
+// rwcheck's JSON: nlohmann's ordered_json (object keys in the order they were
+// set), printed the one way every command prints it.
 #pragma once
 
-#include <cstdint>
 #include <optional>
 #include <string>
-#include <string_view>
-#include <vector>
+
+#include <nlohmann/json.hpp>
 
 namespace rw::check {
 
-/// `s` as a JSON string literal: quotes, backslashes and control characters
-/// escaped (`\n`, `\u001b`); other bytes (UTF-8) kept as they are.
-std::string json_quote(std::string_view s);
+/// A JSON value whose objects keep their keys in the order they were set.
+using Json = nlohmann::ordered_json;
 
-/// Writes one JSON value into a string. Calls must nest properly: `key` only
-/// inside an object, before each of its values.
-class JsonWriter {
- public:
-  /// Starts an object or array (as a value, or the value of the last key).
-  void begin_object();
-  void begin_array();
-  /// Ends the innermost object or array.
-  void end_object();
-  void end_array();
-  /// The key of the next value of the current object.
-  void key(std::string_view k);
-  /// Values.
-  void value(std::string_view s);
-  void value(const char* s) { value(std::string_view(s)); }
-  void value(const std::string& s) { value(std::string_view(s)); }
-  void value(std::int64_t n);
-  void value(std::size_t n) { value(static_cast<std::int64_t>(n)); }
-  void value(int n) { value(static_cast<std::int64_t>(n)); }
-  void value(double x);
-  void value(bool b);
-  void null();
-  /// A number, or null when there is none.
-  void value_or_null(std::optional<std::size_t> n);
-  /// `key(k)` then `value(v)`.
-  template <class T>
-  void field(std::string_view k, const T& v) {
-    key(k);
-    value(v);
-  }
-  /// The text so far, ending with a newline once the top value is complete.
-  std::string str() const;
+/// `value` as rwcheck prints it: two-space indentation, UTF-8 kept as it is,
+/// each byte sequence that is not UTF-8 (RFC 8259 allows nothing else)
+/// replaced by U+FFFD, and a final newline.
+inline std::string json_text(const Json& value) {
+  return value.dump(2, ' ', /*ensure_ascii=*/false, Json::error_handler_t::replace) + "\n";
+}
 
- private:
-  void before_value();
-  void close(char c);
-  std::string out_;
-  // One entry per open container: the number of values written in it so far.
-  std::vector<std::size_t> counts_;
-  bool after_key_ = false;
-};
+/// `n` as a number, or null when there is none.
+template <class T>
+Json number_or_null(const std::optional<T>& n) {
+  return n ? Json(*n) : Json(nullptr);
+}
 
 }  // namespace rw::check

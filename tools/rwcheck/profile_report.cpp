@@ -78,42 +78,26 @@ std::string format_profile(const ProfileSummary& s, bool times) {
   return out;
 }
 
-void write_profile_json(JsonWriter& json, const ProfileSummary& s, bool times) {
-  json.begin_object();
-  json.key("rewriters");
-  json.begin_array();
+Json profile_json(const ProfileSummary& s, bool times) {
+  Json rewriters = Json::array();
   for (const ProfileRow& row : s.rows) {
     const RewriterStats& st = row.stats;
-    json.begin_object();
-    json.field("name", st.name);
-    json.field("pass", row.pass);
-    json.field("rule", row.is_rule);
-    json.field("tried", st.attempts);
-    json.field("applied", st.applied);
-    json.field("no_change", st.no_change);
-    json.field("refused", st.refused);
-    json.field("errors", st.errors);
-    json.field("created", st.nodes_created);
-    json.field("removed", st.nodes_removed);
-    json.key("time_ms");
-    if (times)
-      json.value(st.seconds * 1e3);
-    else
-      json.null();
-    json.end_object();
+    rewriters.push_back({{"name", st.name},
+                         {"pass", row.pass},
+                         {"rule", row.is_rule},
+                         {"tried", st.attempts},
+                         {"applied", st.applied},
+                         {"no_change", st.no_change},
+                         {"refused", st.refused},
+                         {"errors", st.errors},
+                         {"created", st.nodes_created},
+                         {"removed", st.nodes_removed},
+                         {"time_ms", times ? Json(st.seconds * 1e3) : Json(nullptr)}});
   }
-  json.end_array();
-  json.key("never_fired");
-  json.begin_array();
-  for (const SilentRule& r : s.never_fired) {
-    json.begin_object();
-    json.field("rule", r.name);
-    json.field("group", r.group);
-    json.field("why", r.why);
-    json.end_object();
-  }
-  json.end_array();
-  json.end_object();
+  Json never_fired = Json::array();
+  for (const SilentRule& r : s.never_fired)
+    never_fired.push_back({{"rule", r.name}, {"group", r.group}, {"why", r.why}});
+  return {{"rewriters", std::move(rewriters)}, {"never_fired", std::move(never_fired)}};
 }
 
 }  // namespace rw::check

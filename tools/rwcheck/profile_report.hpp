@@ -46,7 +46,7 @@ ProfileSummary summarize_profile(const RewriteProfile& profile, const RuleSet& r
 /// The summary as a table; with `times` false, time columns print `-`.
 std::string format_profile(const ProfileSummary& summary, bool times);
 
-/// The summary into a JSON writer, as the value of the current key.
-void write_profile_json(JsonWriter& json, const ProfileSummary& summary, bool times);
+/// The summary as JSON; with `times` false, times are null.
+Json profile_json(const ProfileSummary& summary, bool times);
 
 }  // namespace rw::check

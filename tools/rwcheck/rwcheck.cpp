@@ -27,6 +27,7 @@
 #include "tools/rwcheck/cli.hpp"
 #include "tools/rwcheck/debug_run.hpp"
 #include "tools/rwcheck/dot.hpp"
+#include "tools/rwcheck/html_report.hpp"
 #include "tools/rwcheck/inner_graphs.hpp"
 #include "tools/rwcheck/json.hpp"
 #include "tools/rwcheck/lint.hpp"
@@ -233,38 +234,24 @@ std::string format_explain(const Provenance& p, const FunctionGraph& fg, std::si
   return out;
 }
 
-void write_ids(JsonWriter& json, const std::vector<NodeId>& v) {
-  json.begin_array();
-  for (const NodeId id : v) json.value(id);
-  json.end_array();
-}
-
-void write_why_not_json(JsonWriter& json, const WhyNotReport& r) {
+Json why_not_json(const WhyNotReport& r) {
   static constexpr const char* kStatus[] = {"fired", "failed", "removed", "not_run"};
-  json.begin_object();
-  json.field("rule", r.rule);
-  json.field("op", r.op);
-  json.field("group", r.group);
-  json.field("selected", r.selected);
-  json.field("fired", r.fired);
-  json.key("nodes");
-  json.begin_array();
+  Json nodes = Json::array();
   for (const WhyNotEntry& e : r.entries) {
-    json.begin_object();
-    json.field("node", e.node);
-    json.field("expr", e.expr);
-    json.field("status", kStatus[static_cast<int>(e.status)]);
-    json.field("reason", e.reason);
+    Json node = {{"node", e.node},
+                 {"expr", e.expr},
+                 {"status", kStatus[static_cast<int>(e.status)]},
+                 {"reason", e.reason}};
     if (e.status == WhyNotStatus::RemovedBy) {
-      json.field("by", e.by);
-      json.field("replaced", e.replaced);
+      node["by"] = e.by;
+      node["replaced"] = e.replaced;
     }
     if (e.status == WhyNotStatus::RemovedBy || e.status == WhyNotStatus::Fired)
-      json.field("pass", e.pass);
-    json.end_object();
+      node["pass"] = e.pass;
+    nodes.push_back(std::move(node));
   }
-  json.end_array();
-  json.end_object();
+  return {{"rule", r.rule},         {"op", r.op},       {"group", r.group},
+          {"selected", r.selected}, {"fired", r.fired}, {"nodes", std::move(nodes)}};
 }
 
 // Diagnostics as the rules language renders them; one about no file (a rule
@@ -324,29 +311,41 @@ std::vector<std::string> lines_of(std::string_view text) {
 }
 
 // A diagnostic as JSON: where, what, and its notes.
-void write_diagnostic_json(JsonWriter& json, const dsl::Diagnostic& d, std::string_view kind) {
+Json diagnostic_json(const dsl::Diagnostic& d, std::string_view kind) {
   static constexpr const char* kSeverity[] = {"error", "note", "warning"};
-  json.begin_object();
-  json.field("severity", kSeverity[static_cast<int>(d.severity)]);
-  if (!kind.empty()) json.field("kind", kind);
+  Json json = {{"severity", kSeverity[static_cast<int>(d.severity)]}};
+  if (!kind.empty()) json["kind"] = kind;
   if (d.file) {
     const dsl::LineCol at = d.location();
-    json.field("file", d.file->name());
-    json.field("line", static_cast<std::size_t>(at.line));
-    json.field("column", static_cast<std::size_t>(at.column));
+    json["file"] = d.file->name();
+    json["line"] = static_cast<std::size_t>(at.line);
+    json["column"] = static_cast<std::size_t>(at.column);
   }
-  json.field("message", d.message);
-  json.key("notes");
-  json.begin_array();
-  for (const dsl::Diagnostic& n : d.notes) write_diagnostic_json(json, n, "");
-  json.end_array();
-  json.end_object();
+  json["message"] = d.message;
+  Json notes = Json::array();
+  for (const dsl::Diagnostic& n : d.notes) notes.push_back(diagnostic_json(n, ""));
+  json["notes"] = std::move(notes);
+  return json;
 }
 
-void write_strings(JsonWriter& json, const std::vector<std::string>& v) {
-  json.begin_array();
-  for (const std::string& s : v) json.value(s);
-  json.end_array();
+// Writes `text` to `path`, replacing the file; false when it cannot.
+bool write_file(const std::string& path, const std::string& text) {
+  std::ofstream file(path, std::ios::binary);
+  return (file << text) && file.flush();
+}
+
+// What the pictures call each output: the name the graph file binds it to
+// (`output loss`), else its expression as loaded.
+std::vector<std::string> output_labels(const dsl::GraphFile& file,
+                                       const std::vector<std::string>& exprs) {
+  std::vector<std::string> labels = exprs;
+  for (std::size_t k = 0; k < file.outputs.size() && k < labels.size(); ++k)
+    for (const auto& [name, var] : file.names)
+      if (var == file.outputs[k]) {
+        labels[k] = name;
+        break;
+      }
+  return labels;
 }
 
 int bad_input(std::ostream& err, const std::string& message) {
@@ -356,28 +355,23 @@ int bad_input(std::ostream& err, const std::string& message) {
 
 // The graph file's defs as JSON: each OpFromGraph the graph uses, its
 // parameters, inner outputs and how many nodes call it before and after.
-void write_defs_json(JsonWriter& json, const std::vector<const OpFromGraph*>& ops,
-                     const std::vector<std::size_t>& before, const FunctionGraph& after) {
-  json.begin_array();
+Json defs_json(const std::vector<const OpFromGraph*>& ops, const std::vector<std::size_t>& before,
+               const FunctionGraph& after) {
+  Json defs = Json::array();
   for (std::size_t k = 0; k < ops.size(); ++k) {
     const OpFromGraph& op = *ops[k];
-    json.begin_object();
-    json.field("name", std::string(op.name()));
-    json.field("inline", op.is_inline());
-    json.key("params");
-    json.begin_array();
+    Json params = Json::array(), outputs = Json::array();
     for (const Var& v : op.inner_inputs())
-      json.value(fmt::format("{} {}", v->name(), v->type()->to_string()));
-    json.end_array();
-    json.key("outputs");
-    json.begin_array();
-    for (const Var& v : op.inner_outputs()) json.value(expr_of(*v));
-    json.end_array();
-    json.field("nodes_before", before[k]);
-    json.field("nodes_after", count_nodes(after, op));
-    json.end_object();
+      params.push_back(fmt::format("{} {}", v->name(), v->type()->to_string()));
+    for (const Var& v : op.inner_outputs()) outputs.push_back(expr_of(*v));
+    defs.push_back({{"name", std::string(op.name())},
+                    {"inline", op.is_inline()},
+                    {"params", std::move(params)},
+                    {"outputs", std::move(outputs)},
+                    {"nodes_before", before[k]},
+                    {"nodes_after", count_nodes(after, op)}});
   }
-  json.end_array();
+  return defs;
 }
 
 int run_graph(const Options& o, std::ostream& out, std::ostream& err, const CheckEnvironment& env) {
@@ -450,10 +444,10 @@ int run_graph(const Options& o, std::ostream& out, std::ostream& err, const Chec
   for (const OpFromGraph* op : defs) def_nodes_before.push_back(count_nodes(fg, *op));
 
   auto pass_printer = std::make_shared<PassPrinter>(fg, o);
-  // The firings' expressions are printed by --trace and --json only.
-  auto provenance = std::make_shared<Provenance>(why_rule ? why_rule->rule->name : "",
-                                                 /*exprs=*/o.trace || o.json ||
-                                                     !o.explain.empty());
+  // The firings' expressions are printed by --trace, --json and --html only.
+  auto provenance = std::make_shared<Provenance>(
+      why_rule ? why_rule->rule->name : "",
+      /*exprs=*/o.trace || o.json || !o.explain.empty() || o.html);
   fg.attach_feature(provenance);
   Trace trace;
   trace.subscribe(provenance);
@@ -461,13 +455,16 @@ int run_graph(const Options& o, std::ostream& out, std::ostream& err, const Chec
   auto attempts = std::make_shared<AttemptRecorder>(*provenance);
   if (o.attempts) trace.subscribe(attempts);
   RewriteProfile profile;
-  RewriteContext ctx{.trace = &trace, .profile = o.profile ? &profile : nullptr};
+  // --html shows the profile too.
+  const bool profiled = o.profile || o.html;
+  RewriteContext ctx{.trace = &trace, .profile = profiled ? &profile : nullptr};
 
   const std::size_t nodes_before = fg.num_nodes();
   const std::vector<std::string> before = output_exprs(fg);
+  const std::vector<std::string> labels = output_labels(*graph.value, before);
+  const std::string before_title = "before: " + nodes_text(nodes_before);
   const std::string dot_before =
-      o.dot ? dot_cluster(fg, *provenance, "before", "before: " + nodes_text(nodes_before))
-            : std::string();
+      o.dot || o.html ? dot_graph(fg, *provenance, "before", before_title, labels) : std::string();
 
   PassReport report;
   try {
@@ -494,39 +491,37 @@ int run_graph(const Options& o, std::ostream& out, std::ostream& err, const Chec
   if (o.debug_mode)
     debugged = debug_run(graph.value->inputs, graph.value->outputs, *mode, o.seed);
   std::optional<ProfileSummary> summary;
-  if (o.profile)
+  if (profiled)
     summary =
         summarize_profile(profile, rules, rules.db->selected_names(mode->query()), *provenance);
 
+  const std::string heading =
+      fmt::format("graph {}: mode {}, {}", graph_name, mode->name(), describe_sources(rules));
+  const std::string after_title = "after: " + nodes_text(nodes_after);
+  const std::string dot_after =
+      o.dot || o.html ? dot_graph(fg, *provenance, "after", after_title, labels) : std::string();
   if (o.dot) {
-    const std::string text = dot_file(
-        dot_before, dot_cluster(fg, *provenance, "after", "after: " + nodes_text(nodes_after)));
-    std::ofstream file(*o.dot, std::ios::binary);
-    if (!(file << text) || !file.flush())
-      return bad_input(err, fmt::format("--dot: cannot write `{}`", *o.dot));
+    for (const auto& [suffix, text] : {std::pair{".before.dot", &dot_before},
+                                       std::pair{".after.dot", &dot_after}}) {
+      const std::string path = *o.dot + suffix;
+      if (!write_file(path, *text)) return bad_input(err, fmt::format("--dot: cannot write `{}`", path));
+    }
+  }
+  if (o.html) {
+    const HtmlPage page = html_page({.heading = heading,
+                                     .before = {before_title, dot_before},
+                                     .after = {after_title, dot_after},
+                                     .trace = format_trace(*provenance),
+                                     .profile = format_profile(*summary, !o.no_times)},
+                                    env.graphviz);
+    if (!write_file(*o.html, page.html))
+      return bad_input(err, fmt::format("--html: cannot write `{}`", *o.html));
+    if (!page.why_no_svg.empty())
+      err << "rwcheck: warning: --html: " << page.why_no_svg
+          << "; the page shows the graphs as Graphviz text\n";
   }
 
   if (o.json) {
-    JsonWriter json;
-    json.begin_object();
-    json.field("schema", kJsonSchema);
-    json.field("graph", graph_name);
-    json.field("mode", mode->name());
-    json.field("query", mode->query().to_string());
-    json.key("rule_files");
-    json.begin_array();
-    for (const std::string& s : rules.sources) json.value(s);
-    json.end_array();
-    json.field("nodes_before", nodes_before);
-    json.field("nodes_after", nodes_after);
-    json.key("before");
-    json.begin_array();
-    for (const std::string& s : before) json.value(s);
-    json.end_array();
-    json.key("after");
-    json.begin_array();
-    for (const std::string& s : after) json.value(s);
-    json.end_array();
     // Defs a rule introduced are listed too, after those of the graph.
     std::vector<const OpFromGraph*> all_defs = defs;
     std::vector<std::size_t> all_before = def_nodes_before;
@@ -535,60 +530,38 @@ int run_graph(const Options& o, std::ostream& out, std::ostream& err, const Chec
         all_defs.push_back(op);
         all_before.push_back(0);
       }
-    json.key("defs");
-    write_defs_json(json, all_defs, all_before, fg);
-    json.field("complete", report.ok());
-    json.key("problems");
-    json.begin_array();
-    for (const std::string& line : lines_of(report.problems())) json.value(line);
-    json.end_array();
-    json.key("events");
-    json.begin_array();
+    Json events = Json::array();
     std::size_t i = 0;
-    for (const Firing& f : provenance->firings()) {
-      json.begin_object();
-      json.field("index", ++i);
-      json.field("pass", f.pass);
-      json.field("rule", f.rule);
-      json.key("before");
-      json.begin_object();
-      json.key("node");
-      json.value_or_null(f.before_node);
-      json.field("expr", f.before);
-      json.end_object();
-      json.key("after");
-      json.begin_object();
-      json.key("node");
-      json.value_or_null(f.after_node);
-      json.field("expr", f.after);
-      json.end_object();
-      json.key("created");
-      write_ids(json, f.created);
-      json.key("removed");
-      write_ids(json, f.removed);
-      json.end_object();
-    }
-    json.end_array();
-    if (why) {
-      json.key("why_not");
-      write_why_not_json(json, *why);
-    }
-    if (summary) {
-      json.key("profile");
-      write_profile_json(json, *summary, !o.no_times);
-    }
-    if (debugged) {
-      json.key("debug_mode");
-      json.begin_object();
-      json.field("ok", debugged->ok);
-      json.field("arguments", debugged->arguments);
-      json.field("finding", debugged->finding);
-      json.end_object();
-    }
-    json.end_object();
-    out << json.str();
+    for (const Firing& f : provenance->firings())
+      events.push_back({{"index", ++i},
+                        {"pass", f.pass},
+                        {"rule", f.rule},
+                        {"before", {{"node", number_or_null(f.before_node)}, {"expr", f.before}}},
+                        {"after", {{"node", number_or_null(f.after_node)}, {"expr", f.after}}},
+                        {"created", f.created},
+                        {"removed", f.removed}});
+    Json json = {{"schema", kJsonSchema},
+                 {"graph", graph_name},
+                 {"mode", mode->name()},
+                 {"query", mode->query().to_string()},
+                 {"rule_files", rules.sources},
+                 {"nodes_before", nodes_before},
+                 {"nodes_after", nodes_after},
+                 {"before", before},
+                 {"after", after},
+                 {"defs", defs_json(all_defs, all_before, fg)},
+                 {"complete", report.ok()},
+                 {"problems", lines_of(report.problems())},
+                 {"events", std::move(events)}};
+    if (why) json["why_not"] = why_not_json(*why);
+    if (o.profile) json["profile"] = profile_json(*summary, !o.no_times);
+    if (debugged)
+      json["debug_mode"] = {{"ok", debugged->ok},
+                            {"arguments", debugged->arguments},
+                            {"finding", debugged->finding}};
+    out << json_text(json);
   } else {
-    out << fmt::format("graph {}: mode {}, {}\n", graph_name, mode->name(), describe_sources(rules));
+    out << heading << "\n";
     out << fmt::format("before: {}\n", nodes_text(nodes_before));
     out << format_outputs(before, o.full);
     if (o.trace) out << format_trace(*provenance);
@@ -599,7 +572,7 @@ int run_graph(const Options& o, std::ostream& out, std::ostream& err, const Chec
     out << format_outputs(after, o.full);
     out << print_graph(fg.outputs(), o.expand_ofg, tree_options(o));
     if (why) out << format_why_not(*why);
-    if (summary) out << format_profile(*summary, !o.no_times);
+    if (o.profile) out << format_profile(*summary, !o.no_times);
     if (debugged && debugged->ok)
       out << fmt::format("debug mode: no finding (seed {}: {})\n", o.seed, debugged->arguments);
     else if (debugged)
@@ -624,13 +597,10 @@ RuleSetLoad load_for_check(const Options& o, const CheckEnvironment& env) {
   return load_rule_set(env, rule_files(o.rules), /*use_builtin=*/o.rules.empty());
 }
 
-// Opens the object lint and verify print: the schema, the command, the files.
-void begin_rules_json(JsonWriter& json, std::string_view command, const RuleSet& rules) {
-  json.begin_object();
-  json.field("schema", kJsonSchema);
-  json.field("command", command);
-  json.key("rule_files");
-  write_strings(json, rules.sources);
+// The start of the object lint and verify print: the schema, the command,
+// the files.
+Json rules_json(std::string_view command, const RuleSet& rules) {
+  return {{"schema", kJsonSchema}, {"command", command}, {"rule_files", rules.sources}};
 }
 
 int run_lint(const Options& o, std::ostream& out, std::ostream& err, const CheckEnvironment& env) {
@@ -647,16 +617,13 @@ int run_lint(const Options& o, std::ostream& out, std::ostream& err, const Check
   std::size_t n = 0;
   for (const dsl::LoadedRules& l : load.set.loads) n += l.size();
   if (o.json) {
-    JsonWriter json;
-    begin_rules_json(json, "lint", load.set);
-    json.field("rules_checked", n);
-    json.field("findings", warnings);
-    json.key("diagnostics");
-    json.begin_array();
-    for (const LintFinding& f : findings) write_diagnostic_json(json, f.diagnostic, f.kind);
-    json.end_array();
-    json.end_object();
-    out << json.str();
+    Json json = rules_json("lint", load.set);
+    json["rules_checked"] = n;
+    json["findings"] = warnings;
+    Json diagnostics = Json::array();
+    for (const LintFinding& f : findings) diagnostics.push_back(diagnostic_json(f.diagnostic, f.kind));
+    json["diagnostics"] = std::move(diagnostics);
+    out << json_text(json);
   } else {
     for (const LintFinding& f : findings) out << f.diagnostic.render();
     out << fmt::format("{} rule{} checked, {} finding{}\n", n, n == 1 ? "" : "s", warnings,
@@ -685,27 +652,21 @@ int run_verify(const Options& o, std::ostream& out, std::ostream& err,
   if (o.json) {
     static constexpr const char* kStatus[] = {"ok", "failed", "skipped"};
     std::size_t counts[3] = {};
-    JsonWriter json;
-    begin_rules_json(json, "verify", load.set);
-    json.field("seed", static_cast<std::size_t>(o.seed));
-    json.key("rules");
-    json.begin_array();
+    Json json = rules_json("verify", load.set);
+    json["seed"] = o.seed;
+    Json rules = Json::array();
     for (const RuleVerdict& v : verdicts) {
       ++counts[static_cast<int>(v.kind)];
-      json.begin_object();
-      json.field("rule", v.rule);
-      json.field("status", kStatus[static_cast<int>(v.kind)]);
-      json.field("trials", v.trials);
-      json.key("details");
-      write_strings(json, lines_of(v.details));
-      json.end_object();
+      rules.push_back({{"rule", v.rule},
+                       {"status", kStatus[static_cast<int>(v.kind)]},
+                       {"trials", v.trials},
+                       {"details", lines_of(v.details)}});
     }
-    json.end_array();
-    json.field("verified", counts[0]);
-    json.field("failed", counts[1]);
-    json.field("skipped", counts[2]);
-    json.end_object();
-    out << json.str();
+    json["rules"] = std::move(rules);
+    json["verified"] = counts[0];
+    json["failed"] = counts[1];
+    json["skipped"] = counts[2];
+    out << json_text(json);
   } else {
     out << format_verdicts(verdicts);
   }

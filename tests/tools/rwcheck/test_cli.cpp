@@ -43,6 +43,15 @@ TEST_CASE("options are parsed with values apart or after =", "[rwcheck]") {
   CHECK(verify.trials == 3);
   CHECK(verify.only_rule == "r");
   CHECK(parse({"--trace", "--help"}).command == Command::Help);
+  // A single value given twice: the last. A repeatable option takes one
+  // value each time, so the graph after it stays the graph.
+  CHECK(parse({"--mode", "none", "--mode=merge", "g.graph"}).mode == "merge");
+  const auto rules = parse({"--rules", "a.rules", "g.graph"});
+  CHECK(rules.rules == std::vector<std::string>{"a.rules"});
+  CHECK(rules.graph == "g.graph");
+  // After `--`, an argument that looks like an option is the graph.
+  CHECK(parse({"--trace", "--", "-g.graph"}).graph == "-g.graph");
+  CHECK(parse({"-"}).graph == "-");
 }
 
 TEST_CASE("bad command lines are refused with the argument named", "[rwcheck]") {
@@ -60,6 +69,9 @@ TEST_CASE("bad command lines are refused with the argument named", "[rwcheck]") 
   CHECK(message({"a.graph", "b.graph"}) == "one graph file at a time; got `a.graph` and `b.graph`");
   CHECK(message({"g.graph", "--mode"}) == "`--mode` needs a value");
   CHECK(message({"g.graph", "--trace=yes"}) == "`--trace` takes no value");
+  CHECK(message({"--help=1"}) == "`--help` takes no value");
+  CHECK(message({"--frobnicate=3", "g.graph"}) == "unknown option `--frobnicate`");
+  CHECK(message({"--rules"}) == "`--rules` needs a value");
   CHECK(message({"lint", "--trace", "a.rules"}) == "`--trace` is an option of `rwcheck GRAPH`");
   CHECK(message({"verify", "--trials", "x", "a.rules"}) ==
         "`--trials` takes a non-negative integer, not `x`");
