@@ -130,10 +130,11 @@ std::string quoted(const std::string& text) {
   return out + '"';
 }
 
-/// A property value as a graph file writes it (strings quoted).
-std::string prop_text(const PropValue& v) {
-  if (const auto* s = std::get_if<std::string>(&v)) return quoted(*s);
-  return format_prop_value(v);
+/// A property value as a graph file writes it (strings quoted, `x` and `i`
+/// in integer tuples).
+std::string prop_text(const Prop& p) {
+  if (const auto* s = std::get_if<std::string>(&p.value)) return quoted(*s);
+  return format_prop_value(p.name, p.value);
 }
 
 std::string number_text(const std::variant<std::int64_t, double>& v) {
@@ -380,7 +381,7 @@ class GraphWriter {
     std::string text = name;
     if (!props.empty()) {
       std::vector<std::string> items;
-      for (const Prop& p : props) items.push_back(p.name + "=" + prop_text(p.value));
+      for (const Prop& p : props) items.push_back(p.name + "=" + prop_text(p));
       text += fmt::format("{{{}}}", fmt::join(items, ", "));
     }
     return callees_.emplace(&op, std::move(text)).first->second;

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "engine/graph/errors.hpp"
+#include "engine/graph/tuple_codes.hpp"
 
 namespace rw {
 
@@ -40,6 +41,24 @@ std::string format_prop_value(const PropValue& value) {
     std::string operator()(DType t) const { return std::string(dtype_name(t)); }
   };
   return std::visit(Visitor{}, value);
+}
+
+std::string_view tuple_word(std::string_view prop, std::int64_t value) {
+  if (prop == "order" && value == kNewAxis) return "x";
+  if (prop == "index" && value == kIndexFromInput) return "i";
+  return {};
+}
+
+std::string format_prop_value(std::string_view prop, const PropValue& value) {
+  const auto* tuple = std::get_if<std::vector<std::int64_t>>(&value);
+  if (!tuple) return format_prop_value(value);
+  std::string out = "(";
+  for (std::size_t i = 0; i < tuple->size(); ++i) {
+    if (i) out += ',';
+    const std::string_view word = tuple_word(prop, (*tuple)[i]);
+    out += word.empty() ? std::to_string((*tuple)[i]) : std::string(word);
+  }
+  return out + ")";
 }
 
 std::size_t hash_prop_value(const PropValue& value) {
@@ -229,7 +248,7 @@ std::string Op::to_string() const {
   out += '{';
   for (std::size_t i = 0; i < ps.size(); ++i) {
     if (i) out += ',';
-    out += ps[i].name + "=" + format_prop_value(ps[i].value);
+    out += ps[i].name + "=" + format_prop_value(ps[i].name, ps[i].value);
   }
   return out + '}';
 }

@@ -39,6 +39,15 @@ using Props = std::vector<Prop>;
 
 /// Renders a value as the DSL writes it: `(0, 1)`, `float64`, `true`, `1.5`.
 std::string format_prop_value(const PropValue& value);
+/// The value of property `prop` as rules and graph files write it: as above,
+/// with the words of integer tuples (tuple_codes.hpp) in place of their codes
+/// — `x` for kNewAxis in `order`, `i` for kIndexFromInput in `index` — so
+/// that `dimshuffle{order=(x,0)}` prints as the file wrote it. Op::to_string
+/// prints every property this way.
+std::string format_prop_value(std::string_view prop, const PropValue& value);
+/// The word for entry `value` of the integer tuple property `prop` (`x`,
+/// `i`), or an empty view when the entry is a plain number.
+std::string_view tuple_word(std::string_view prop, std::int64_t value);
 std::size_t hash_prop_value(const PropValue& value);
 /// The value of property `name`, or nullptr.
 const PropValue* find_prop(const Props& props, std::string_view name);

@@ -248,7 +248,8 @@ std::string NodeFilter::to_string() const {
   if (has_op_checks_ && !literals_->props.empty()) {
     std::string props;
     for (const Prop& p : literals_->props)
-      props += fmt::format("{}{}={}", props.empty() ? "" : ",", p.name, format_prop_value(p.value));
+      props += fmt::format("{}{}={}", props.empty() ? "" : ",", p.name,
+                           format_prop_value(p.name, p.value));
     out += "{" + props + "}";
   }
   if (all_constant_) out += std::string(sep()) + "*=const";

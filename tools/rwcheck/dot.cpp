@@ -6,24 +6,12 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "engine/dsl/literals.hpp"
 #include "engine/graph/printing.hpp"
 #include "engine/graph/type.hpp"
 
 namespace rw::check {
 
 namespace {
-
-// The words graph files write in integer tuples (engine/dsl/literals.hpp),
-// by the property they stand in: `x` in dimshuffle's `order`, `i` in the
-// subtensors' `index`. Elsewhere a negative number is a number (`axis=(-1)`).
-struct TupleWord {
-  std::string_view prop;
-  std::int64_t value;
-  std::string_view word;
-};
-constexpr TupleWord kTupleWords[] = {{"order", dsl::kTupleNewAxis, "x"},
-                                     {"index", dsl::kTupleIndexInput, "i"}};
 
 std::string prop_text(const Prop& p) {
   if (const auto* s = std::get_if<std::string>(&p.value)) {
@@ -38,10 +26,8 @@ std::string prop_text(const Prop& p) {
   if (!tuple) return format_prop_value(p.value);
   std::vector<std::string> items;
   for (const std::int64_t v : *tuple) {
-    std::string item = std::to_string(v);
-    for (const TupleWord& w : kTupleWords)
-      if (p.name == w.prop && v == w.value) item = w.word;
-    items.push_back(std::move(item));
+    const std::string_view word = tuple_word(p.name, v);
+    items.push_back(word.empty() ? std::to_string(v) : std::string(word));
   }
   return fmt::format("({})", fmt::join(items, ", "));
 }

@@ -243,7 +243,7 @@ TEST_CASE("subtensor_lift indexes the inputs of an elemwise used only there", "[
   const Var x = vector("x", f64);
   const Var y = vector("y", f64);
   const Var s = scalar("s", f64);
-  CHECK(rewritten(subtensor(exp(x), {1})) == "exp(subtensor{index=(-2)}(x, 1))");
+  CHECK(rewritten(subtensor(exp(x), {1})) == "exp(subtensor{index=(i)}(x, 1))");
   CHECK(rewritten(subtensor(x + y * s, {slice(1, std::nullopt)})) ==
         rewritten(subtensor(x, {slice(1, std::nullopt)}) +
                   subtensor(y, {slice(1, std::nullopt)}) * s));
@@ -285,13 +285,13 @@ TEST_CASE("subtensor_of_pieces reads an alloc's value and a join's piece", "[ops
   const Var b = vector("b", f64, 3);
   const Var c = vector("c", f64);
   const Var j = concatenate({a, b, c}, 0);
-  CHECK(rewritten(subtensor(j, {1})) == "subtensor{index=(-2)}(a, 1)");
-  CHECK(rewritten(subtensor(j, {4})) == "subtensor{index=(-2)}(b, 2)");
+  CHECK(rewritten(subtensor(j, {1})) == "subtensor{index=(i)}(a, 1)");
+  CHECK(rewritten(subtensor(j, {4})) == "subtensor{index=(i)}(b, 2)");
   // Past the known pieces, or negative with an unknown total: left alone.
-  CHECK(rewritten(subtensor(j, {5})).rfind("subtensor{index=(-2)}(join", 0) == 0);
-  CHECK(rewritten(subtensor(j, {-1})).rfind("subtensor{index=(-2)}(join", 0) == 0);
+  CHECK(rewritten(subtensor(j, {5})).rfind("subtensor{index=(i)}(join", 0) == 0);
+  CHECK(rewritten(subtensor(j, {-1})).rfind("subtensor{index=(i)}(join", 0) == 0);
   const Var j2 = concatenate({a, b}, 0);
-  CHECK(rewritten(subtensor(j2, {-1})) == "subtensor{index=(-2)}(b, 2)");
+  CHECK(rewritten(subtensor(j2, {-1})) == "subtensor{index=(i)}(b, 2)");
 }
 
 TEST_CASE("subtensor_lift moves a subtensor below a dimshuffle", "[ops][indexing]") {
@@ -299,13 +299,13 @@ TEST_CASE("subtensor_lift moves a subtensor below a dimshuffle", "[ops][indexing
   const Var x = vector("x", f64);
   const Var row = dimshuffle(x, {kNewAxis, 0});
   // transpose(m)[1] is m[:, 1]; row[0] is x; row[0, 1:] is x[1:]; row[-1, 2] is x[2].
-  CHECK(rewritten(subtensor(transpose(m), {1})) == "subtensor{index=(-3,-2)}(m, 1)");
+  CHECK(rewritten(subtensor(transpose(m), {1})) == "subtensor{index=(-3,i)}(m, 1)");
   CHECK(rewritten(subtensor(row, {0})) == "x");
   CHECK(rewritten(subtensor(row, {0, slice(1, std::nullopt)})) == "subtensor{index=(-4)}(x, 1)");
   // What is not the identity stays a dimshuffle, below the subtensor.
   CHECK(rewritten(subtensor(transpose(m), {slice(1, std::nullopt)})) ==
         "dimshuffle{order=(1,0)}(subtensor{index=(-3,-4)}(m, 1))");
-  CHECK(rewritten(subtensor(row, {-1, 2})) == "subtensor{index=(-2)}(x, 2)");
+  CHECK(rewritten(subtensor(row, {-1, 2})) == "subtensor{index=(i)}(x, 2)");
   // A slice on the new axis may keep it or empty it: left alone.
   CHECK(rewritten(subtensor(row, {slice(1, std::nullopt)})).rfind("subtensor", 0) == 0);
 
