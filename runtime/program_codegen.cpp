@@ -14,6 +14,9 @@ namespace rw {
 namespace {
 
 constexpr int kBlock = 512;
+/// The most block arrays a body may keep (a long chain of calls needs one
+/// per value): beyond, no native code, as worker stacks are not unbounded.
+constexpr std::size_t kMaxStackBytes = 256 * 1024;
 
 const char* ctype(DType t) {
   switch (t) {
@@ -171,8 +174,9 @@ std::string expression(const ScalarProgram& p, const ScalarInstr& ins,
 
 }  // namespace
 
-ProgramSource program_native_source(const ScalarProgram& p, const ElemwiseLayout& layout,
-                                    std::string_view prefix) {
+std::optional<ProgramSource> program_native_source(const ScalarProgram& p,
+                                                   const ElemwiseLayout& layout,
+                                                   std::string_view prefix) {
   const auto instrs = p.instructions();
   const auto inputs = p.inputs();
   const auto outputs = p.outputs();
@@ -217,6 +221,11 @@ ProgramSource program_native_source(const ScalarProgram& p, const ElemwiseLayout
     if (def[r.id] >= 0 && seg_of_reg(r.id) != store_seg) array[r.id] = true;
   for (std::size_t k = 0; k < instrs.size(); ++k)
     if (seg[k] < 0) array[instrs[k].out.id] = true;
+  // The block arrays live on the stack of whichever thread runs the body.
+  std::size_t stack_bytes = 0;
+  for (std::size_t r = 0; r < nregs; ++r)
+    if (array[r] || filled[r]) stack_bytes += kBlock * 8;
+  if (stack_bytes > kMaxStackBytes) return std::nullopt;
 
   auto value = [&](Reg r, int in_seg) -> std::string {
     if (const int i = input_of[r.id]; i >= 0)

@@ -41,9 +41,11 @@ struct ProgramSource {
 /// (ScalarInstr::kernel, passed as a host function), so results agree
 /// bitwise. At run time the code returns RW_FALLBACK when a dense input is
 /// not contiguous or the dense inputs' shapes differ. Symbols are named from
-/// `prefix`.
-ProgramSource program_native_source(const ScalarProgram& program, const ElemwiseLayout& layout,
-                                    std::string_view prefix);
+/// `prefix`. Empty when the blocks' values would take more than 256 KB of
+/// stack (a program of some 60 calls or more), which the interpreter runs.
+std::optional<ProgramSource> program_native_source(const ScalarProgram& program,
+                                                   const ElemwiseLayout& layout,
+                                                   std::string_view prefix);
 
 /// rw_ctx::parallel: body(data, b, e) over chunks of [0, n) on the thread
 /// pool, as run_elemwise splits its blocks (serially below its threshold).

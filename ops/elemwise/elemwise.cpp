@@ -221,11 +221,12 @@ std::optional<NativeCode> ElemwiseBase::native_code(const Apply& node,
       if ((st[d] == 1) != (out[d] == 1)) return std::nullopt;
     layout.inputs.push_back(NativeOperand::Dense);
   }
-  ProgramSource src = program_native_source(program(dtypes), layout, names.prefix);
+  std::optional<ProgramSource> src = program_native_source(program(dtypes), layout, names.prefix);
+  if (!src) return std::nullopt;
   NativeCode code;
-  code.c_code = std::move(src.code);
-  code.c_support_code = std::move(src.support_code);
-  code.host_functions = std::move(src.host_functions);
+  code.c_code = std::move(src->code);
+  code.c_support_code = std::move(src->support_code);
+  code.host_functions = std::move(src->host_functions);
   return code;
 }
 

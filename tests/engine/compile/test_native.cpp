@@ -295,3 +295,16 @@ TEST_CASE("Ops without native code run their perform inside a native function", 
   CHECK(r.native_nodes > 0);
   CHECK(r.native_nodes < r.nodes);
 }
+
+TEST_CASE("a program too long for a thread's stack runs on the interpreter", "[native]") {
+  TempDir dir("long");
+  const Var x = vector("x");
+  Var chain = x;
+  for (int i = 0; i < 100; ++i) chain = sin(chain);  // one Composite of 100 kernel calls
+  auto native = rw::function({x}, chain, {.native = native_in(dir)});
+  auto interp = rw::function({x}, chain);
+  REQUIRE(native.schedule().size() == 1);
+  CHECK(native.native_status().state == NativeStatus::State::Off);
+  const Tensor xs = values(f64, 3000, 8);
+  CHECK(bitwise_difference(native(xs), interp(xs)) == "");
+}
