@@ -15,6 +15,7 @@
 #include "engine/compile/compile_ops.hpp"
 #include "engine/compile/detail/debug_check.hpp"
 #include "engine/compile/detail/function_core.hpp"
+#include "engine/compile/detail/native_link.hpp"
 #include "engine/compile/protect_inputs.hpp"
 #include "engine/compile/shared.hpp"
 #include "engine/graph/errors.hpp"
@@ -412,9 +413,26 @@ FunctionBase::FunctionBase(std::vector<In> inputs, std::vector<Var> outputs,
   } else {
     program = make_program(std::move(inputs), std::move(outputs), options);
   }
+  std::shared_ptr<detail::StepBackends> backends;
+  // DebugMode checks each node's perform, so it keeps the interpreter.
+  const bool native = options.native.mode != Native::Off && !options.debug_mode;
+  if (native || (options.impls && !options.impls->empty())) {
+    backends = std::make_shared<detail::StepBackends>();
+    backends->impls = options.impls;
+    if (options.impls && !options.impls->empty()) {
+      bool any = false;
+      for (const detail::Step& step : program->steps) {
+        backends->perform.push_back(options.impls->perform_for(*step.op));
+        any = any || backends->perform.back();
+      }
+      if (!any) backends->perform.clear();
+    }
+    if (native)
+      backends->native = detail::NativeLink::start(*program, options.native, options.impls.get());
+  }
   core_ = std::make_unique<detail::FunctionCore>(std::move(program), options.profile,
                                                  options.nan_guard, options.debug_mode,
-                                                 std::move(unrewritten));
+                                                 std::move(unrewritten), std::move(backends));
 }
 
 FunctionBase::FunctionBase(const FunctionBase& other)
@@ -460,6 +478,32 @@ void FunctionBase::reset_profile() {
   for (const NodeProfile& n : p.nodes)
     fresh.nodes.push_back({.op = n.op, .op_class = n.op_class, .node = n.node});
   p = std::move(fresh);
+}
+
+NativeStatus FunctionBase::native_status() const {
+  NativeStatus st;
+  const detail::StepBackends* b = core_ ? core_->backends() : nullptr;
+  if (!b || !b->native) return st;
+  const detail::NativeLink& link = *b->native;
+  st.native_nodes = link.native_steps();
+  if (link.kernels()) {
+    st.state = NativeStatus::State::Ready;
+    st.cached = link.cached();
+    return st;
+  }
+  st.error = link.error();
+  st.state = st.error.empty() ? NativeStatus::State::Building : NativeStatus::State::Failed;
+  return st;
+}
+
+void FunctionBase::wait_native() const {
+  const detail::StepBackends* b = core_ ? core_->backends() : nullptr;
+  if (b && b->native) b->native->wait();
+}
+
+std::string FunctionBase::native_source() const {
+  const detail::StepBackends* b = core_ ? core_->backends() : nullptr;
+  return b && b->native ? b->native->source() : std::string();
 }
 
 void FunctionBase::call_into(std::span<const Tensor> args, Tensor* out) const {

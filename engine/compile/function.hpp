@@ -5,6 +5,7 @@
 #include <array>
 #include <concepts>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
@@ -23,6 +24,22 @@ namespace rw {
 namespace detail {
 class FunctionCore;
 }
+
+/// What the native backend is doing for a function (docs/native.md).
+struct NativeStatus {
+  enum class State : std::uint8_t {
+    Off,       ///< Native::Off, DebugMode, or no node has native code.
+    Building,  ///< The module is being compiled; calls run the interpreter.
+    Ready,     ///< Calls run the module's code.
+    Failed,    ///< The build failed (`error` says why); calls run the interpreter.
+  };
+  State state = State::Off;
+  /// Nodes with native code (the others run their perform).
+  std::size_t native_nodes = 0;
+  /// Loaded from the compile directory without compiling.
+  bool cached = false;
+  std::string error;
+};
 
 /// What every compiled function is, whatever its call returns: the linked
 /// graph, its storage, and the untyped call. See `Function`.
@@ -62,6 +79,14 @@ class FunctionBase {
   const FunctionProfile* profile() const;
   /// Zeroes the profile's counters.
   void reset_profile();
+
+  /// The native backend's state.
+  NativeStatus native_status() const;
+  /// Waits until a background build of the native module has ended (at once
+  /// when there is none).
+  void wait_native() const;
+  /// The native module's C++ source ("" when there is none).
+  std::string native_source() const;
 
   /// Runs the function: checks the arguments against the inputs' types
   /// (converting where the inputs allow), computes the outputs and updates,

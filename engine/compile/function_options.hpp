@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "engine/graph/function_graph.hpp"
+#include "engine/graph/impl_registry.hpp"
 #include "engine/graph/variable.hpp"
 #include "engine/rewrite/profile.hpp"
 #include "engine/rewrite/trace.hpp"
@@ -124,6 +126,29 @@ struct DebugMode {
   std::function<std::string(std::span<const Tensor>)> name_rewrite;
 };
 
+/// Whether a function runs native code (docs/native.md).
+enum class Native : std::uint8_t {
+  Off,    ///< The interpreter runs every node (the default).
+  Async,  ///< A background thread compiles the module; calls run the
+          ///< interpreter until it is loaded, then native code. No call waits.
+  Sync,   ///< Compiling the function waits for the module (or its failure).
+};
+
+/// The native backend's choices.
+struct NativeOptions {
+  Native mode = Native::Off;
+  /// The compiler command. Empty: $CXX, else `c++`.
+  std::string compiler;
+  /// The compile directory. Empty: $RW_COMPILEDIR, else
+  /// $XDG_CACHE_HOME/rwgraph, else ~/.cache/rwgraph.
+  std::filesystem::path compile_dir;
+  /// Hears the one warning a failed build gives (no compiler, a compiler
+  /// that fails, a compile directory that cannot be written); the function
+  /// keeps running on the interpreter. Empty: written to std::cerr. A
+  /// warning is given once per process for the same cause.
+  std::function<void(const std::string&)> on_warning;
+};
+
 struct FunctionOptions {
   /// (shared variable, new value) pairs: after each successful call, each
   /// shared variable is assigned its new value, computed in the same run
@@ -183,6 +208,14 @@ struct FunctionOptions {
   /// graph (DebugMode; docs/debugging.md). Off when empty; several times
   /// slower than a plain call.
   std::optional<DebugMode> debug_mode;
+  /// Native code (docs/native.md): Native::Async or Native::Sync compile
+  /// the nodes that have native code into one module run in place of their
+  /// perform; the others run their perform inside the native function.
+  /// Ignored under DebugMode, which checks each perform.
+  NativeOptions native;
+  /// Implementations that replace Ops' own, by backend (docs/native.md).
+  /// Null: every Op's own perform and native_code.
+  std::shared_ptr<const ImplRegistry> impls;
 };
 
 /// What the environment variable RW_FLAGS asks for (docs/debugging.md), a

@@ -270,6 +270,10 @@ void Op::debug_perform(const Apply& node, std::span<const Tensor> inputs,
   perform(node, inputs, outputs);
 }
 
+std::optional<NativeCode> Op::native_code(const Apply&, const NativeNames&) const {
+  return std::nullopt;
+}
+
 std::optional<double> Op::flops(const Apply&, std::span<const Shape>, std::span<const Shape>) const {
   return std::nullopt;
 }

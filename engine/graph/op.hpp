@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "engine/graph/apply.hpp"
+#include "engine/graph/native_code.hpp"
 #include "engine/graph/variable.hpp"
 #include "runtime/tensor.hpp"
 
@@ -159,6 +160,12 @@ class Op : public std::enable_shared_from_this<Op> {
   /// shows in the results.
   virtual void debug_perform(const Apply& node, std::span<const Tensor> inputs,
                              std::span<Tensor> outputs) const;
+
+  /// C++ source computing this node for the native backend (Aesara's
+  /// c_code and its companions; docs/native.md). Empty, the default: the
+  /// node has no native code and a native function runs `perform`.
+  virtual std::optional<NativeCode> native_code(const Apply& node,
+                                                const NativeNames& names) const;
 
   /// The floating-point operations one perform does on inputs and outputs of
   /// these shapes (a multiply-add counts two), for the function profile's

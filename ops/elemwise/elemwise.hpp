@@ -50,6 +50,13 @@ class ElemwiseBase : public Op {
 
   /// The program run for inputs of these dtypes (built once, then cached).
   const ScalarProgram& program(std::span<const DType> input_dtypes) const;
+  /// Native code generated from the node's program (program_native_source),
+  /// specialised on its dtypes and on each input being dense (the output's
+  /// shape, contiguous) or one element broadcast; empty when an input
+  /// broadcasts along some axes only (a bias vector over a matrix's rows),
+  /// which the interpreter runs.
+  std::optional<NativeCode> native_code(const Apply& node,
+                                        const NativeNames& names) const override;
 
  protected:
   explicit ElemwiseBase(IoMap inplace = {});

@@ -8,6 +8,7 @@
 
 #include "rw/rw.hpp"
 #include "support/graph_compare.hpp"
+#include "support/native_fixtures.hpp"
 
 using namespace rw;
 
@@ -699,6 +700,72 @@ TEST_CASE("DebugMode finds every registered Op true to its contract", "[ops][deb
                                   {.on_unused_input = UnusedInput::Ignore,
                                    .debug_mode = DebugMode{}});
     CHECK_NOTHROW(f.call(c.values));
+  }
+}
+
+TEST_CASE("every registered Op gives the same values on the interpreter and native backends",
+          "[ops][native]") {
+  // One function of a node of every Op (one module to compile): the native
+  // one runs the Ops with native code from it and the others' perform.
+  // Native code calls the interpreter's own kernels for transcendental
+  // functions, so the results agree bit for bit, not just within their ulp.
+  const auto gens = generators();
+  std::vector<Var> inputs, outputs;
+  std::vector<Tensor> values;
+  std::vector<std::string> labels;
+  for (const OpInfo* info : standard_registry().all()) {
+    // Its values are whatever the memory held.
+    if (info->name == "alloc_empty") continue;
+    const Case c = gens.at(info->name)();
+    const ApplyRef node = standard_registry().make(info->name, c.params)->make_node(c.inputs);
+    inputs.insert(inputs.end(), c.inputs.begin(), c.inputs.end());
+    values.insert(values.end(), c.values.begin(), c.values.end());
+    for (const Var& o : node->outputs()) {
+      outputs.push_back(o);
+      labels.push_back(std::string(info->name));
+    }
+  }
+  // The generators broadcast elementwise operands against each other; the
+  // same Ops on operands of one shape have native code.
+  for (ScalarOp s : kAllScalarOps) {
+    if (s == ScalarOp::Cast) continue;
+    // Floats, else (the logic ops) integers.
+    for (const DType dtype : {f64, i32}) {
+      const Var a = rw::matrix("a", dtype), b = rw::matrix("b", dtype), c3 = rw::matrix("c", dtype);
+      const Var args[] = {a, b, c3};
+      const std::size_t n = static_cast<std::size_t>(scalar_op_arity(s));
+      const OpPtr op = standard_registry().make(std::string(scalar_op_name(s)), {});
+      Var out;
+      try {
+        out = (*op)(std::vector<Var>(args, args + n));
+      } catch (const TypeError&) {
+        continue;
+      }
+      outputs.push_back(out);
+      labels.push_back(std::string(scalar_op_name(s)) + " on dense operands");
+      Rng rng(static_cast<std::uint64_t>(s) + 1);
+      for (std::size_t k = 0; k < n; ++k) {
+        inputs.push_back(args[k]);
+        const Tensor v = rng.uniform({3, 4}, dtype == f64 ? 0.05 : -9.0, dtype == f64 ? 0.95 : 9.0);
+        values.push_back(rw::cast(v, dtype));
+      }
+      break;
+    }
+  }
+  std::vector<In> ins(inputs.begin(), inputs.end());
+  auto interp = rw::compile_function(ins, outputs, {.on_unused_input = UnusedInput::Ignore});
+  rw::test::TempDir dir("registry");
+  auto native = rw::compile_function(
+      ins, outputs,
+      {.on_unused_input = UnusedInput::Ignore, .native = rw::test::native_in(dir)});
+  const NativeStatus st = native.native_status();
+  INFO(st.error);
+  REQUIRE(st.state == NativeStatus::State::Ready);
+  CHECK(st.native_nodes >= std::size(kAllScalarOps) - 1);
+  const std::vector<Tensor> want = interp.call(values), got = native.call(values);
+  for (std::size_t o = 0; o < want.size(); ++o) {
+    INFO("output " << o << " of `" << labels[o] << "`");
+    CHECK(rw::test::bitwise_difference(got[o], want[o]) == "");
   }
 }
 

@@ -16,6 +16,7 @@
 
 #include "engine/compile/detail/debug_check.hpp"
 #include "engine/compile/detail/nan_guard.hpp"
+#include "engine/compile/detail/native_link.hpp"
 #include "engine/compile/errors.hpp"
 #include "engine/compile/function.hpp"
 #include "engine/compile/shared.hpp"
@@ -38,12 +39,14 @@ bool sole_owner(const Tensor& t) { return t.storage().use_count() == 1; }
 FunctionCore::FunctionCore(std::shared_ptr<const Program> program, bool profile,
                            std::optional<NanGuard> nan_guard,
                            std::optional<DebugMode> debug_mode,
-                           std::unique_ptr<FunctionBase> unrewritten)
+                           std::unique_ptr<FunctionBase> unrewritten,
+                           std::shared_ptr<const StepBackends> backends)
     : program_(std::move(program)),
       slots_(program_->n_slots),
       cells_(program_->cells.size()),
       guard_(nan_guard),
-      unrewritten_(std::move(unrewritten)) {
+      unrewritten_(std::move(unrewritten)),
+      backends_(std::move(backends)) {
   for (const auto& [slot, value] : program_->constants) slots_[slot] = value;
   load_fixed_cells();
   if (profile) init_profile();
@@ -59,7 +62,8 @@ void FunctionCore::load_fixed_cells() {
 }
 
 FunctionCore::FunctionCore(const FunctionCore& other)
-    : FunctionCore(other.program_, other.profile_ != nullptr, other.guard_) {
+    : FunctionCore(other.program_, other.profile_ != nullptr, other.guard_, std::nullopt, nullptr,
+                   other.backends_) {
   if (other.debug_) debug_ = std::make_unique<DebugChecker>(*other.debug_);
   if (other.unrewritten_) unrewritten_ = std::make_unique<FunctionBase>(*other.unrewritten_);
 }
@@ -277,6 +281,12 @@ template <bool kProfile, bool kGuard, bool kDebug> void FunctionCore::run() {
     held_bytes -= bytes;
     --held_buffers;
   };
+  // Read once per call: a module loaded during the call is used by the next.
+  const StepBackends* backends = backends_.get();
+  const NativeKernels* native =
+      !kDebug && backends && backends->native ? backends->native->kernels() : nullptr;
+  const PerformImpl* const* impls =
+      backends && !backends->perform.empty() ? backends->perform.data() : nullptr;
 
   const std::size_t n_steps = p.steps.size();
   for (std::size_t k = 0; k < n_steps; ++k) {
@@ -307,9 +317,15 @@ template <bool kProfile, bool kGuard, bool kDebug> void FunctionCore::run() {
       if constexpr (kDebug)
         debug_->run_node(k, std::span<const Tensor>(in, step.n_cells),
                          std::span<Tensor>(out, step.n_out));
-      else
-        step.op->perform(*step.node, std::span<const Tensor>(in, step.n_cells),
-                         std::span<Tensor>(out, step.n_out));
+      else if (!(native && native->entries[k] &&
+                 run_native_step(*backends->native, native->entries[k], k, step, in, out))) {
+        if (impls && impls[k])
+          (*impls[k])(*step.node, std::span<const Tensor>(in, step.n_cells),
+                      std::span<Tensor>(out, step.n_out));
+        else
+          step.op->perform(*step.node, std::span<const Tensor>(in, step.n_cells),
+                           std::span<Tensor>(out, step.n_out));
+      }
     } catch (const DebugModeError&) {
       throw;
     } catch (...) {

@@ -20,6 +20,15 @@ class FunctionBase;
 namespace rw::detail {
 
 class DebugChecker;
+class NativeLink;
+
+/// How steps run besides their Op's own perform: implementations from an
+/// ImplRegistry, and the native module. Shared by a function's copies.
+struct StepBackends {
+  std::shared_ptr<const ImplRegistry> impls;  // keeps `perform` alive
+  std::vector<const PerformImpl*> perform;    // per step; null: the Op's own
+  std::shared_ptr<NativeLink> native;         // null: no native code
+};
 
 /// "node 3 of 7 (`add` computing x + y)": how messages name step k.
 std::string node_label(const Program& p, std::size_t k);
@@ -32,13 +41,15 @@ class FunctionCore {
   FunctionCore(std::shared_ptr<const Program> program, bool profile,
                std::optional<NanGuard> nan_guard = std::nullopt,
                std::optional<DebugMode> debug_mode = std::nullopt,
-               std::unique_ptr<FunctionBase> unrewritten = nullptr);
+               std::unique_ptr<FunctionBase> unrewritten = nullptr,
+               std::shared_ptr<const StepBackends> backends = nullptr);
   /// Same program, storage and profile of its own.
   FunctionCore(const FunctionCore& other);
   ~FunctionCore();
 
   const Program& program() const { return *program_; }
   FunctionProfile* profile() { return profile_.get(); }
+  const StepBackends* backends() const { return backends_.get(); }
 
   void call(std::span<const Tensor* const> args, Tensor* out);
   void call(std::span<const Tensor> args, Tensor* out);
@@ -83,6 +94,7 @@ class FunctionCore {
   // at the same time, nested or from another thread, is refused before it
   // touches any storage.
   std::atomic<bool> running_{false};
+  std::shared_ptr<const StepBackends> backends_;
 };
 
 }  // namespace rw::detail

@@ -1,0 +1,310 @@
+// Native functions: Composites compiled from their programs agree with the
+// interpreter on every dtype and layout; the background build swaps in; a
+// missing or failing compiler leaves the interpreter running with one
+// warning; implementations by backend.
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+
+#include "rw/rw.hpp"
+#include "support/native_fixtures.hpp"
+
+using namespace rw;
+using rw::test::bitwise_difference;
+using rw::test::native_in;
+using rw::test::TempDir;
+
+namespace {
+
+constexpr std::int64_t kN = 1100;  // two full blocks of 512 and a tail
+
+/// `n` values of `dtype` from `seed`: the awkward ones first (zeros of both
+/// signs, infinities, NaN, subnormals, extremes, halves), then random ones.
+Tensor values(DType dtype, std::int64_t n, unsigned seed) {
+  std::mt19937 gen(seed);
+  Tensor t = Tensor::empty(dtype, {n});
+  visit_dtype(dtype, [&]<class T>() {
+    T* p = t.data<T>();
+    if constexpr (std::is_same_v<T, bool>) {
+      for (std::int64_t i = 0; i < n; ++i) p[i] = gen() & 1;
+    } else if constexpr (std::is_floating_point_v<T>) {
+      using L = std::numeric_limits<T>;
+      const T special[] = {T(0),     -T(0),        T(1),          T(-1),        T(0.5),
+                           T(-2.5),  T(3.75),      L::infinity(), -L::infinity(), L::quiet_NaN(),
+                           L::denorm_min(), L::max(), -L::max(),   T(1e-3),      T(100),
+                           T(-100),  T(0.25),      T(0.75),       T(30),        T(-30)};
+      std::uniform_real_distribution<double> u(-5, 5);
+      for (std::int64_t i = 0; i < n; ++i)
+        p[i] = i < 20 ? special[(i + seed) % 20] : static_cast<T>(u(gen));
+    } else {
+      using L = std::numeric_limits<T>;
+      const T special[] = {T(0), T(1), L::min(), L::max(), T(7), T(2), T(3), T(5)};
+      std::uniform_int_distribution<int> u(std::is_signed_v<T> ? -20 : 0, 20);
+      for (std::int64_t i = 0; i < n; ++i)
+        p[i] = i < 8 ? special[(i + seed) % 8] : static_cast<T>(u(gen));
+    }
+  });
+  return t;
+}
+
+/// The Composite computing `op` on inputs of `dtype` (cast_to for Cast), or
+/// null when `op` is not defined there.
+std::shared_ptr<const Composite> single_op(ScalarOp op, DType dtype,
+                                           std::optional<DType> cast_to = std::nullopt) {
+  try {
+    ScalarProgram p;
+    std::vector<Reg> in;
+    for (int i = 0; i < scalar_op_arity(op); ++i) in.push_back(p.input(dtype));
+    p.output(p.apply(op, in, cast_to));
+    return std::make_shared<Composite>(p);
+  } catch (const std::invalid_argument&) {
+    return nullptr;
+  }
+}
+
+struct Compared {
+  std::size_t nodes = 0;
+  std::size_t native_nodes = 0;
+};
+
+/// Compiles `outputs` twice (interpreter; native, into `dir`), calls both on
+/// `args` and requires the results to be equal bit for bit.
+Compared compare_backends(const std::vector<Var>& inputs, const std::vector<Var>& outputs,
+                          const std::vector<Tensor>& args, const TempDir& dir,
+                          const std::vector<std::string>& labels = {}) {
+  std::vector<In> ins(inputs.begin(), inputs.end());
+  auto interp = compile_function(ins, outputs, {.on_unused_input = UnusedInput::Ignore});
+  auto native = compile_function(
+      ins, outputs, {.on_unused_input = UnusedInput::Ignore, .native = native_in(dir)});
+  const NativeStatus st = native.native_status();
+  INFO(st.error);
+  REQUIRE(st.state == NativeStatus::State::Ready);
+  const std::vector<Tensor> want = interp.call(args), got = native.call(args);
+  REQUIRE(want.size() == got.size());
+  for (std::size_t o = 0; o < want.size(); ++o) {
+    INFO("output " << o << (o < labels.size() ? " " + labels[o] : ""));
+    CHECK(bitwise_difference(got[o], want[o]) == "");
+  }
+  return {native.schedule().size(), st.native_nodes};
+}
+
+}  // namespace
+
+TEST_CASE("native Composites equal the interpreter for every scalar op and dtype", "[native]") {
+  TempDir dir("composite");
+  for (DType dtype : kAllDTypes) {
+    INFO("dtype " << dtype_name(dtype));
+    const Var x = vector("x", dtype), y = vector("y", dtype), z = vector("z", dtype);
+    // One element broadcast over the others: the scalar layout.
+    const Var s = tensor("s", dtype, {1});
+    const Var dense[] = {x, y, z};
+    std::vector<Var> outputs;
+    std::vector<std::string> labels;
+    for (ScalarOp op : kAllScalarOps) {
+      // The interpreter's i0 and i1 throw for the extremes among the values
+      // (libstdc++'s cyl_bessel_i); the registry walk covers them.
+      if (op == ScalarOp::I0 || op == ScalarOp::I1) continue;
+      std::vector<std::optional<DType>> targets = {std::nullopt};
+      if (op == ScalarOp::Cast) targets.assign(std::begin(kAllDTypes), std::end(kAllDTypes));
+      for (const std::optional<DType>& to : targets) {
+        const auto c = single_op(op, dtype, to);
+        if (!c) continue;
+        const int arity = scalar_op_arity(op);
+        std::vector<Var> args(dense, dense + arity);
+        outputs.push_back((*c)(args));
+        labels.push_back(c->to_string());
+        args.back() = s;  // the last operand broadcast
+        outputs.push_back((*c)(args));
+        labels.push_back(c->to_string() + " with a scalar");
+      }
+    }
+    const Tensor sv = values(dtype, 1, 9);
+    const Compared r = compare_backends({x, y, z, s}, outputs,
+                                        {values(dtype, kN, 1), values(dtype, kN, 2),
+                                         values(dtype, kN, 3), sv},
+                                        dir, labels);
+    // Every node has native code.
+    CHECK(r.native_nodes == r.nodes);
+  }
+}
+
+TEST_CASE("a fused, in-place graph runs natively with the interpreter's values", "[native]") {
+  TempDir dir("fused");
+  const Var x = vector("x"), y = vector("y");
+  const Var e13 = exp(-x) * y + tanh(x) * (y - 1.5) / (1.0 + x * x) - sqrt(abs(y));
+  const Var mixed = where(x > y, cast(x * 3.0, i32), mod(cast(y, i32), 3));
+  const Var f32 = sigmoid(cast(x, rw::f32)) * 2.0f;
+  std::vector<In> ins{x, y};
+  auto interp = rw::function(ins, {e13, mixed, f32});
+  TempDir d2("fused-native");
+  auto native = rw::function(ins, {e13, mixed, f32}, {.native = native_in(d2)});
+  const NativeStatus st = native.native_status();
+  INFO(st.error);
+  REQUIRE(st.state == NativeStatus::State::Ready);
+  CHECK(st.native_nodes >= 1);
+  const Tensor xs = values(f64, 100000, 4), ys = values(f64, 100000, 5);
+  const auto want = interp(xs, ys);
+  // Twice: the second call reuses the first one's buffers (and in place).
+  for (int call = 0; call < 2; ++call) {
+    const auto got = native(xs, ys);
+    for (std::size_t o = 0; o < want.size(); ++o) CHECK(bitwise_difference(got[o], want[o]) == "");
+  }
+}
+
+TEST_CASE("a layout the native code does not handle runs on the interpreter", "[native]") {
+  TempDir dir("layout");
+  const Var m = matrix("m"), v = vector("v");
+  // exp(m) * 2 is dense; m + v broadcasts v along rows: no native code.
+  auto native = compile_function({m, v}, {exp(m) * 2.0, m + v}, {.native = native_in(dir)});
+  auto interp = compile_function({m, v}, {exp(m) * 2.0, m + v});
+  REQUIRE(native.native_status().state == NativeStatus::State::Ready);
+  CHECK(native.native_status().native_nodes == 2);  // exp, mul; not the broadcasting add
+  Rng rng(3);
+  const Tensor a = rng.uniform({40, 30}, -1, 1), b = rng.uniform({30}, -1, 1);
+  // A transposed argument is not contiguous: the code declines, perform runs.
+  const Tensor at = a.transpose();  // (30, 40), strides (1, 30)
+  const Tensor bv = rng.uniform({40}, -1, 1);
+  const auto want = interp(at, bv), got = native(at, bv);
+  for (std::size_t o = 0; o < want.size(); ++o) CHECK(bitwise_difference(got[o], want[o]) == "");
+  const auto want2 = interp(a, b), got2 = native(a, b);
+  for (std::size_t o = 0; o < want2.size(); ++o) CHECK(bitwise_difference(got2[o], want2[o]) == "");
+}
+
+TEST_CASE("the module compiled in the background is swapped in, with the same values",
+          "[native]") {
+  TempDir dir("async");
+  const Var x = vector("x"), y = vector("y");
+  const Var out = exp(-x) * y + tanh(x) * (y - 1.5);
+  auto f = rw::function({x, y}, out, {.native = native_in(dir, Native::Async)});
+  // Compiling takes far longer than this: the call does not wait for it.
+  CHECK(f.native_status().state == NativeStatus::State::Building);
+  const Tensor xs = values(f64, 5000, 6), ys = values(f64, 5000, 7);
+  const Tensor before = f(xs, ys);
+  f.wait_native();
+  const NativeStatus st = f.native_status();
+  INFO(st.error);
+  REQUIRE(st.state == NativeStatus::State::Ready);
+  CHECK_FALSE(st.cached);
+  const Tensor after = f(xs, ys);
+  CHECK(bitwise_difference(after, before) == "");
+
+  // A second function of the same graph finds the module in the directory;
+  // a copy shares its function's module.
+  auto g = rw::function({x, y}, out, {.native = native_in(dir, Native::Sync)});
+  CHECK(g.native_status().state == NativeStatus::State::Ready);
+  CHECK(g.native_status().cached);
+  auto h = g;
+  CHECK(h.native_status().state == NativeStatus::State::Ready);
+  CHECK(bitwise_difference(h(xs, ys), before) == "");
+}
+
+TEST_CASE("without a compiler the interpreter runs, after one warning naming it", "[native]") {
+  TempDir dir("no-cxx");
+  std::vector<std::string> warnings;
+  NativeOptions o = native_in(dir);
+  o.compiler = "/nonexistent/rw-function-test-c++";
+  o.on_warning = [&](const std::string& w) { warnings.push_back(w); };
+  const Var x = vector("x");
+  auto f = rw::function({x}, exp(x) * 2.0, {.native = o});
+  auto g = rw::function({x}, tanh(x) + 1.0, {.native = o});
+  REQUIRE(warnings.size() == 1);
+  CHECK_THAT(warnings[0], Catch::Contains("/nonexistent/rw-function-test-c++"));
+  CHECK_THAT(warnings[0], Catch::Contains("the interpreter runs it"));
+  CHECK(f.native_status().state == NativeStatus::State::Failed);
+  CHECK(g.native_status().state == NativeStatus::State::Failed);
+  const Tensor xs = Tensor::from({0.0, 1.0});
+  CHECK(allclose(f(xs), Tensor::from({2.0, 2 * std::exp(1.0)})));
+
+  // $CXX names the compiler when the options do not.
+  const char* old = std::getenv("CXX");
+  const std::string saved = old ? old : "";
+  ::setenv("CXX", "/nonexistent/rw-env-c++", 1);
+  NativeOptions e = native_in(dir, Native::Async);
+  e.on_warning = o.on_warning;
+  auto h = rw::function({x}, exp(x) * 3.0, {.native = e});
+  h.wait_native();
+  if (old) ::setenv("CXX", saved.c_str(), 1);
+  else ::unsetenv("CXX");
+  REQUIRE(warnings.size() == 2);
+  CHECK_THAT(warnings[1], Catch::Contains("/nonexistent/rw-env-c++"));
+  CHECK(allclose(h(xs), Tensor::from({3.0, 3 * std::exp(1.0)})));
+}
+
+TEST_CASE("a failing compile leaves the interpreter running, after one warning", "[native]") {
+  TempDir dir("bad-code");
+  std::vector<std::string> warnings;
+  NativeOptions o = native_in(dir);
+  o.on_warning = [&](const std::string& w) { warnings.push_back(w); };
+  auto impls = std::make_shared<ImplRegistry>();
+  register_impl(*impls, "exp", "native", [](const Apply&, const NativeNames&) {
+    NativeCode c;
+    c.c_code = "  this is not C++;";
+    return std::optional<NativeCode>(c);
+  });
+  const Var x = vector("x");
+  auto f = compile_function({x}, exp(x), {.native = o, .impls = impls});
+  auto g = compile_function({x}, exp(x), {.native = o, .impls = impls});
+  REQUIRE(warnings.size() == 1);
+  CHECK_THAT(warnings[0], Catch::Contains("failed (status"));
+  CHECK(f.native_status().state == NativeStatus::State::Failed);
+  CHECK(allclose(g(Tensor::from({0.0})), Tensor::from({1.0})));
+}
+
+TEST_CASE("an implementation registered for one backend replaces the Op's own there",
+          "[native]") {
+  auto impls = std::make_shared<ImplRegistry>();
+  // By name, for the interpreter: every `exp` node gives 7.
+  register_impl(*impls, "exp", "interpreter",
+                [](const Apply&, std::span<const Tensor> in, std::span<Tensor> out) {
+                  out[0] = Tensor::full(in[0].shape(), 7.0);
+                });
+  // By class, for native code: every `Elemwise` node's code declines, so
+  // its perform (or the interpreter implementation above) runs.
+  register_impl<Elemwise>(*impls, "native", [](const Apply&, const NativeNames&) {
+    NativeCode c;
+    c.c_code = "  return RW_FALLBACK;";
+    return std::optional<NativeCode>(c);
+  });
+  CHECK_THROWS_WITH(register_impl(*impls, "exp", "jax", [](const Apply&, const NativeNames&) {
+                      return std::optional<NativeCode>();
+                    }),
+                    Catch::Contains("unknown backend `jax`"));
+
+  const Var x = vector("x");
+  const Tensor xs = Tensor::from({0.0, 1.0});
+  auto interp = compile_function({x}, exp(x) + 1.0, {.impls = impls});
+  CHECK(allclose(interp(xs), Tensor::from({8.0, 8.0})));
+  TempDir dir("impls");
+  auto native = compile_function({x}, exp(x) + 1.0, {.native = native_in(dir), .impls = impls});
+  REQUIRE(native.native_status().state == NativeStatus::State::Ready);
+  CHECK(native.native_status().native_nodes == 2);
+  CHECK(allclose(native(xs), Tensor::from({8.0, 8.0})));
+  // Without the registry, the Ops' own.
+  CHECK(allclose(compile_function({x}, exp(x) + 1.0)(xs), Tensor::from({2.0, 1 + std::exp(1.0)})));
+}
+
+TEST_CASE("Ops without native code run their perform inside a native function", "[native]") {
+  TempDir dir("mixed");
+  const Var m = matrix("m");
+  const Var out = sum(exp(m) * 2.0, {1}) + 1.0;
+  const Compared r = compare_backends({m}, {out, dot(m, transpose(m))}, {Rng(5).uniform({20, 20}, -1, 1)},
+                                      dir);
+  CHECK(r.native_nodes > 0);
+  CHECK(r.native_nodes < r.nodes);
+}
+
+TEST_CASE("a program too long for a thread's stack runs on the interpreter", "[native]") {
+  TempDir dir("long");
+  const Var x = vector("x");
+  Var chain = x;
+  for (int i = 0; i < 100; ++i) chain = sin(chain);  // one Composite of 100 kernel calls
+  auto native = rw::function({x}, chain, {.native = native_in(dir)});
+  auto interp = rw::function({x}, chain);
+  REQUIRE(native.schedule().size() == 1);
+  CHECK(native.native_status().state == NativeStatus::State::Off);
+  const Tensor xs = values(f64, 3000, 8);
+  CHECK(bitwise_difference(native(xs), interp(xs)) == "");
+}
