@@ -8,11 +8,11 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <typeindex>
-#include <stdexcept>
 #include <type_traits>
+#include <typeindex>
 #include <unordered_map>
 
+#include "engine/graph/errors.hpp"
 #include "engine/graph/native_code.hpp"
 #include "engine/graph/op.hpp"
 
@@ -66,21 +66,21 @@ class ImplRegistry {
 
 /// Adds `impl` for Ops of class `OpT` on the backend named `backend`
 /// ("interpreter": a PerformImpl, "native": a NativeImpl). Throws
-/// std::invalid_argument naming an unknown backend or a callable that does
+/// ValueError naming an unknown backend or a callable that does
 /// not fit it.
 template <class OpT, class F>
 void register_impl(ImplRegistry& registry, std::string_view backend, F&& impl) {
   const std::optional<Backend> b = parse_backend(backend);
-  if (!b) throw std::invalid_argument("unknown backend `" + std::string(backend) +
-                                      "` (known: interpreter, native)");
+  if (!b)
+    throw ValueError("unknown backend `" + std::string(backend) + "` (known: interpreter, native)");
   if constexpr (std::is_constructible_v<PerformImpl, F>) {
     if (*b == Backend::Interpreter) return registry.add_perform(typeid(OpT), PerformImpl(impl));
   }
   if constexpr (std::is_constructible_v<NativeImpl, F>) {
     if (*b == Backend::Native) return registry.add_native(typeid(OpT), NativeImpl(impl));
   }
-  throw std::invalid_argument("the implementation given for backend `" + std::string(backend) +
-                              "` has the wrong signature");
+  throw ValueError("the implementation given for backend `" + std::string(backend) +
+                   "` has the wrong signature");
 }
 
 /// register_impl for the Ops named `op_name`.
@@ -88,16 +88,16 @@ template <class F>
 void register_impl(ImplRegistry& registry, std::string_view op_name, std::string_view backend,
                    F&& impl) {
   const std::optional<Backend> b = parse_backend(backend);
-  if (!b) throw std::invalid_argument("unknown backend `" + std::string(backend) +
-                                      "` (known: interpreter, native)");
+  if (!b)
+    throw ValueError("unknown backend `" + std::string(backend) + "` (known: interpreter, native)");
   if constexpr (std::is_constructible_v<PerformImpl, F>) {
     if (*b == Backend::Interpreter) return registry.add_perform(op_name, PerformImpl(impl));
   }
   if constexpr (std::is_constructible_v<NativeImpl, F>) {
     if (*b == Backend::Native) return registry.add_native(op_name, NativeImpl(impl));
   }
-  throw std::invalid_argument("the implementation given for backend `" + std::string(backend) +
-                              "` has the wrong signature");
+  throw ValueError("the implementation given for backend `" + std::string(backend) +
+                   "` has the wrong signature");
 }
 
 }  // namespace rw

@@ -60,7 +60,7 @@ std::shared_ptr<const Composite> single_op(ScalarOp op, DType dtype,
     for (int i = 0; i < scalar_op_arity(op); ++i) in.push_back(p.input(dtype));
     p.output(p.apply(op, in, cast_to));
     return std::make_shared<Composite>(p);
-  } catch (const std::invalid_argument&) {
+  } catch (const rw::ValueError&) {
     return nullptr;
   }
 }
