@@ -134,9 +134,7 @@ template <class F> decltype(auto) visit_dtype(DType t, F&& f) {
     case DType::Float32: return f.template operator()<float>();
     case DType::Float64: return f.template operator()<double>();
   }
-  detail::assertion_failed("dtype is one of DType's enumerators",
-                           "visit_dtype: a DType outside the enumeration",
-                           std::source_location::current());
+  RW_UNREACHABLE("visit_dtype: a DType outside the enumeration");
 }
 
 }  // namespace rw

@@ -4,11 +4,11 @@
 
 namespace rw::detail {
 
-void assertion_failed(std::string_view condition, std::string_view message,
-                      std::source_location where) {
-  std::string text(where.file_name());
+void assertion_failed(std::string_view condition, std::string_view message, const char* file,
+                      int line) {
+  std::string text(file);
   text += ':';
-  text += std::to_string(where.line());
+  text += std::to_string(line);
   text += ": internal error: ";
   text += message;
   text += " (";

@@ -4,7 +4,6 @@
 // (engine/graph/errors.hpp, engine/compile/errors.hpp, ...).
 #pragma once
 
-#include <source_location>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -57,17 +56,25 @@ class InternalError : public Error {
 namespace detail {
 /// Throws InternalError "FILE:LINE: internal error: MESSAGE (CONDITION)".
 [[noreturn]] void assertion_failed(std::string_view condition, std::string_view message,
-                                   std::source_location where);
+                                   const char* file, int line);
 }  // namespace detail
 
 }  // namespace rw
+
+// __FILE__ and __LINE__ rather than std::source_location: clang 14 (the fuzz
+// build's compiler) with libstdc++ 12 has no std::source_location.
 
 /// Checks an invariant of the library, in every build type: when `condition`
 /// is false, throws rw::InternalError naming the file, the line, `message`
 /// and the condition's text. For broken invariants only; bad input from a
 /// caller gets a ValueError, TypeError or IndexError that names the argument.
-#define RW_ASSERT(condition, message)                                                         \
-  do {                                                                                        \
-    if (!(condition)) [[unlikely]]                                                            \
-      ::rw::detail::assertion_failed(#condition, (message), std::source_location::current()); \
+#define RW_ASSERT(condition, message)                                            \
+  do {                                                                           \
+    if (!(condition)) [[unlikely]]                                               \
+      ::rw::detail::assertion_failed(#condition, (message), __FILE__, __LINE__); \
   } while (false)
+
+/// A point the code never reaches, such as the end of a function whose switch
+/// returns for every enumerator: throws rw::InternalError as RW_ASSERT does.
+#define RW_UNREACHABLE(message) \
+  ::rw::detail::assertion_failed("unreachable", (message), __FILE__, __LINE__)

@@ -390,8 +390,7 @@ double draw_scalar(Distribution d, Rng& g, std::string_view op, const double* f,
     default:
       break;
   }
-  detail::assertion_failed("a scalar distribution", "draw_scalar: not a scalar distribution",
-                           std::source_location::current());
+  RW_UNREACHABLE("draw_scalar: not a scalar distribution");
 }
 
 /// Copies the rows `index` of `a` (along axis 0) into a new tensor of shape

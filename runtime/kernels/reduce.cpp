@@ -238,9 +238,7 @@ std::unique_ptr<Folder> make_folder(ReduceOp op, DType t) {
     case ReduceOp::Any: return folder_for<ReduceOp::Any>(t);
     case ReduceOp::All: return folder_for<ReduceOp::All>(t);
   }
-  detail::assertion_failed("op is one of ReduceOp's enumerators",
-                           "make_folder: a ReduceOp outside the enumeration",
-                           std::source_location::current());
+  RW_UNREACHABLE("make_folder: a ReduceOp outside the enumeration");
 }
 
 // A pairwise (binary counter) accumulator of partial results: partial sums of

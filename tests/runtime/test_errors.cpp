@@ -68,4 +68,10 @@ TEST_CASE("RW_ASSERT passes a true condition and reports a false one with its fi
   }
   // An InternalError is an rw::Error, so a caller's one catch sees it too.
   CHECK_THROWS_AS(checked_half(1), Error);
+  // RW_UNREACHABLE: the same report, for a point the code never reaches.
+  CHECK_THROWS_AS([] { RW_UNREACHABLE("the end of a switch over every case"); }(), InternalError);
+  CHECK_THROWS_WITH([] { RW_UNREACHABLE("the end of a switch over every case"); }(),
+                    Catch::Contains("test_errors.cpp:") &&
+                        Catch::EndsWith(": internal error: the end of a switch over every case "
+                                        "(unreachable)"));
 }
