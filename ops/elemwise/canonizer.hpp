@@ -41,7 +41,7 @@ enum class CanonizerKind : unsigned char {
 /// become equal nodes, which merge then folds.
 ///
 /// Only nodes used by the chain alone are read into it (an inner node used
-/// elsewhere stays a term: flattening it would compute it twice), down to 4
+/// elsewhere stays a term: flattening it would compute it twice), down to 64
 /// levels, and only nodes of the root's dtype (int and float arithmetic stay
 /// apart; a true_div is read only when its result is float). The rewriter
 /// applies only when something simplifies — terms or constants combine,

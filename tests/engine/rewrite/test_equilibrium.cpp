@@ -104,6 +104,30 @@ GraphRewriterPtr late_negneg() {
 }
 }  // namespace
 
+TEST_CASE("an equilibrium with nothing it tracks in the graph leaves it at a glance", "[rewrite]") {
+  Var x = fvec("x");
+  FunctionGraph fg({x}, {exp(mul(x, fconst(1)))});
+  RewriteProfile prof;
+  RewriteContext ctx{.profile = &prof};
+  // neg_neg tracks neg, which the graph lacks; the profile still lists it.
+  EquilibriumRewriter eq("simplify", {neg_neg()});
+  const PassReport r = eq.rewrite(fg, ctx);
+  REQUIRE(r.ok());
+  REQUIRE(r.stop == StopReason::Saturated);
+  REQUIRE_FALSE(r.changed);
+  REQUIRE(r.applications == 0);
+  REQUIRE(infix(fg) == "exp(x * 1.0)");
+  const PassProfile* p = prof.find("simplify");
+  REQUIRE(p != nullptr);
+  const RewriterStats* n = p->find_rewriter("neg_neg");
+  REQUIRE(n != nullptr);
+  REQUIRE(n->attempts == 0);
+  // One tracked node is enough for the full run.
+  FunctionGraph fg2({x}, {exp(neg(neg(x)))});
+  REQUIRE(eq.rewrite(fg2).applications == 1);
+  REQUIRE(infix(fg2) == "exp(x)");
+}
+
 TEST_CASE("a change re-queues the users within the rewriters' depth, and no more",
           "[rewrite]") {
   Var x = fvec("x"), y = fvec("y");
