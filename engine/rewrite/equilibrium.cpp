@@ -509,22 +509,11 @@ struct EquilibriumRun {
 
 PassReport EquilibriumRewriter::apply(FunctionGraph& fgraph, RewriteContext& ctx) const {
   // Only node rewriters, and no node any of them tracks (the scan groups on
-  // a graph without loops): settled by one look at each node's kind, with
-  // no sort and no worklist.
-  if (global_.empty() && final_.empty() && cleanup_.empty()) {
-    const std::vector<Apply*> all = fgraph.nodes();
-    if (std::none_of(all.begin(), all.end(), [&](const Apply* n) {
-          const detail::RewriterIndex::Candidates c = index_->lookup(*n);
-          return !c.a.empty() || !c.b.empty();
-        })) {
-      if (ctx.profile && ctx.profile->current())  // the profile lists every rewriter of a pass
-        for (const NodeRewriterPtr& r : rewriters_) ctx.profile->current()->rewriter(r->name());
-      PassReport report;
-      report.stop = StopReason::Saturated;
-      report.nodes_max = all.size();
-      return report;
-    }
-  }
+  // a graph without loops): nothing to queue.
+  if (global_.empty() && final_.empty() && cleanup_.empty())
+    if (auto settled =
+            detail::untracked_report(*index_, rewriters_, fgraph, ctx, StopReason::Saturated))
+      return std::move(*settled);
   EquilibriumRun run(*this, fgraph, ctx);
   return run.go();
 }

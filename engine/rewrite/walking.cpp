@@ -47,27 +47,15 @@ PassReport WalkingRewriter::apply(FunctionGraph& fgraph, RewriteContext& ctx) co
   // A node no rewriter tracks is never attempted, so it need not be queued;
   // and a graph without any tracked node (the usual case for `useless` and
   // `uncanonicalize`) is settled by one look at each node's kind, no sort.
-  auto tracked = [&](const Apply& n) {
-    const detail::RewriterIndex::Candidates c = index_->lookup(n);
-    return !c.a.empty() || !c.b.empty();
-  };
-  {
-    const std::vector<Apply*> all = fgraph.nodes();
-    if (std::none_of(all.begin(), all.end(), [&](const Apply* n) { return tracked(*n); })) {
-      if (ctx.profile && ctx.profile->current())  // the profile lists every rewriter of a pass
-        for (const NodeRewriterPtr& r : rewriters_) ctx.profile->current()->rewriter(r->name());
-      PassReport report;
-      report.stop = StopReason::Completed;
-      report.nodes_max = all.size();
-      return report;
-    }
-  }
+  if (auto settled =
+          detail::untracked_report(*index_, rewriters_, fgraph, ctx, StopReason::Completed))
+    return std::move(*settled);
   detail::NodeProcessor proc(name(), rewriters_, *index_, fgraph, ctx);
   // Plain pointers: a node the walk met stays alive while the processor's
   // listener is attached, in the graph or pruned.
   std::deque<Apply*> queue;
   for (Apply* n : fgraph.toposort())
-    if (tracked(*n)) queue.push_back(n);
+    if (index_->tracks(*n)) queue.push_back(n);
   const bool in_to_out = order_ == WalkOrder::InToOut;
   std::size_t max_nodes = fgraph.num_nodes();
   while (!queue.empty()) {
@@ -87,7 +75,7 @@ PassReport WalkingRewriter::apply(FunctionGraph& fgraph, RewriteContext& ctx) co
     detail::ChangeListener& l = proc.listener();
     if (!ignore_newtrees_)
       for (Apply* n : l.imported_nodes)
-        if (n != node && fgraph.contains(*n) && tracked(*n)) queue.push_back(n);
+        if (n != node && fgraph.contains(*n) && index_->tracks(*n)) queue.push_back(n);
     l.forget();
     max_nodes = std::max(max_nodes, fgraph.num_nodes());
   }

@@ -67,6 +67,21 @@ std::span<const std::uint32_t> RewriterIndex::class_candidates(const Op& op) con
   return {};
 }
 
+std::optional<PassReport> untracked_report(const RewriterIndex& index,
+                                           std::span<const NodeRewriterPtr> rewriters,
+                                           const FunctionGraph& fgraph, RewriteContext& ctx,
+                                           StopReason stop) {
+  const std::vector<Apply*> all = fgraph.nodes();
+  if (std::any_of(all.begin(), all.end(), [&](const Apply* n) { return index.tracks(*n); }))
+    return std::nullopt;
+  if (ctx.profile && ctx.profile->current())
+    for (const NodeRewriterPtr& r : rewriters) ctx.profile->current()->rewriter(r->name());
+  PassReport report;
+  report.stop = stop;
+  report.nodes_max = all.size();
+  return report;
+}
+
 void ChangeListener::on_import(FunctionGraph&, Apply& node, std::string_view) {
   ++imported;
   ++changes;

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -14,6 +15,7 @@
 
 #include "engine/graph/feature.hpp"
 #include "engine/rewrite/context.hpp"
+#include "engine/rewrite/graph_rewriter.hpp"
 #include "engine/rewrite/node_rewriter.hpp"
 
 namespace rw::detail {
@@ -48,6 +50,11 @@ class RewriterIndex {
     if (!by_class_.empty()) c.b = class_candidates(node.op());
     return c;
   }
+  /// Whether some rewriter tracks `node`'s Op.
+  bool tracks(const Apply& node) const {
+    const Candidates c = lookup(node);
+    return !c.a.empty() || !c.b.empty();
+  }
 
  private:
   std::span<const std::uint32_t> class_candidates(const Op& op) const;
@@ -70,6 +77,15 @@ class RewriterIndex {
   std::vector<NodeFilter::Glance> glances_;
   std::vector<std::uint8_t> filtered_;
 };
+
+/// The report of a pass over `fgraph` that need try nothing, stopped with
+/// `stop`, when no node is tracked by a rewriter of `index` (one look at each
+/// node's kind, no sort); the rewriters are listed in the profile, as a run
+/// lists them. Otherwise nothing: the pass must run.
+std::optional<PassReport> untracked_report(const RewriterIndex& index,
+                                           std::span<const NodeRewriterPtr> rewriters,
+                                           const FunctionGraph& fgraph, RewriteContext& ctx,
+                                           StopReason stop);
 
 /// Calls `f(rank)` for each candidate in rank order (duplicates once) until it
 /// returns true; returns whether it did.
