@@ -146,7 +146,11 @@ RewriteResult UselessFill::transform(FunctionGraph&, Apply& node, const RewriteC
 
 // Depth 1, as UselessFill's.
 FillSink::FillSink()
-    : NodeRewriter("fill_sink", Tracks::op_class<Elemwise>(), /*depth=*/1, kAfterRules) {}
+    : NodeRewriter("fill_sink", Tracks::op_class<Elemwise>(), /*depth=*/1, kAfterRules) {
+  // Tried on every elementwise node: the driver turns away those without a
+  // fill input before a call.
+  set_filter(NodeFilter().some_input_computed(OpKind::of("fill")));
+}
 
 RewriteResult FillSink::transform(FunctionGraph&, Apply& node, const RewriteContext&) const {
   const auto* op = op_as<Elemwise>(node.op());

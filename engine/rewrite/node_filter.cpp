@@ -1,6 +1,8 @@
 // NodeFilter: building the checks and running them.
 #include "engine/rewrite/node_filter.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "engine/rewrite/errors.hpp"
@@ -61,6 +63,12 @@ void NodeFilter::update_glance() {
 NodeFilter& NodeFilter::all_inputs_constant() {
   all_constant_ = true;
   update_glance();
+  return *this;
+}
+
+NodeFilter& NodeFilter::some_input_computed(OpKind kind) {
+  if (!kind) throw RewriteError("a node filter needs an op kind for some_input_computed");
+  some_input_ = kind;
   return *this;
 }
 
@@ -185,6 +193,15 @@ bool NodeFilter::accepts(const Apply& node) const {
   if (all_constant_)
     for (const Var& in : node.inputs())
       if (!in->is_constant()) return false;
+  if (some_input_) {
+    const std::uint32_t want = some_input_.index();
+    const auto inputs = node.inputs();
+    if (std::none_of(inputs.begin(), inputs.end(), [&](const Var& in) {
+          const Apply* owner = in->owner();
+          return owner && owner->kind_index() == want;
+        }))
+      return false;
+  }
   if (has_op_checks_) {
     const Op* same = literals_->op.get();
     if (same && (node.op().hash() != same->hash() || !(node.op() == *same))) return false;
@@ -253,6 +270,7 @@ std::string NodeFilter::to_string() const {
     out += "{" + props + "}";
   }
   if (all_constant_) out += std::string(sep()) + "*=const";
+  if (some_input_) out += fmt::format("{}[?]:{}", sep(), some_input_.name());
   auto at = [&](std::uint16_t parent, std::uint16_t input) {
     std::vector<std::uint32_t> path{input};
     for (std::uint16_t p = parent; p != kNode; p = checks_[p].parent) path.push_back(checks_[p].input);

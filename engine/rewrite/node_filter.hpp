@@ -55,6 +55,9 @@ class NodeFilter {
   NodeFilter& arity(std::size_t n);
   /// Every input of the node must be a constant.
   NodeFilter& all_inputs_constant();
+  /// Some input of the node, at any position, must be computed by a node of
+  /// an Op of kind `kind` (FillSink asks for a `fill` among the inputs).
+  NodeFilter& some_input_computed(OpKind kind);
   /// The node's Op must equal `op` (class, name and properties), as a
   /// pattern whose head is an Op requires; implies its kind.
   NodeFilter& op_equal_to(std::shared_ptr<const Op> op);
@@ -126,11 +129,13 @@ class NodeFilter {
   const Glance& glance() const { return glance_; }
   /// True for a filter without checks.
   bool accepts_all() const {
-    return !kind_ && arity_ == kAnyArity && !all_constant_ && !has_op_checks_ && checks_.empty();
+    return !kind_ && arity_ == kAnyArity && !all_constant_ && !some_input_ && !has_op_checks_ &&
+           checks_.empty();
   }
   /// The checks, for messages and tests: `mul/2, [1]=1`, `[0]:add/2`,
-  /// `[1]==[0,1]`, `*=const`, `{order=(0)}`, `=dimshuffle{order=(0)}` for an
-  /// Op compared whole ("any" for the empty filter).
+  /// `[1]==[0,1]`, `*=const`, `[?]:fill` (some input), `{order=(0)}`,
+  /// `=dimshuffle{order=(0)}` for an Op compared whole ("any" for the empty
+  /// filter).
   std::string to_string() const;
 
  private:
@@ -155,6 +160,7 @@ class NodeFilter {
   OpKind kind_;
   std::uint32_t arity_ = kAnyArity;
   bool all_constant_ = false;
+  OpKind some_input_;           // some input is computed by this kind, when set
   bool has_op_checks_ = false;  // literals_ holds properties or an Op to compare
   // Structural checks first, literal and same-value checks (the dearer ones,
   // which no check reads below) after them; a check's parents come before it.

@@ -81,6 +81,23 @@ TEST_CASE("a filter checks the node's op kind, arity and constant inputs", "[rew
   CHECK(NodeFilter().arity(1).to_string() == "_/1");
 }
 
+TEST_CASE("a filter can ask for an input of one kind at any position", "[rewrite]") {
+  Var x = fvec("x"), y = fvec("y");
+  const NodeFilter f = NodeFilter().some_input_computed(OpKind::of("exp"));
+  CHECK(f.accepts(node_of(add(exp(x), y))));
+  CHECK(f.accepts(node_of(add(y, exp(x)))));
+  CHECK(f.accepts(node_of(add(exp(x), exp(y)))));
+  CHECK_FALSE(f.accepts(node_of(add(x, y))));
+  CHECK_FALSE(f.accepts(node_of(add(neg(exp(x)), y))));  // below an input does not count
+  CHECK_FALSE(f.accepts(node_of(add(fconst(1), fconst(2)))));
+  CHECK_FALSE(f.accepts_all());
+  CHECK(f.to_string() == "[?]:exp");
+  CHECK(NodeFilter().op(OpKind::of("add")).some_input_computed(OpKind::of("exp")).to_string() ==
+        "add, [?]:exp");
+  CHECK_THROWS_MATCHES(NodeFilter().some_input_computed(OpKind{}), RewriteError,
+                       Catch::Message("a node filter needs an op kind for some_input_computed"));
+}
+
 TEST_CASE("a filter compares the node's op properties", "[rewrite]") {
   Var x = fvec("x"), y = fvec("y");
   Var m = ftensor("m", {2, 3});
