@@ -11,6 +11,7 @@
 #include "engine/graph/apply.hpp"
 #include "engine/graph/op.hpp"
 #include "engine/graph/printing.hpp"
+#include "engine/unify/detail/graph_reader.hpp"
 #include "engine/unify/detail/small_stack.hpp"
 #include "engine/unify/graph_terms.hpp"
 #include "engine/unify/print.hpp"
@@ -235,18 +236,11 @@ Var Bindings::graph(const Term& var) const {
 
 namespace {
 
-bool op_equal(const Op& a, const Op& b) {
-  return &a == &b || (a.hash() == b.hash() && a.equals(b));
-}
-
-std::uint64_t graph_bits(const Variable* v) {
-  return reinterpret_cast<std::uint64_t>(v) | detail::kTagGraph;
-}
-const Variable* graph_of(std::uint64_t bits) {
-  return (bits & detail::kTagMask) == detail::kTagGraph
-             ? reinterpret_cast<const Variable*>(bits & ~detail::kTagMask)
-             : nullptr;
-}
+using detail::graph_bits;
+using detail::graph_of;
+using detail::input_bits;
+using detail::same_op;
+using detail::term_node;
 
 // Whether two ground values are the same graph value (identity, equal
 // constants, or equal structure).
@@ -412,7 +406,7 @@ class Matcher {
   bool head_step(const Node& n, std::uint32_t index, const Apply& node, std::uint64_t subject) {
     switch (n.head) {
       case Node::Head::OpAtom:
-        if (!op_equal(*n.head_term.op(), node.op()))
+        if (!same_op(*n.head_term.op(), node.op()))
           return fail_at(MatchFailKind::OpMismatch, index, subject);
         return true;
       case Node::Head::OpPattern:
@@ -428,7 +422,7 @@ class Matcher {
           return true;
         }
         detail::BorrowedTerm b(bound);
-        if (b.get().kind() == TermKind::Op && op_equal(*b.get().op(), node.op())) return true;
+        if (b.get().kind() == TermKind::Op && same_op(*b.get().op(), node.op())) return true;
         return fail_at(MatchFailKind::OpMismatch, index, subject);
       }
     }
@@ -478,7 +472,7 @@ class Matcher {
     if (n.children.size() != node->num_inputs())
       return fail_at(MatchFailKind::ArityMismatch, w.node, w.subject, node->num_inputs());
     for (std::size_t i = n.children.size(); i-- > 0;)
-      work_.push_back({n.children[i], graph_bits(node->input(i).get())});
+      work_.push_back({n.children[i], input_bits(*node, i)});
     return true;
   }
 
@@ -501,8 +495,8 @@ class Matcher {
         Frame& f = stack.back();
         if (f.next < f.a->num_inputs()) {
           const Variable* in = f.a->input(f.next++).get();
-          const Apply* owner = in->owner();
-          if (owner && has_term_view(*in) && op_equal(owner->op(), node.op())) {
+          const Apply* owner = term_node(*in);
+          if (owner && same_op(owner->op(), node.op())) {
             const auto begin = static_cast<std::uint32_t>(c.operands.size());
             stack.push_back({owner, 0, begin});
           } else {

@@ -7,9 +7,10 @@
 
 #include "engine/graph/apply.hpp"
 #include "engine/graph/op.hpp"
-#include "engine/unify/graph_terms.hpp"
 #include "engine/unify/detail/flat_map.hpp"
+#include "engine/unify/detail/graph_reader.hpp"
 #include "engine/unify/detail/small_stack.hpp"
+#include "engine/unify/graph_terms.hpp"
 
 namespace rw {
 
@@ -17,15 +18,9 @@ namespace detail {
 
 namespace {
 
-bool op_equal(const Op& a, const Op& b) {
-  return &a == &b || (a.hash() == b.hash() && a.equals(b));
-}
-
 std::uint64_t tag(std::uint64_t bits) { return bits & kTagMask; }
-const TermNode* as_node(std::uint64_t bits) { return reinterpret_cast<const TermNode*>(bits); }
-Variable* as_graph(std::uint64_t bits) { return reinterpret_cast<Variable*>(bits & ~kTagMask); }
-std::uint64_t graph_bits(const Variable* v) {
-  return reinterpret_cast<std::uint64_t>(v) | kTagGraph;
+const TermNode* as_node(std::uint64_t bits) {
+  return reinterpret_cast<const TermNode*>(bits);
 }
 // The characters of a short symbol's word (borrowed: the word is held by the caller's term).
 std::string_view symbol_text(const std::uint64_t& bits) {
@@ -214,7 +209,7 @@ class Unifier {
     if (tag(head) == kTagSymbol) return symbol_text(head) == node.op().name();
     if (tag(head) == kTagHeap && head) {
       const TermNode* n = as_node(head);
-      if (n->kind == TermKind::Op) return op_equal(*static_cast<const OpNode*>(n)->op, node.op());
+      if (n->kind == TermKind::Op) return same_op(*static_cast<const OpNode*>(n)->op, node.op());
       if (n->kind == TermKind::String)
         return static_cast<const StringNode*>(n)->value == node.op().name();
     }
@@ -237,23 +232,22 @@ class Unifier {
 
   // Compound `c` against graph variable `g` read as op(inputs…).
   bool compound_vs_graph(const CompoundNode& c, const Variable& g) {
-    if (!has_term_view(g)) return false;
-    const Apply& node = *g.owner();
-    if (c.arity != node.num_inputs()) return false;
-    for (std::size_t i = node.num_inputs(); i-- > 0;)
-      push(c.args()[i].bits(), graph_bits(node.input(i).get()));
-    return head_vs_op(c.head.bits(), node);
+    const Apply* node = term_node(g);
+    if (!node || c.arity != node->num_inputs()) return false;
+    for (std::size_t i = node->num_inputs(); i-- > 0;)
+      push(c.args()[i].bits(), input_bits(*node, i));
+    return head_vs_op(c.head.bits(), *node);
   }
 
   // The cons view of a graph node: (op input…).
   bool pair_vs_graph(const PairNode& p, const Variable& g) {
-    if (!has_term_view(g)) return false;
-    const Apply& node = *g.owner();
+    const Apply* node = term_node(g);
+    if (!node) return false;
     std::vector<Term> inputs;
-    inputs.reserve(node.num_inputs());
-    for (const Var& in : node.inputs()) inputs.emplace_back(in);
+    inputs.reserve(node->num_inputs());
+    for (const Var& in : node->inputs()) inputs.emplace_back(in);
     push(p.cdr.bits(), keep(list(inputs)));
-    push(p.car.bits(), keep(Term::op_atom(node.op_ptr())));
+    push(p.car.bits(), keep(Term::op_atom(node->op_ptr())));
     return true;
   }
 
@@ -261,20 +255,19 @@ class Unifier {
     if (x.is_constant() || y.is_constant()) {
       return x.is_constant() && y.is_constant() && x.as_constant()->same_value(*y.as_constant());
     }
-    if (!has_term_view(x) || !has_term_view(y)) return false;
-    const Apply& nx = *x.owner();
-    const Apply& ny = *y.owner();
-    if (!op_equal(nx.op(), ny.op()) || nx.num_inputs() != ny.num_inputs()) return false;
+    const Apply* nx = term_node(x);
+    const Apply* ny = term_node(y);
+    if (!nx || !ny) return false;
+    if (!same_op(nx->op(), ny->op()) || nx->num_inputs() != ny->num_inputs()) return false;
     if (!first_visit(graph_bits(&x), graph_bits(&y))) return true;
-    for (std::size_t i = nx.num_inputs(); i-- > 0;)
-      push(graph_bits(nx.input(i).get()), graph_bits(ny.input(i).get()));
+    for (std::size_t i = nx->num_inputs(); i-- > 0;) push(input_bits(*nx, i), input_bits(*ny, i));
     return true;
   }
 
   // Op-like atoms: an Op, an op pattern, a symbol.
   bool op_like(const TermNode& a, const TermNode& b) {
     if (a.kind == TermKind::Op && b.kind == TermKind::Op)
-      return op_equal(*static_cast<const OpNode&>(a).op, *static_cast<const OpNode&>(b).op);
+      return same_op(*static_cast<const OpNode&>(a).op, *static_cast<const OpNode&>(b).op);
     if (a.kind == TermKind::Op && b.kind == TermKind::OpPattern)
       return pattern_vs_op(static_cast<const OpPatternNode&>(b), *static_cast<const OpNode&>(a).op);
     if (a.kind == TermKind::OpPattern && b.kind == TermKind::Op)
@@ -316,8 +309,8 @@ class Unifier {
 
   // a and b are walked, distinct, and neither is a variable.
   bool step(std::uint64_t a, std::uint64_t b) {
-    if (tag(a) == kTagGraph) return graph_vs(as_graph(a), b);
-    if (tag(b) == kTagGraph) return graph_vs(as_graph(b), a);
+    if (tag(a) == kTagGraph) return graph_vs(graph_of(a), b);
+    if (tag(b) == kTagGraph) return graph_vs(graph_of(b), a);
     if (tag(a) == kTagSymbol) return symbol_vs(a, b);
     if (tag(b) == kTagSymbol) return symbol_vs(b, a);
     if (tag(a) != kTagHeap || tag(b) != kTagHeap) return false;  // distinct immediates
@@ -376,7 +369,7 @@ class Unifier {
 
   // Graph variable g against a non-variable term t (which may be a graph term).
   bool graph_vs(Variable* g, std::uint64_t t) {
-    if (tag(t) == kTagGraph) return graph_vs_graph(*g, *as_graph(t));
+    if (tag(t) == kTagGraph) return graph_vs_graph(*g, *graph_of(t));
     if (tag(t) == kTagInt) {
       const Constant* c = g->as_constant();
       BorrowedTerm lit(t);
