@@ -100,6 +100,29 @@ TEST_CASE("reductions over every axis set match the loop", "[runtime]") {
   REQUIRE(sum(x, Axes{1}).shape() == Shape{3, 5});
 }
 
+TEST_CASE("a reduction over axes of extent 1 gives each value as it is", "[runtime]") {
+  // A batch of one: every result reduces one value (the outer mode's rows).
+  Tensor x = lcg_tensor({1, 70}, 5, -3, 3);
+  x.data<double>()[3] = -0.0;  // contiguous: element (0, i) is data()[i]
+  x.data<double>()[9] = std::numeric_limits<double>::infinity();
+  for (ReduceOp op :
+       {ReduceOp::Sum, ReduceOp::Prod, ReduceOp::Max, ReduceOp::Min, ReduceOp::Mean}) {
+    INFO(reduce_op_name(op));
+    const Tensor r = reduce(op, x, Axes{0});
+    REQUIRE(r.shape() == Shape{70});
+    for (std::int64_t i = 0; i < 70; ++i) {
+      const double want = x.data<double>()[i], got = r.data<double>()[i];
+      REQUIRE(got == want);
+      REQUIRE(std::signbit(got) == std::signbit(want));
+    }
+  }
+  // Two unit axes around the kept one, and a strided input.
+  const Tensor y = lcg_tensor({1, 40, 1}, 7, -1, 1);
+  check_close(sum(y, Axes{0, 2}), ref_reduce(ReduceOp::Sum, y, mask(3, {0, 2}), false));
+  const Tensor z = lcg_tensor({1, 80}, 9, -1, 1).slice(1, 0, 80, 2);
+  check_close(sum(z, Axes{0}, true), ref_reduce(ReduceOp::Sum, z, mask(2, {0}), true));
+}
+
 TEST_CASE("reductions read any layout, large ones in parallel, the same on any thread count",
           "[runtime]") {
   const Tensor base = lcg_tensor({300, 700}, 12);
