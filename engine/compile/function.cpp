@@ -331,6 +331,8 @@ FunctionOptions with_environment_flags(FunctionOptions options) {
   if (flags.nan_guard && !options.nan_guard) options.nan_guard = NanGuard{};
   if (flags.debug_mode && !options.debug_mode) options.debug_mode = DebugMode{};
   if (flags.profile) options.profile = true;
+  if (flags.native && (*flags.native == Native::Off || options.native.mode == Native::Off))
+    options.native.mode = *flags.native;
   return options;
 }
 
@@ -358,11 +360,25 @@ EnvironmentFlags environment_flags() {
       out.trace_rewrites = true;
     } else if (flag == "profile_rewrites") {
       out.profile_rewrites = true;
+    } else if (flag == "native" || flag.starts_with("native=")) {
+      const std::string_view mode = flag == "native" ? "async" : flag.substr(7);
+      if (mode == "off")
+        out.native = Native::Off;
+      else if (mode == "async")
+        out.native = Native::Async;
+      else if (mode == "sync")
+        out.native = Native::Sync;
+      else
+        throw Error(
+            fmt::format("RW_FLAGS: `{}` names no native mode (the modes are `off`, "
+                        "`async` and `sync`)",
+                        flag));
     } else {
-      throw Error(fmt::format("RW_FLAGS: unknown flag `{}` (the flags are `nan_guard`, "
-                              "`debug_mode`, `profile`, `trace_rewrites` and "
-                              "`profile_rewrites`, separated by commas)",
-                              flag));
+      throw Error(
+          fmt::format("RW_FLAGS: unknown flag `{}` (the flags are `nan_guard`, "
+                      "`debug_mode`, `profile`, `trace_rewrites`, `profile_rewrites` "
+                      "and `native[=off|async|sync]`, separated by commas)",
+                      flag));
     }
   }
   return out;

@@ -224,12 +224,16 @@ struct FunctionOptions {
 /// the options give one), `debug_mode` (likewise) and `profile`; rw::function applies the rewriting
 /// ones, `trace_rewrites` (each replacement to std::cerr) and
 /// `profile_rewrites` (the pipeline's profile table to std::cerr).
+/// `native` (or `native=async`, `native=sync`) gives the native backend that
+/// mode wherever the options leave it off; `native=off` turns it off even
+/// where the options ask for it (docs/native.md).
 struct EnvironmentFlags {
   bool nan_guard = false;
   bool debug_mode = false;
   bool profile = false;
   bool trace_rewrites = false;
   bool profile_rewrites = false;
+  std::optional<Native> native;
 };
 /// RW_FLAGS as it is now; throws rw::Error naming an unknown flag and the
 /// known ones.

@@ -193,8 +193,8 @@ TEST_CASE("RW_FLAGS turns NanGuard and the profile on without a rebuild", "[nan_
     const FlagsSet flags("nan_gaurd");
     CHECK_THROWS_WITH(rw::function({x}, {rw::exp(x)}, {}, unfused()),
                       "RW_FLAGS: unknown flag `nan_gaurd` (the flags are `nan_guard`, "
-                      "`debug_mode`, `profile`, `trace_rewrites` and `profile_rewrites`, "
-                      "separated by commas)");
+                      "`debug_mode`, `profile`, `trace_rewrites`, `profile_rewrites` and "
+                      "`native[=off|async|sync]`, separated by commas)");
   }
   // Unset: nothing is checked.
   auto plain = rw::function({x}, {rw::log(x)}, {}, unfused());

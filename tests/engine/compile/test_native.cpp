@@ -201,6 +201,57 @@ TEST_CASE("the module compiled in the background is swapped in, with the same va
   CHECK(bitwise_difference(h(xs, ys), before) == "");
 }
 
+namespace {
+/// Sets an environment variable for its lifetime.
+struct EnvSet {
+  const char* name;
+  EnvSet(const char* n, const std::string& value) : name(n) { setenv(n, value.c_str(), 1); }
+  ~EnvSet() { unsetenv(name); }
+  EnvSet(const EnvSet&) = delete;
+  EnvSet& operator=(const EnvSet&) = delete;
+};
+}  // namespace
+
+TEST_CASE("RW_FLAGS=native turns the native backend on without a rebuild", "[native]") {
+  TempDir dir("flags");
+  const EnvSet compile_dir("RW_COMPILEDIR", dir.path().string());
+  const Var x = vector("x");
+  const Var out = exp(-x) * 2.0 + tanh(x);
+  const Tensor xs = values(f64, 700, 3);
+  const Tensor want = rw::function({x}, out)(xs);
+  {
+    const EnvSet flags("RW_FLAGS", "native=sync");
+    auto f = rw::function({x}, out);
+    const NativeStatus st = f.native_status();
+    INFO(st.error);
+    REQUIRE(st.state == NativeStatus::State::Ready);
+    CHECK(bitwise_difference(f(xs), want) == "");
+  }
+  {
+    // Bare `native` is the background build.
+    const EnvSet flags("RW_FLAGS", " native ");
+    auto f = rw::function({x}, out);
+    f.wait_native();
+    CHECK(f.native_status().state == NativeStatus::State::Ready);
+    CHECK(f.native_status().cached);  // the module the first block built
+  }
+  {
+    // `native=off` wins over options that ask for native code.
+    const EnvSet flags("RW_FLAGS", "native=off");
+    auto f = rw::function({x}, out, {.native = native_in(dir, Native::Sync)});
+    CHECK(f.native_status().state == NativeStatus::State::Off);
+    CHECK(bitwise_difference(f(xs), want) == "");
+  }
+  {
+    const EnvSet flags("RW_FLAGS", "native=fast");
+    CHECK_THROWS_WITH(rw::function({x}, out),
+                      "RW_FLAGS: `native=fast` names no native mode (the modes are `off`, "
+                      "`async` and `sync`)");
+  }
+  // Unset: the options' default, the interpreter.
+  CHECK(rw::function({x}, out).native_status().state == NativeStatus::State::Off);
+}
+
 TEST_CASE("without a compiler the interpreter runs, after one warning naming it", "[native]") {
   TempDir dir("no-cxx");
   std::vector<std::string> warnings;
