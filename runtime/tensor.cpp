@@ -5,9 +5,12 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <limits>
+#include <mutex>
 #include <new>
 #include <sstream>
+#include <vector>
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -15,6 +18,7 @@
 
 #include <fmt/format.h>
 
+#include "runtime/detail/asan.hpp"
 #include "runtime/detail/program_cache.hpp"
 #include "runtime/detail/strided.hpp"
 #include "runtime/kernels/elemwise.hpp"
@@ -101,15 +105,125 @@ std::string shape_to_string(std::span<const std::int64_t> shape) {
   return out + ")";
 }
 
+namespace {
+
+constexpr std::size_t kHuge = std::size_t{2} << 20;
+
+/// Blocks of 4 MiB or more are 2 MiB aligned (and offered to the kernel as
+/// huge pages); smaller ones are 64-byte aligned.
+std::size_t alignment_of(std::size_t nbytes) {
+  return nbytes >= 2 * kHuge ? kHuge : 64;
+}
+/// The size allocated for `nbytes`: a multiple of the alignment (which
+/// aligned_alloc wants), and never zero, so every storage has its own address.
+std::size_t rounded_size(std::size_t nbytes) {
+  const std::size_t align = alignment_of(nbytes);
+  return std::max(align, (nbytes + align - 1) / align * align);
+}
+
+/// Freed large blocks, kept for the next allocation of the same size. glibc
+/// unmaps a block above its mmap threshold (at most 32 MiB) when it is freed,
+/// so a function whose calls each make a 65 MB array (an RNN's stacked
+/// states) had the kernel map, fault in and zero it again on every call.
+/// Bounded by kLargeCacheBytes; the oldest block goes first. Not used under
+/// AddressSanitizer, which must see each block freed.
+class LargeBlocks {
+ public:
+  static constexpr std::size_t kLargeCacheBytes = std::size_t{512} << 20;
+  static LargeBlocks& get() {
+    static LargeBlocks* blocks = new LargeBlocks;  // never destroyed: storages outlive statics
+    return *blocks;
+  }
+  /// A kept block of exactly `size` bytes, or null.
+  std::byte* take(std::size_t size) {
+    const std::lock_guard lock(mutex_);
+    for (auto it = blocks_.rbegin(); it != blocks_.rend(); ++it)
+      if (it->size == size) {
+        std::byte* p = it->data;
+        held_ -= size;
+        blocks_.erase(std::next(it).base());
+        return p;
+      }
+    return nullptr;
+  }
+  /// Keeps `data` (of `size` bytes) for a later take, or frees it.
+  void give(std::byte* data, std::size_t size) noexcept {
+    std::vector<std::byte*> drop;
+    {
+      const std::lock_guard lock(mutex_);
+      if (size > kLargeCacheBytes) {
+        drop.push_back(data);
+      } else {
+        try {
+          blocks_.push_back({data, size});
+          held_ += size;
+        } catch (...) {
+          drop.push_back(data);
+        }
+        std::size_t first = 0;
+        while (held_ > kLargeCacheBytes) {
+          held_ -= blocks_[first].size;
+          drop.push_back(blocks_[first++].data);
+        }
+        blocks_.erase(blocks_.begin(), blocks_.begin() + static_cast<std::ptrdiff_t>(first));
+      }
+    }
+    for (std::byte* p : drop) std::free(p);
+  }
+  /// Frees every kept block; the bytes freed.
+  std::size_t release() noexcept {
+    std::vector<Block> all;
+    {
+      const std::lock_guard lock(mutex_);
+      all.swap(blocks_);
+      held_ = 0;
+    }
+    std::size_t bytes = 0;
+    for (const Block& b : all) {
+      bytes += b.size;
+      std::free(b.data);
+    }
+    return bytes;
+  }
+  std::size_t held() {
+    const std::lock_guard lock(mutex_);
+    return held_;
+  }
+
+ private:
+  struct Block {
+    std::byte* data;
+    std::size_t size;
+  };
+  std::mutex mutex_;
+  std::vector<Block> blocks_;  // oldest first
+  std::size_t held_ = 0;
+};
+
+#ifdef RW_ASAN
+constexpr bool kKeepLargeBlocks = false;
+#else
+constexpr bool kKeepLargeBlocks = true;
+#endif
+
+}  // namespace
+
+std::size_t release_cached_storage() {
+  return LargeBlocks::get().release();
+}
+std::size_t cached_storage_bytes() {
+  return LargeBlocks::get().held();
+}
+
 Storage::Storage(std::size_t nbytes) : nbytes_(nbytes) {
   // Large blocks are 2 MiB aligned and offered to the kernel as huge pages
   // (as NumPy does): first touching a fresh 8 MB array otherwise costs 2048
   // page faults, more than an elementwise pass over it.
-  constexpr std::size_t kHuge = std::size_t{2} << 20;
-  const std::size_t align = nbytes >= 2 * kHuge ? kHuge : 64;
-  // Round up: aligned_alloc wants a multiple of the alignment, and a zero-size
-  // allocation still gets a unique address.
-  const std::size_t rounded = std::max(align, (nbytes + align - 1) / align * align);
+  const std::size_t align = alignment_of(nbytes), rounded = rounded_size(nbytes);
+  if (kKeepLargeBlocks && align == kHuge) {
+    data_ = LargeBlocks::get().take(rounded);
+    if (data_) return;
+  }
   data_ = static_cast<std::byte*>(std::aligned_alloc(align, rounded));
   if (!data_) throw std::bad_alloc();
 #ifdef MADV_HUGEPAGE
@@ -117,7 +231,12 @@ Storage::Storage(std::size_t nbytes) : nbytes_(nbytes) {
 #endif
 }
 
-Storage::~Storage() { std::free(data_); }
+Storage::~Storage() {
+  if (kKeepLargeBlocks && alignment_of(nbytes_) == kHuge)
+    LargeBlocks::get().give(data_, rounded_size(nbytes_));
+  else
+    std::free(data_);
+}
 
 Tensor TensorAccess::make(std::shared_ptr<Storage> storage, DType dtype, Shape shape,
                           Strides strides, std::int64_t offset) {

@@ -55,6 +55,15 @@ class Storage {
   std::size_t nbytes_;
 };
 
+/// Storages of at least 4 MiB freed by the process are kept (up to 512 MiB in
+/// all, the oldest let go first) and handed to the next storage of the same
+/// rounded size, so that a function whose calls each make a large array does
+/// not have the kernel map and zero it again every call. This frees them and
+/// returns the bytes freed (docs/runtime.md, "Memory").
+std::size_t release_cached_storage();
+/// The bytes of freed storages kept for reuse.
+std::size_t cached_storage_bytes();
+
 /// An n-dimensional array value. Copying a Tensor copies the handle, not the
 /// data (as NumPy's `b = a`); use `copy()` for an independent array. A
 /// default-constructed Tensor is "null": it has no storage and `valid()` is
