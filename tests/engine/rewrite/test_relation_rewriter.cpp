@@ -8,7 +8,7 @@
 #include "engine/rewrite/equilibrium.hpp"
 #include "engine/rewrite/errors.hpp"
 #include "engine/rewrite/relation_rewriter.hpp"
-#include "engine/unify/relations.hpp"
+#include "engine/kanren/relations.hpp"
 #include "support/rewrite_fixtures.hpp"
 #include "support/toy_ops.hpp"
 

@@ -10,7 +10,7 @@
 
 #include "engine/unify/match.hpp"
 #include "engine/unify/reify_graph.hpp"
-#include "engine/unify/relation_rewrite.hpp"
+#include "engine/kanren/relation_rewrite.hpp"
 #include "support/toy_ops.hpp"
 
 using namespace rw::test;

@@ -4,10 +4,10 @@
 
 #include <set>
 
-#include "engine/unify/goal.hpp"
+#include "engine/kanren/goal.hpp"
 #include "engine/unify/graph_terms.hpp"
 #include "engine/unify/print.hpp"
-#include "engine/unify/relations.hpp"
+#include "engine/kanren/relations.hpp"
 #include "engine/unify/unify.hpp"
 #include "support/toy_ops.hpp"
 
