@@ -10,6 +10,7 @@
 
 #include <boost/container/small_vector.hpp>
 
+#include "engine/rewrite/database.hpp"
 #include "engine/rewrite/mode.hpp"
 #include "engine/rewrite/standard.hpp"
 #include "engine/rewrite/walking.hpp"

@@ -9,7 +9,7 @@
 
 namespace rw {
 
-bool broadcast_into(Shape& acc, std::span<const std::int64_t> b) {
+bool detail::broadcast_into(Shape& acc, std::span<const std::int64_t> b) {
   const std::size_t n = std::max(acc.size(), b.size());
   Shape out(n, 1);
   for (std::size_t i = 0; i < n; ++i) {
@@ -24,7 +24,7 @@ bool broadcast_into(Shape& acc, std::span<const std::int64_t> b) {
 
 Shape broadcast_shapes(std::span<const std::int64_t> a, std::span<const std::int64_t> b) {
   Shape acc(a.begin(), a.end());
-  if (!broadcast_into(acc, b))
+  if (!detail::broadcast_into(acc, b))
     throw ValueError(fmt::format("shapes {} and {} cannot be broadcast", shape_to_string(a),
                                  shape_to_string(b)));
   return acc;
@@ -33,11 +33,11 @@ Shape broadcast_shapes(std::span<const std::int64_t> a, std::span<const std::int
 Shape broadcast_shapes(std::span<const Shape> shapes) {
   Shape acc;
   for (std::size_t i = 0; i < shapes.size(); ++i) {
-    if (broadcast_into(acc, shapes[i])) continue;
+    if (detail::broadcast_into(acc, shapes[i])) continue;
     // Name an input the new shape clashes with, not the accumulated shape.
     for (std::size_t j = 0; j < i; ++j) {
       Shape pair = shapes[j];
-      if (!broadcast_into(pair, shapes[i]))
+      if (!detail::broadcast_into(pair, shapes[i]))
         throw ValueError(fmt::format("shapes {} and {} cannot be broadcast",
                                      shape_to_string(shapes[j]), shape_to_string(shapes[i])));
     }

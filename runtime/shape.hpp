@@ -13,9 +13,11 @@ namespace rw {
 /// "shapes (2, 3) and (4,) cannot be broadcast" when an axis differs and
 /// neither extent is 1.
 Shape broadcast_shapes(std::span<const std::int64_t> a, std::span<const std::int64_t> b);
+namespace detail {
 /// Broadcasts `acc` with `shape` in place and returns true, or returns false
 /// (acc unchanged) when they clash. The allocation-free form the kernels use.
 bool broadcast_into(Shape& acc, std::span<const std::int64_t> shape);
+}  // namespace detail
 /// The broadcast of several shapes; the error names the first two that clash
 /// (the accumulated shape of those before and the one that does not fit).
 Shape broadcast_shapes(std::span<const Shape> shapes);

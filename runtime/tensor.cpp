@@ -85,7 +85,7 @@ std::int64_t shape_size(std::span<const std::int64_t> shape) {
   return n;
 }
 
-Strides contiguous_strides(std::span<const std::int64_t> shape) {
+Strides detail::contiguous_strides(std::span<const std::int64_t> shape) {
   Strides s(shape.size());
   std::int64_t acc = 1;
   for (std::size_t i = shape.size(); i-- > 0;) {
@@ -260,7 +260,8 @@ Tensor Tensor::empty(DType dtype, std::span<const std::int64_t> shape) {
         fmt::format("the shape {} has too many elements: their {} bytes do not fit in 64 bits",
                     shape_to_string(shape), dtype_name(dtype)));
   return TensorAccess::make(std::make_shared<Storage>(n * itemsize(dtype)), dtype,
-                            Shape(shape.begin(), shape.end()), contiguous_strides(shape), 0);
+                            Shape(shape.begin(), shape.end()), detail::contiguous_strides(shape),
+                            0);
 }
 
 Tensor Tensor::full(std::span<const std::int64_t> shape, double value, DType dtype) {
@@ -504,7 +505,7 @@ Tensor Tensor::reshape(std::span<const std::int64_t> shape) const {
     throw ValueError("cannot reshape a tensor of shape " + shape_to_string(shape_) + " into " +
                      shape_to_string(shape));
   const Tensor src = contiguous();
-  return TensorAccess::make(src.storage_, dtype_, target, contiguous_strides(target),
+  return TensorAccess::make(src.storage_, dtype_, target, detail::contiguous_strides(target),
                             src.offset_);
 }
 

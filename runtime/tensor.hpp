@@ -33,8 +33,10 @@ bool shape_size_fits(std::span<const std::int64_t> shape);
 /// Throws ValueError "the shape (4, 4611686018427387905) has too
 /// many elements: …" unless shape_size_fits.
 void check_shape_size(std::span<const std::int64_t> shape);
+namespace detail {
 /// Row-major (C order) strides of a contiguous tensor of this shape.
 Strides contiguous_strides(std::span<const std::int64_t> shape);
+}  // namespace detail
 /// "(2, 3)" as NumPy prints a shape.
 std::string shape_to_string(std::span<const std::int64_t> shape);
 

@@ -1,5 +1,6 @@
-// The standard rewrite database — make_standard_db() with the embedded rule
-// library (rules/*.rules) registered — and the default mode over it.
+// The standard rule library (rules/*.rules) loaded into a database, and
+// databases and modes to add rules to (rw/default_mode.hpp has the standard
+// database and the default mode themselves).
 #pragma once
 
 #include <filesystem>
@@ -8,11 +9,12 @@
 #include <span>
 
 #include "engine/dsl/diagnostic.hpp"
+#include "engine/dsl/loaded_rules.hpp"
 #include "engine/dsl/predicates.hpp"
-#include "engine/dsl/rule_registration.hpp"
 #include "engine/graph/op_registry.hpp"
 #include "engine/rewrite/database.hpp"
 #include "engine/rewrite/mode.hpp"
+#include "rw/default_mode.hpp"
 
 namespace rw {
 
@@ -32,8 +34,7 @@ dsl::LoadResult<dsl::LoadedRules> load_standard_rules_into(
 /// or rewriters to before building a mode over it:
 ///
 ///     auto db = rw::make_default_db();
-///     rw::dsl::load_rules_into(*db, "mine.rules", rw::standard_registry(),
-///                              rw::dsl::PredicateRegistry{});
+///     rw::load_rules(*db, rw::RuleSource::file("mine.rules")).take();
 ///     rw::Mode mode = rw::Mode::fast_run(db);
 ///
 /// Each call loads the rule library anew (a few milliseconds).
@@ -48,14 +49,6 @@ std::shared_ptr<SequenceDB> make_default_db();
 Mode default_mode_with_rules(std::span<const std::filesystem::path> files);
 Mode default_mode_with_rules(const std::filesystem::path& file);
 
-/// The standard rewrite database: make_standard_db() with the embedded rule
-/// library loaded over standard_registry(), the inlining of OpFromGraph
-/// nodes marked `inline_graph` (canonicalize), elementwise fusion, GEMM
-/// formation and the in-place pass (register_fast_run_rewrites). Built once, on first use (safe
-/// from any thread), and never changed afterwards; throws dsl::LoadError if
-/// the embedded library does not load, which its tests rule out.
-std::shared_ptr<const RewriteDB> standard_db();
-
 /// The installed files of the standard rule library (`cmake --install` puts
 /// them in `<prefix>/share/rwgraph/rules`), to read, lint or start from; the
 /// library itself loads its embedded copy and never reads them. Looked for,
@@ -66,9 +59,5 @@ std::optional<std::filesystem::path> standard_rules_dir();
 
 /// The rules standard_db() holds: names, groups, patterns, `why_not`.
 const dsl::LoadedRules& standard_rules();
-
-/// The mode rw::function uses by default: Mode::fast_run(standard_db()).
-/// Adjust it per call: `default_mode().excluding({"stabilize"})`.
-Mode default_mode();
 
 }  // namespace rw

@@ -97,7 +97,8 @@ void add_default_updates(std::vector<Update>& updates, std::vector<Var>& graph_o
           v ? describe(*v) : std::string("null")));
     skip.push_back(v);
   }
-  for (auto& [target, next] : default_updates_of(graph_outputs, explicit_vars, skip, label)) {
+  for (auto& [target, next] :
+       detail::default_updates_of(graph_outputs, explicit_vars, skip, label)) {
     graph_outputs.push_back(next);
     updates.push_back({as_shared(target), std::move(next)});
   }
@@ -105,10 +106,10 @@ void add_default_updates(std::vector<Update>& updates, std::vector<Var>& graph_o
 
 }  // namespace
 
-std::vector<std::pair<Var, Var>> default_updates_of(std::span<const Var> outputs,
-                                                    std::span<const Var> blockers,
-                                                    std::span<const Var> skip,
-                                                    const std::string& label) {
+std::vector<std::pair<Var, Var>> detail::default_updates_of(std::span<const Var> outputs,
+                                                            std::span<const Var> blockers,
+                                                            std::span<const Var> skip,
+                                                            const std::string& label) {
   std::unordered_set<const Variable*> skipped;
   for (const Var& v : skip) skipped.insert(v.get());
   const std::vector<Apply*> nodes = io_toposort(blockers, outputs);

@@ -186,6 +186,7 @@ template <class Result> void Function<Result>::check_arity() const {
     detail::throw_arity_mismatch(kOne ? "a Tensor" : "a std::array", want, num_outputs());
 }
 
+namespace detail {
 /// The default updates of the graph of `outputs`, not looking past
 /// `blockers`: for each shared variable (other than those in `skip`) that a
 /// node takes at an input its Op gives the next value of
@@ -197,6 +198,7 @@ std::vector<std::pair<Var, Var>> default_updates_of(std::span<const Var> outputs
                                                     std::span<const Var> blockers,
                                                     std::span<const Var> skip,
                                                     const std::string& label);
+}  // namespace detail
 
 /// Compiles `outputs` as a function of `inputs` (Aesara's `function`):
 ///  1. builds a FunctionGraph from the explicit inputs and the shared

@@ -2,13 +2,11 @@
 // shapes and gradients from the inner graph, inlining and printing.
 #include "engine/compile/op_from_graph.hpp"
 
-#include "engine/compile/scan.hpp"
-
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
+
+#include <fmt/format.h>
 
 #include "engine/compile/scan.hpp"
 #include "engine/compile/shared.hpp"
@@ -19,6 +17,8 @@
 #include "engine/graph/printing.hpp"
 #include "engine/graph/traversal.hpp"
 #include "engine/graph/type.hpp"
+#include "engine/rewrite/database.hpp"
+#include "engine/rewrite/node_rewriter.hpp"
 #include "engine/rewrite/rewrite_result.hpp"
 #include "ops/api.hpp"
 

@@ -16,10 +16,14 @@
 #include "engine/compile/function_options.hpp"
 #include "engine/graph/op.hpp"
 #include "engine/graph/op_registry.hpp"
-#include "engine/rewrite/database.hpp"
-#include "engine/rewrite/node_rewriter.hpp"
 
 namespace rw {
+
+// The rewrites below are for the standard database; a program that only
+// builds OpFromGraphs does not need the rewrite engine's headers.
+class NodeRewriter;
+class RewriteDB;
+using NodeRewriterPtr = std::shared_ptr<const NodeRewriter>;
 
 /// A per-input gradient: `inputs` are the inner graph's inputs, `output_grads`
 /// one variable per output (Aesara's grad_overrides callables).

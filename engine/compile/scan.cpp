@@ -804,9 +804,9 @@ std::vector<std::vector<bool>> ScanOp::connection_pattern(const Apply& node) con
   return deps;
 }
 
-ApplyRef rebuild_scan(ScanInfo info, std::vector<Var> inner_inputs,
-                      std::vector<Var> inner_outputs, const GraphRewrite& rewrite,
-                      std::span<const Var> inputs) {
+ApplyRef detail::rebuild_scan(ScanInfo info, std::vector<Var> inner_inputs,
+                              std::vector<Var> inner_outputs, const GraphRewrite& rewrite,
+                              std::span<const Var> inputs) {
   auto op = std::make_shared<ScanOp>(std::move(info), std::move(inner_inputs),
                                      std::move(inner_outputs), rewrite);
   return op->make_node(inputs);
@@ -1003,7 +1003,8 @@ ScanResult make_scan(const ScanFn& fn, std::vector<ScanSequence> sequences,
     std::vector<Var> reads = step.outputs;
     reads.insert(reads.end(), shared_new.begin(), shared_new.end());
     if (step.until) reads.push_back(step.until);
-    for (auto& [target, next] : default_updates_of(reads, step_args, shared_outer, "`" + nm + "`")) {
+    for (auto& [target, next] :
+         detail::default_updates_of(reads, step_args, shared_outer, "`" + nm + "`")) {
       shared_outer.push_back(target);
       shared_new.push_back(next);
       info.shared_default.push_back(true);

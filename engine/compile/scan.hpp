@@ -241,10 +241,12 @@ ScanResult make_scan(const ScanFn& fn, std::vector<ScanSequence> sequences,
                      std::vector<ScanOutput> outputs_info, std::vector<Var> non_sequences,
                      ScanOptions options);
 
+namespace detail {
 /// A node like `scan_node` with another info and inner graph (for the
 /// rewrites): outer inputs `inputs`, laid out as `info` says.
 ApplyRef rebuild_scan(ScanInfo info, std::vector<Var> inner_inputs,
                       std::vector<Var> inner_outputs, const GraphRewrite& rewrite,
                       std::span<const Var> inputs);
+}  // namespace detail
 
 }  // namespace rw

@@ -237,7 +237,8 @@ std::vector<Var> ScanOp::L_op(const Apply& node, std::span<const Var> output_gra
     outer.insert(outer.end(), b_seq_outer.begin(), b_seq_outer.end());
     outer.insert(outer.end(), b_state_outer.begin(), b_state_outer.end());
     for (std::size_t k = 0; k < in.n_non_seqs; ++k) outer.push_back(node.input(in.outer_non_seq(k)));
-    const ApplyRef back = rebuild_scan(std::move(bi), std::move(c.inputs), std::move(c.outputs), rewrite_, outer);
+    const ApplyRef back = detail::rebuild_scan(std::move(bi), std::move(c.inputs),
+                                               std::move(c.outputs), rewrite_, outer);
 
     // Sequences: row t of the gradient is backward row T-1-t; the steps
     // the truncation left out get zeros, as do rows past the last step.
@@ -360,7 +361,8 @@ std::vector<Var> ScanOp::R_op(const Apply& node, std::span<const Var> eval_point
   }
   if (in.as_while) inner_out.push_back(outs.back());
   ClonedGraph c = clone_graph(inner, inner_out);
-  const ApplyRef r = rebuild_scan(std::move(ri), std::move(c.inputs), std::move(c.outputs), rewrite_, outer);
+  const ApplyRef r = detail::rebuild_scan(std::move(ri), std::move(c.inputs), std::move(c.outputs),
+                                          rewrite_, outer);
 
   std::vector<Var> result;
   for (std::size_t j = 0; j < in.n_stacked(); ++j) result.push_back(r->output(2 * j + 1));

@@ -174,7 +174,8 @@ struct ScanParts {
     // A private copy, so that the new Op shares no variable with the old one.
     ClonedGraph c = clone_graph(inner, inner_outputs());
     Built b;
-    b.node = rebuild_scan(std::move(in), std::move(c.inputs), std::move(c.outputs), op->rewrite(), outer);
+    b.node = detail::rebuild_scan(std::move(in), std::move(c.inputs), std::move(c.outputs),
+                                  op->rewrite(), outer);
     std::size_t j = 0;
     for (const State& s : states) {
       if (s.old >= 0) b.replaced.emplace_back(s.old, b.node->output(j));

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "engine/dsl/rule_compiler.hpp"
+#include "engine/rewrite/database.hpp"
 #include "engine/rewrite/mode.hpp"
 
 namespace rw::dsl {

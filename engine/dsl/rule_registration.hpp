@@ -1,72 +1,22 @@
 // Loading rules into a rewrite database: compile every rule of a checked
 // module and register it in the equilibrium group its tags name — the whole
-// file or nothing — and find the compiled rules again by name.
+// file or nothing. Programs load rules through <rw/rules.hpp>; these are the
+// steps it is made of, for tools and tests.
 #pragma once
 
-#include <map>
-#include <memory>
-#include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "engine/dsl/diagnostic.hpp"
+#include "engine/dsl/loaded_rules.hpp"
 #include "engine/dsl/predicates.hpp"
 #include "engine/dsl/rule.hpp"
 #include "engine/dsl/rule_loader.hpp"
-#include "engine/graph/function_graph.hpp"
 #include "engine/graph/op_registry.hpp"
 #include "engine/rewrite/database.hpp"
-#include "engine/rewrite/pattern_rewriter.hpp"
 
 namespace rw::dsl {
-
-/// One rule of a load, compiled and registered.
-struct CompiledRule {
-  /// The checked rule (owned by the LoadedRules it came from).
-  const CheckedRule* rule = nullptr;
-  /// Its rewriter, as registered.
-  std::shared_ptr<const PatternNodeRewriter> rewriter;
-  /// The equilibrium group it was registered in (`canonicalize`).
-  std::string group;
-  /// Its other tags (`fast_run`, …): the tags of its entry in the group,
-  /// besides the group's own name.
-  std::vector<std::string> tags;
-
-  /// The left side, printed canonically: `(x * y) / y`.
-  std::string pattern() const;
-  /// Why the rule does not rewrite `node` — the first subpattern or guard
-  /// that failed, an inner node with other uses, or why the right side
-  /// cannot be built — or nullopt when it does (`rwcheck --why-not`).
-  std::optional<std::string> why_not(const FunctionGraph& fgraph, const Apply& node) const;
-};
-
-/// What one load registered: the checked module and its rules, compiled.
-class LoadedRules {
- public:
-  /// Rules compiled from `module`, in its order (used by register_rules).
-  LoadedRules(std::shared_ptr<const RuleModule> module, std::vector<CompiledRule> rules);
-
-  /// The checked module: files, rulesets, declarations, rules.
-  const RuleModule& module() const { return *module_; }
-  /// Every rule, in load order.
-  const std::vector<CompiledRule>& rules() const { return rules_; }
-  /// Number of rules.
-  std::size_t size() const { return rules_.size(); }
-  /// The rule called `name`, or null.
-  const CompiledRule* find(std::string_view name) const;
-  /// The rules' names, in load order.
-  std::vector<std::string> names() const;
-  /// How many rules went into each group, by group name.
-  const std::map<std::string, std::size_t>& per_group() const { return per_group_; }
-
- private:
-  std::shared_ptr<const RuleModule> module_;
-  std::vector<CompiledRule> rules_;
-  std::unordered_map<std::string_view, std::size_t> by_name_;
-  std::map<std::string, std::size_t> per_group_;
-};
 
 /// The names of the groups rules can be registered in: `db` itself when it is
 /// an EquilibriumDB, and every EquilibriumDB inside it, at any depth (the

@@ -66,13 +66,13 @@ std::string describe(const Variable& var) {
   return fmt::format("an unnamed input of type {}", var.type()->to_string());
 }
 
-std::string debug_id(std::size_t n) {
+std::string detail::debug_id(std::size_t n) {
   std::string s;
   for (++n; n > 0; n = (n - 1) / 26) s.insert(s.begin(), static_cast<char>('A' + (n - 1) % 26));
   return s;
 }
 
-std::string debug_label(const Variable& v) {
+std::string detail::debug_label(const Variable& v) {
   if (const Constant* c = v.as_constant()) return format_constant(*c);
   if (const Apply* a = v.owner()) {
     std::string s = a->op().to_string();
@@ -140,9 +140,9 @@ class TreePrinter {
     const std::size_t id = ids_.try_emplace(&v, ids_.size()).first->second;
     out_ += item.prefix;
     out_ += item.connector;
-    out_ += debug_label(v);
+    out_ += detail::debug_label(v);
     out_ += " [id ";
-    out_ += debug_id(id);
+    out_ += detail::debug_id(id);
     out_ += ']';
     if (o_.show_types) out_ += " <" + v.type()->to_string() + ">";
     if (!v.name().empty() && v.owner()) out_ += " '" + v.name() + "'";

@@ -52,11 +52,13 @@ std::string debugprint(std::span<const Var> outputs, const DebugPrintOptions& op
 std::string debugprint(const Var& output, const DebugPrintOptions& options = {});
 std::string debugprint(const FunctionGraph& fgraph, const DebugPrintOptions& options = {});
 
+namespace detail {
 /// How debugprint labels a variable: a constant's value, its Op (`.k` added
 /// for output k of a node with several), or an input's name.
 std::string debug_label(const Variable& v);
 /// debugprint's id of the n-th variable met: A … Z, AA, AB, …
 std::string debug_id(std::size_t n);
+}  // namespace detail
 
 /// One-line infix form: `exp(x) * 2.0`, `sum{axis=(0)}(x)`. Shared
 /// subexpressions are repeated; the result is cut at `max_length` characters

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/rewrite/database.hpp"
 #include "engine/rewrite/errors.hpp"
 
 namespace rw {

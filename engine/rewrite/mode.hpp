@@ -8,10 +8,12 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/rewrite/database.hpp"
 #include "engine/rewrite/graph_rewriter.hpp"
+#include "engine/rewrite/query.hpp"
 
 namespace rw {
+
+class RewriteDB;
 
 /// The tag of every rewrite that holds only under a value assumption (a rule
 /// whose guard calls `nonzero`, `finite`, `positive` …; a C++ rewriter that

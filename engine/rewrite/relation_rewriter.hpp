@@ -4,8 +4,8 @@
 
 #include <string>
 
+#include "engine/kanren/relation_rewrite.hpp"
 #include "engine/rewrite/node_rewriter.hpp"
-#include "engine/unify/relation_rewrite.hpp"
 
 namespace rw {
 

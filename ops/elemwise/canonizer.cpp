@@ -12,6 +12,7 @@
 
 #include <boost/container/small_vector.hpp>
 
+#include "engine/rewrite/database.hpp"
 #include "engine/rewrite/equilibrium.hpp"
 #include "engine/rewrite/mode.hpp"
 #include "ops/detail/op_cast.hpp"

@@ -65,10 +65,10 @@ void run_elemwise(const ScalarProgram& program, std::span<const Tensor> inputs,
       throw ValueError(fmt::format("input {} is {}, the program expects {}", i,
                                    dtype_name(inputs[i].dtype()),
                                    dtype_name(program.input_dtype(i))));
-    clash = clash || !broadcast_into(shape, inputs[i].shape());
+    clash = clash || !detail::broadcast_into(shape, inputs[i].shape());
   }
   for (const Tensor& out : outputs)
-    if (out.valid()) clash = clash || !broadcast_into(shape, out.shape());
+    if (out.valid()) clash = clash || !detail::broadcast_into(shape, out.shape());
   if (clash) {
     // Name the two shapes that clash.
     std::vector<Shape> shapes;

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "rw/rw.hpp"
+#include "rw/rewrite.hpp"
 
 namespace {
 

@@ -35,7 +35,8 @@ list(GET pc_files 0 pc_file)
 get_filename_component(libdir "${pc_file}" DIRECTORY)
 get_filename_component(libdir "${libdir}" DIRECTORY)
 foreach(f bin/rwcheck share/rwgraph/rules/canonicalize.rules share/rwgraph/rules/stabilize.rules
-          include/rwgraph/rw/rw.hpp)
+          include/rwgraph/rw/rw.hpp include/rwgraph/rw/rewrite.hpp include/rwgraph/rw/rules.hpp
+          include/rwgraph/rw/kanren.hpp)
   if(NOT EXISTS "${prefix}/${f}")
     message(FATAL_ERROR "the install tree has no ${f}")
   endif()

@@ -3,7 +3,7 @@
 // variables as they were.
 #include <catch2/catch.hpp>
 
-#include "rw/rw.hpp"
+#include "rw/rewrite.hpp"
 
 using namespace rw;
 

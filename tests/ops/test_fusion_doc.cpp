@@ -1,9 +1,9 @@
 // The examples of docs/fusion.md: each is run here, and the page must show
 // exactly the code between the markers.
 #include <algorithm>
+#include <rw/rewrite.hpp>
 
 #include <catch2/catch.hpp>
-#include <rw/rw.hpp>
 
 #include "support/doc_snippets.hpp"
 

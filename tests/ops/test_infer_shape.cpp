@@ -6,7 +6,8 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
-#include "rw/rw.hpp"
+#include "runtime/kernels/elemwise.hpp"
+#include "rw/rewrite.hpp"
 #include "support/graph_compare.hpp"
 #include "support/native_fixtures.hpp"
 

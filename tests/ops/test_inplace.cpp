@@ -7,6 +7,7 @@
 #include "engine/compile/function.hpp"
 #include "engine/compile/profile.hpp"
 #include "engine/graph/printing.hpp"
+#include "engine/rewrite/database.hpp"
 #include "engine/rewrite/mode.hpp"
 #include "engine/rewrite/profile.hpp"
 #include "engine/rewrite/standard.hpp"

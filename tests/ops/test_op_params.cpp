@@ -10,7 +10,7 @@
 #include "ops/linalg/linalg.hpp"
 #include "ops/reduce/reduce.hpp"
 #include "ops/shape/dimshuffle.hpp"
-#include "rw/rw.hpp"
+#include "rw/rewrite.hpp"
 
 namespace {
 

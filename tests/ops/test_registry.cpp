@@ -5,7 +5,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "rw/rw.hpp"
+#include "rw/rewrite.hpp"
 
 using namespace rw;
 

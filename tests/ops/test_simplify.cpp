@@ -10,7 +10,7 @@
 #include <catch2/catch.hpp>
 
 #include "ops/simplify.hpp"
-#include "rw/rw.hpp"
+#include "rw/rewrite.hpp"
 
 namespace {
 

@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "rw/rules.hpp"
 #include "rw/rw.hpp"
 
 TEST_CASE("docs/rules-library.md has a row for every standard rule, in its group", "[rules]") {

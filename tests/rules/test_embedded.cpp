@@ -9,7 +9,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "rw/rw.hpp"
+#include "rw/rewrite.hpp"
+#include "rw/rules.hpp"
 
 namespace {
 

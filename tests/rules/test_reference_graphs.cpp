@@ -6,7 +6,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "rw/rw.hpp"
+#include "rw/rewrite.hpp"
 #include "support/graph_eval.hpp"
 
 namespace {

@@ -12,7 +12,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "rw/rw.hpp"
+#include "rw/rewrite.hpp"
+#include "rw/rules.hpp"
 #include "support/fired_rewriters.hpp"
 #include "support/graph_eval.hpp"
 

@@ -9,7 +9,10 @@
 
 #include <catch2/catch.hpp>
 
-#include "rw/rw.hpp"
+#include "engine/dsl/rule_compiler.hpp"
+#include "engine/dsl/rule_registration.hpp"
+#include "rw/rewrite.hpp"
+#include "rw/rules.hpp"
 
 namespace {
 

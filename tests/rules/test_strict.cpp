@@ -13,7 +13,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "rw/rw.hpp"
+#include "rw/rewrite.hpp"
 
 namespace {
 

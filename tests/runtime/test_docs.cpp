@@ -1,16 +1,20 @@
 // The examples of docs/runtime.md, compiled and run; and a check that every
 // C++ block of that page appears here verbatim (up to whitespace), so the
 // page cannot drift from the code.
-#include <catch2/catch.hpp>
-
 #include <cctype>
 #include <cmath>
 #include <fstream>
+#include <rw/rw.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include <rw/rw.hpp>
+#include <catch2/catch.hpp>
+
+#include "runtime/kernels/elemwise.hpp"
+#include "runtime/kernels/indexing.hpp"
+#include "runtime/kernels/linalg.hpp"
+#include "runtime/kernels/softmax.hpp"
 
 namespace {
 

@@ -7,7 +7,9 @@
 #include <catch2/catch.hpp>
 
 #include "engine/compile/errors.hpp"
-#include "rw/rw.hpp"
+#include "engine/dsl/rule_registration.hpp"
+#include "rw/rewrite.hpp"
+#include "rw/rules.hpp"
 #include "support/doc_snippets.hpp"
 
 namespace {

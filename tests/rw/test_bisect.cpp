@@ -4,7 +4,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "rw/rw.hpp"
+#include "rw/rewrite.hpp"
 #include "support/doc_snippets.hpp"
 #include "support/mode_fixtures.hpp"
 

@@ -11,7 +11,7 @@
 #include <catch2/catch.hpp>
 
 #include "engine/compile/errors.hpp"
-#include "rw/rw.hpp"
+#include "rw/rewrite.hpp"
 #include "support/doc_snippets.hpp"
 #include "support/mode_fixtures.hpp"
 

@@ -10,7 +10,9 @@
 
 #include <catch2/catch.hpp>
 
-#include "rw/rw.hpp"
+#include "engine/dsl/rule_registration.hpp"
+#include "rw/rewrite.hpp"
+#include "rw/rules.hpp"
 #include "support/graph_eval.hpp"
 
 namespace {

@@ -2,9 +2,10 @@
 // doubles, find the MapOp behind a variable.
 #pragma once
 
+#include <rw/rw.hpp>
 #include <vector>
 
-#include <rw/rw.hpp>
+#include "engine/compile/map_op.hpp"
 
 namespace rw::test {
 

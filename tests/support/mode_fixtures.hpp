@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "engine/dsl/rule_registration.hpp"
+#include "rw/rules.hpp"
 #include "rw/rw.hpp"
 
 namespace rw::test {

@@ -9,6 +9,7 @@
 #include "engine/compile/function.hpp"
 #include "engine/graph/printing.hpp"
 #include "engine/graph/traversal.hpp"
+#include "engine/rewrite/database.hpp"
 #include "engine/rewrite/mode.hpp"
 #include "engine/rewrite/standard.hpp"
 #include "ops/indexing/subtensor_rewrites.hpp"

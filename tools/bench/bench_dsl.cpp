@@ -6,17 +6,18 @@
 //
 //   build/tools/bench_dsl                                # graphs from /work/shared/bench/graphs
 //   build/tools/bench_dsl path/to/graphs [rule count] [chain length]
-#include <time.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <rw/rw.hpp>
+#include <rw/rewrite.hpp>
+#include <rw/rules.hpp>
+#include <time.h>
 
 #include <fmt/format.h>
 
 #include "bench_util.hpp"
 #include "engine/dsl/parse.hpp"
+#include "engine/dsl/rule_registration.hpp"
 #include "support/pt_ops.hpp"
 #include "support/toy_ops.hpp"
 

@@ -10,12 +10,10 @@
 // new output buffer. chain_*: 8 elementwise ops on 10^6 float64, through the
 // VM, as the same toy performs called by hand, and as hand-written loops.
 // per_call_us is wall time; cpu_per_call_us the calling thread's CPU time.
-#include <rw/rw.hpp>
-
-#include <time.h>
-
 #include <algorithm>
 #include <cmath>
+#include <rw/rewrite.hpp>
+#include <time.h>
 #include <vector>
 
 #include <fmt/format.h>

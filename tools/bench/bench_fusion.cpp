@@ -33,7 +33,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <rw/rw.hpp>
+#include <rw/rewrite.hpp>
 #include <string>
 #include <vector>
 
@@ -43,6 +43,7 @@
 #include "elemwise13_ref.hpp"
 #include "ops/inplace.hpp"
 #include "runtime/detail/fast_math.hpp"
+#include "runtime/kernels/linalg.hpp"
 
 namespace {
 

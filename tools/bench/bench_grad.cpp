@@ -3,10 +3,9 @@
 // building the gradient of a 32-layer MLP and of a 1000-op elementwise chain;
 // the Jacobian of a vector of unknown length (one MapOp) against a static
 // length (one gradient per row, stacked).
-#include <rw/rw.hpp>
-
 #include <array>
 #include <optional>
+#include <rw/rewrite.hpp>
 #include <string>
 #include <vector>
 

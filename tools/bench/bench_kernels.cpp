@@ -12,7 +12,7 @@
 // restricted to one thread.
 #include <cmath>
 #include <cstring>
-#include <rw/rw.hpp>
+#include <rw/rewrite.hpp>
 #include <string>
 #include <vector>
 
@@ -20,6 +20,8 @@
 #include <fmt/format.h>
 
 #include "bench_util.hpp"
+#include "runtime/kernels/elemwise.hpp"
+#include "runtime/kernels/linalg.hpp"
 
 namespace {
 

@@ -15,17 +15,17 @@
 // interpreter and native (`overhead_us`: what native adds per call). The
 // compile directory is a fresh temporary one, removed at the end; `load`
 // is the machine's load average.
-#include <unistd.h>
-
 #include <filesystem>
-#include <rw/rw.hpp>
+#include <rw/rewrite.hpp>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "bench_util.hpp"
 #include "elemwise13_ref.hpp"
+#include "runtime/native_module.hpp"
 
 namespace {
 

@@ -13,14 +13,13 @@
 // time and as the thread's CPU time (`cpu_s`, what load on a shared machine
 // does not inflate), the node counts before and after, PyTensor's figures and
 // the speed-up over its rewrite time.
-#include <rw/rw.hpp>
-
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <rw/rewrite.hpp>
 #include <sstream>
 #include <string>
 #include <vector>

@@ -6,14 +6,13 @@
 //   build/tools/bench_rewrite_engine            # 1000, 10000, 100000 nodes
 //   build/tools/bench_rewrite_engine 5000       # one size
 //   build/tools/bench_rewrite_engine 5000 dag   # one size, benchmarks whose name has "dag"
-#include <rw/rw.hpp>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <functional>
 #include <optional>
 #include <random>
+#include <rw/rewrite.hpp>
 
 #include <fmt/format.h>
 

@@ -12,7 +12,9 @@
 #include <fmt/format.h>
 
 #include "bench_util.hpp"
-#include "rw/rw.hpp"
+#include "engine/dsl/rule_registration.hpp"
+#include "rw/rewrite.hpp"
+#include "rw/rules.hpp"
 #include "tools/rwcheck/lint.hpp"
 #include "tools/rwcheck/rule_sources.hpp"
 

@@ -29,6 +29,7 @@
 #include <fmt/format.h>
 
 #include "bench_util.hpp"
+#include "runtime/kernels/sparse.hpp"
 
 namespace {
 

@@ -10,16 +10,15 @@
 // phase by phase, thread CPU time), match_fail_root / match_fail_deep / match_ok (one
 // pattern against one node, a million times) and match_sweep (six rules at
 // every node of a 1000-node graph), for the rewrite engine's hot path.
-#include <rw/rw.hpp>
-
-#include <time.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <random>
+#include <rw/kanren.hpp>
+#include <rw/rewrite.hpp>
 #include <sstream>
+#include <time.h>
 
 #include "bench_util.hpp"
 

@@ -1,10 +1,11 @@
 // jacobian and hessian of vectors of unknown length (through MapOp), against
 // analytic values, finite differences and the static-length construction.
 #include <cmath>
-
-#include <catch2/catch.hpp>
 #include <rw/rw.hpp>
 
+#include <catch2/catch.hpp>
+
+#include "engine/compile/map_op.hpp"
 #include "support/map_op_fixtures.hpp"
 
 using rw::DType;

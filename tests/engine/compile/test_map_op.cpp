@@ -2,10 +2,11 @@
 // inputs without running it, its gradient, and its errors.
 #include <array>
 #include <cmath>
-
-#include <catch2/catch.hpp>
 #include <rw/rw.hpp>
 
+#include <catch2/catch.hpp>
+
+#include "engine/compile/map_op.hpp"
 #include "support/map_op_fixtures.hpp"
 
 using rw::DType;

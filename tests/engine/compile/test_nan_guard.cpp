@@ -7,11 +7,11 @@
 #include <cstdlib>
 #include <iostream>
 #include <limits>
+#include <rw/rewrite.hpp>
 #include <sstream>
 #include <string>
 
 #include <catch2/catch.hpp>
-#include <rw/rw.hpp>
 
 #include "support/doc_snippets.hpp"
 

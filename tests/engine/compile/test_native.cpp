@@ -9,7 +9,7 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
-#include "rw/rw.hpp"
+#include "rw/rewrite.hpp"
 #include "support/native_fixtures.hpp"
 
 using namespace rw;

@@ -1,9 +1,11 @@
 // The examples of docs/native.md: each is run here, and the page must show
 // exactly the code between the markers.
-#include <catch2/catch.hpp>
-#include <fmt/format.h>
 #include <rw/rw.hpp>
 
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+
+#include "runtime/kernels/elemwise.hpp"
 #include "support/doc_snippets.hpp"
 #include "support/temp_dir.hpp"
 

@@ -1,10 +1,13 @@
 // OpFromGraph: the seed's three examples, shared variables, nesting,
 // gradients (overrides, connection_pattern, equal to the inlined graph),
 // inlining, registry and rules, printing, shapes and errors.
-#include <catch2/catch.hpp>
-#include <rw/rw.hpp>
-
 #include <cmath>
+#include <rw/rewrite.hpp>
+#include <rw/rules.hpp>
+
+#include <catch2/catch.hpp>
+
+#include "engine/dsl/rule_registration.hpp"
 
 namespace {
 

@@ -3,7 +3,8 @@
 // explicit updates and opting out win, and a refused call changes nothing.
 #include <catch2/catch.hpp>
 
-#include "rw/rw.hpp"
+#include "runtime/kernels/elemwise.hpp"
+#include "rw/rewrite.hpp"
 
 using namespace rw;
 

@@ -3,11 +3,11 @@
 // shapes, its derivatives, and the errors it gives.
 #include <cmath>
 #include <numeric>
+#include <rw/rewrite.hpp>
 #include <span>
 #include <vector>
 
 #include <catch2/catch.hpp>
-#include <rw/rw.hpp>
 
 using rw::DType;
 using rw::ScanOutput;

@@ -14,9 +14,11 @@
 #include "engine/dsl/rule_loader.hpp"
 #include "engine/dsl/rule_registration.hpp"
 #include "engine/graph/printing.hpp"
-#include "rw/graph_files.hpp"
+#include "engine/rewrite/database.hpp"
 #include "engine/rewrite/mode.hpp"
 #include "engine/rewrite/standard.hpp"
+#include "rw/graph_files.hpp"
+#include "rw/rules.hpp"
 #include "support/doc_snippets.hpp"
 #include "support/pt_ops.hpp"
 
@@ -156,12 +158,12 @@ TEST_CASE("docs/rules-language.md: loading rules into a database", "[dsl]") {
   Var x = Variable::make(vec, "x"), y = Variable::make(vec, "y"), z = Variable::make(vec, "z");
   // [doc:load-into]
   auto db = rw::make_standard_db();
-  rw::dsl::PredicateRegistry predicates;
-  const rw::dsl::LoadedRules loaded = rw::dsl::load_rules_text_into(*db, "simplify.rules", R"(
+  const rw::RuleSource source = rw::RuleSource::text("simplify.rules", R"(
     ruleset simplify tags(canonicalize, fast_run)
     rule div_cancel_y: (x * y) / y => x
     rule div_cancel_x: (x * y) / x => y
-  )", ops, predicates);
+  )");
+  const rw::dsl::LoadedRules loaded = rw::load_rules(*db, source, {.ops = &ops}).take();
   // loaded.names() == {"div_cancel_y", "div_cancel_x"}
   // loaded.per_group() == {{"canonicalize", 2}}
 

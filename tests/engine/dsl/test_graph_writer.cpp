@@ -9,7 +9,9 @@
 
 #include <catch2/catch.hpp>
 
-#include "rw/rw.hpp"
+#include "engine/dsl/rule_registration.hpp"
+#include "rw/rewrite.hpp"
+#include "rw/rules.hpp"
 #include "support/doc_snippets.hpp"
 #include "support/graph_compare.hpp"
 #include "support/toy_ops.hpp"

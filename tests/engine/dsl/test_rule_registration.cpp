@@ -3,14 +3,15 @@
 // one_client and multiple clients; priorities; right sides that fail;
 // parameters and literals on the right; why-not; trace determinism; groups
 // and all-or-nothing registration; values preserved by rewriting.
-#include <catch2/catch.hpp>
-
 #include <cmath>
 #include <random>
 #include <rw/function.hpp>
 
+#include <catch2/catch.hpp>
+
 #include "engine/dsl/rule_registration.hpp"
 #include "engine/graph/printing.hpp"
+#include "engine/rewrite/database.hpp"
 #include "engine/rewrite/mode.hpp"
 #include "support/pt_ops.hpp"
 #include "support/rule_fixtures.hpp"

@@ -1,10 +1,10 @@
 // rw::grad: values against hand-derived gradients, accumulation,
 // broadcasting, known_grads, consider_constant, disconnected and undefined
 // gradients, and its error messages.
-#include <catch2/catch.hpp>
-#include <rw/rw.hpp>
-
 #include <cmath>
+#include <rw/rewrite.hpp>
+
+#include <catch2/catch.hpp>
 
 namespace {
 

@@ -1,13 +1,13 @@
 // Every Op of the standard registry is either checked here by verify_grad
 // and verify_rop on graphs that use it, or listed as not differentiable with
 // the reason. An Op registered later without an entry fails the walk.
-#include <catch2/catch.hpp>
-#include <rw/rw.hpp>
-
 #include <functional>
 #include <map>
+#include <rw/rewrite.hpp>
 #include <string>
 #include <vector>
+
+#include <catch2/catch.hpp>
 
 namespace {
 

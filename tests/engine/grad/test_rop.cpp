@@ -1,9 +1,9 @@
 // Forward mode (Rop), Lop, jacobian and hessian, the gradient Ops, and
 // gradients through the umbrella (DESIGN.md's example, the standard rewrites).
-#include <catch2/catch.hpp>
-#include <rw/rw.hpp>
-
 #include <cmath>
+#include <rw/rewrite.hpp>
+
+#include <catch2/catch.hpp>
 
 namespace {
 

@@ -1,13 +1,14 @@
 // The examples of docs/rewrite.md: each block between `// [doc:name]` and
 // `// [/doc]` is compiled and run here, and must appear verbatim (dedented) in
 // the page, so the page cannot drift from code that works.
-#include <catch2/catch.hpp>
-
 #include <fstream>
 #include <regex>
 #include <sstream>
 
+#include <catch2/catch.hpp>
+
 #include "engine/graph/printing.hpp"
+#include "engine/rewrite/database.hpp"
 #include "engine/rewrite/equilibrium.hpp"
 #include "engine/rewrite/mode.hpp"
 #include "engine/rewrite/pattern_rewriter.hpp"

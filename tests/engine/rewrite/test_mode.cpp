@@ -1,6 +1,7 @@
 // The standard pipeline and the modes built from queries over it.
 #include <catch2/catch.hpp>
 
+#include "engine/rewrite/database.hpp"
 #include "engine/rewrite/errors.hpp"
 #include "engine/rewrite/mode.hpp"
 #include "engine/rewrite/sequence.hpp"

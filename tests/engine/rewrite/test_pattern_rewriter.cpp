@@ -3,11 +3,12 @@
 // uses); constraints and guards with their reasons; shared intermediates;
 // right sides that do not build or do not fit; literals on the right; Ops
 // built through the registry once; why-not; trace determinism.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
 
+#include <catch2/catch.hpp>
+
 #include "engine/graph/printing.hpp"
+#include "engine/rewrite/database.hpp"
 #include "engine/rewrite/equilibrium.hpp"
 #include "engine/rewrite/errors.hpp"
 #include "engine/rewrite/mode.hpp"

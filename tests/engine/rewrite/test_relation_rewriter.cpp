@@ -1,14 +1,14 @@
 // RelationNodeRewriter: a miniKanren relation as a node rewriter (Aesara's
 // KanrenRelationSub), to a fixed point, with its reasons and type check.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
 
+#include <catch2/catch.hpp>
+
 #include "engine/graph/printing.hpp"
+#include "engine/kanren/relations.hpp"
 #include "engine/rewrite/equilibrium.hpp"
 #include "engine/rewrite/errors.hpp"
 #include "engine/rewrite/relation_rewriter.hpp"
-#include "engine/unify/relations.hpp"
 #include "support/rewrite_fixtures.hpp"
 #include "support/toy_ops.hpp"
 

@@ -1,16 +1,16 @@
 // The examples of docs/unify.md, compiled and run. Every ```cpp block of the
 // page must appear in this file (the last test checks it), so the page cannot
 // drift from code that works.
-#include <catch2/catch.hpp>
-
 #include <fstream>
+#include <rw/kanren.hpp>
+#include <rw/rewrite.hpp>
 #include <sstream>
 
-#include <rw/rw.hpp>
+#include <catch2/catch.hpp>
 
+#include "engine/kanren/relation_rewrite.hpp"
 #include "engine/unify/match.hpp"
 #include "engine/unify/reify_graph.hpp"
-#include "engine/unify/relation_rewrite.hpp"
 #include "support/toy_ops.hpp"
 
 using namespace rw::test;

@@ -1,13 +1,13 @@
 // Graph variables as terms: unification walks into nodes lazily, Op
 // properties unify, constants unify with literals by the documented dtype rules.
-#include <catch2/catch.hpp>
-
 #include <set>
 
-#include "engine/unify/goal.hpp"
+#include <catch2/catch.hpp>
+
+#include "engine/kanren/goal.hpp"
+#include "engine/kanren/relations.hpp"
 #include "engine/unify/graph_terms.hpp"
 #include "engine/unify/print.hpp"
-#include "engine/unify/relations.hpp"
 #include "engine/unify/unify.hpp"
 #include "support/toy_ops.hpp"
 

@@ -1,19 +1,22 @@
-// Uses the installed rwgraph the way its docs do: the README's program,
-// loading a graph file and rewriting it with the default mode; then checks
-// that the installed rule files are the library's embedded ones.
+// Uses the installed rwgraph the way its docs do, through the four public
+// headers: the README's program, loading a graph file and rewriting it with
+// the default mode, loading a rule into a database of one's own, unifying
+// two terms; then checks that the installed rule files are the library's
+// embedded ones.
 //
 //   consumer GRAPH_FILE RULES_DIR
-#include <rw/rw.hpp>
-
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <rw/kanren.hpp>
+#include <rw/rewrite.hpp>
+#include <rw/rules.hpp>
+#include <rw/rw.hpp>
 #include <sstream>
 #include <string>
-
-#include "rules/embedded.hpp"
+#include <vector>
 
 namespace {
 int failed(const std::string& what) {
@@ -39,6 +42,19 @@ int main(int argc, char** argv) {
   rw::default_mode().rewrite(fg);
   const std::string after = rw::to_infix(fg.outputs()[0]);
   if (after.find("softplus") == std::string::npos) return failed("not rewritten: " + after);
+
+  // docs/rules-language.md: one rule of one's own, loaded into a database.
+  auto db = rw::make_default_db();
+  const rw::dsl::LoadedRules mine =
+      rw::load_rules(*db, rw::RuleSource::text("mine.rules",
+                                               "ruleset mine tags(canonicalize)\n"
+                                               "rule cosh_zero: cosh(0) => 1\n"))
+          .take();
+  if (mine.names() != std::vector<std::string>{"cosh_zero"}) return failed("rule not loaded");
+
+  // docs/unify.md: ?x unifies with 3.
+  const rw::Term v = rw::lvar("x");
+  if (!rw::unify(v, rw::Term(3))) return failed("?x does not unify with 3");
 
   // The installed rule files are the embedded library, file for file.
   std::size_t files = 0;

@@ -1,20 +1,19 @@
 // AlgebraicCanonizer (add_canonizer, mul_canonizer, mul_cancel): what each
 // simplifies, what it leaves, shapes and dtypes, determinism, and the
 // end-to-end results of rw::function in the default mode.
-#include "ops/elemwise/canonizer.hpp"
-
 #include <cmath>
 #include <functional>
 #include <map>
-#include <random>
 #include <memory>
+#include <random>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include <catch2/catch.hpp>
 
-#include "rw/rw.hpp"
+#include "ops/elemwise/canonizer.hpp"
+#include "rw/rewrite.hpp"
 #include "support/fired_rewriters.hpp"
 #include "support/graph_eval.hpp"
 

@@ -6,7 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include "ops/elemwise/elemwise.hpp"
-#include "rw/rw.hpp"
+#include "rw/rewrite.hpp"
 #include "support/tensor_ref.hpp"
 
 using namespace rw;

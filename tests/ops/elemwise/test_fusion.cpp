@@ -12,6 +12,7 @@
 #include "engine/graph/errors.hpp"
 #include "engine/graph/function_graph.hpp"
 #include "engine/graph/printing.hpp"
+#include "engine/rewrite/database.hpp"
 #include "engine/rewrite/destroy_handler.hpp"
 #include "engine/rewrite/mode.hpp"
 #include "engine/rewrite/standard.hpp"

@@ -9,7 +9,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "rw/rw.hpp"
+#include "rw/rewrite.hpp"
 
 using namespace rw;
 

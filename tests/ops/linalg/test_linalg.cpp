@@ -11,7 +11,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "rw/rw.hpp"
+#include "runtime/kernels/linalg.hpp"
+#include "rw/rewrite.hpp"
 #include "support/tensor_ref.hpp"
 
 using namespace rw;

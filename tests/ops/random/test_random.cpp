@@ -11,7 +11,8 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
-#include "rw/rw.hpp"
+#include "runtime/kernels/elemwise.hpp"
+#include "rw/rewrite.hpp"
 #include "support/statistics.hpp"
 
 using namespace rw;

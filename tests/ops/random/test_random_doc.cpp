@@ -2,11 +2,12 @@
 // exactly the code between the markers (and the graph file verbatim).
 #include <algorithm>
 #include <fstream>
+#include <rw/rw.hpp>
 #include <sstream>
 
 #include <catch2/catch.hpp>
-#include <rw/rw.hpp>
 
+#include "runtime/kernels/elemwise.hpp"
 #include "support/doc_snippets.hpp"
 
 namespace {

@@ -3,6 +3,7 @@
 // the size lift).
 #include <catch2/catch.hpp>
 
+#include "runtime/kernels/elemwise.hpp"
 #include "rw/rw.hpp"
 #include "support/fired_rewriters.hpp"
 #include "support/statistics.hpp"

@@ -1,7 +1,5 @@
 // SumOfScaledProduct (sum_of_scaled_product): 0-d factors out of the sum or
 // mean of a product of three or more operands, and what it leaves.
-#include "ops/reduce/sum_of_product.hpp"
-
 #include <memory>
 #include <string>
 #include <string_view>
@@ -9,7 +7,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "rw/rw.hpp"
+#include "ops/reduce/sum_of_product.hpp"
+#include "rw/rewrite.hpp"
 #include "support/fired_rewriters.hpp"
 #include "support/graph_eval.hpp"
 

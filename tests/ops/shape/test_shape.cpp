@@ -3,7 +3,7 @@
 // specify_shape.
 #include <catch2/catch.hpp>
 
-#include "rw/rw.hpp"
+#include "rw/rewrite.hpp"
 #include "support/tensor_ref.hpp"
 
 using namespace rw;

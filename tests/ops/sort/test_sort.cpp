@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "runtime/kernels/elemwise.hpp"
 #include "rw/rw.hpp"
 #include "support/tensor_ref.hpp"
 

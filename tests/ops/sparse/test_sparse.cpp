@@ -1,12 +1,15 @@
 // The sparse Types and Ops: values against their dense equivalents in both
 // formats and dtypes, structured gradients, the graph-file syntax and the
 // errors of bad input.
-#include <catch2/catch.hpp>
-#include <rw/rw.hpp>
-
 #include <functional>
+#include <rw/rewrite.hpp>
 #include <string>
 #include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "runtime/kernels/linalg.hpp"
+#include "runtime/kernels/sparse.hpp"
 
 namespace {
 

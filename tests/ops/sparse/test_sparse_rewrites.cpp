@@ -1,8 +1,9 @@
 // The sparse rewrites (ops/sparse/sparse_rewrites.hpp): what they leave,
 // the values they keep, and why they do not fire elsewhere. Each also has a
 // case in tests/rules/test_rule_cases.cpp.
+#include <rw/rewrite.hpp>
+
 #include <catch2/catch.hpp>
-#include <rw/rw.hpp>
 
 #include "ops/sparse/sparse_rewrites.hpp"
 #include "support/fired_rewriters.hpp"

@@ -1,10 +1,10 @@
 // rwcheck's command line: parsing, help, and bad input (exit status 2).
 #include <catch2/catch.hpp>
 
-#include "rw/rw.hpp"
+#include "rw/rewrite.hpp"
 #include "tools/rwcheck/cli.hpp"
-#include "tools/rwcheck/style.hpp"
 #include "tools/rwcheck/rwcheck_fixtures.hpp"
+#include "tools/rwcheck/style.hpp"
 
 using rw::check::CliError;
 using rw::check::Command;

@@ -8,7 +8,7 @@
 #include <memory>
 #include <span>
 
-#include "engine/unify/goal.hpp"
+#include "engine/kanren/goal.hpp"
 #include "engine/unify/theory.hpp"
 
 namespace rw::kanren {

@@ -1,7 +1,7 @@
 // The list relations, written with the goals of goal.hpp as a miniKanren
 // program would be, so they search in the same order. The term relations
 // (applyo and equality modulo a theory) are in term_relations.cpp.
-#include "engine/unify/relations.hpp"
+#include "engine/kanren/relations.hpp"
 
 namespace rw::kanren {
 

@@ -1,14 +1,14 @@
 // Goals and the search machine: faster-miniKanren's stream protocol (empty,
 // one state, a suspension, a state and a suspension) run by an explicit stack
 // of mplus/bind frames instead of recursion.
-#include "engine/unify/goal.hpp"
+#include "engine/kanren/goal.hpp"
 
 #include <memory>
 #include <optional>
 #include <string>
 #include <unordered_set>
 
-#include "engine/unify/clauses.hpp"
+#include "engine/kanren/clauses.hpp"
 #include "engine/unify/print.hpp"
 
 #include "runtime/detail/pool_alloc.hpp"

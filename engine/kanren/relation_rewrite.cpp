@@ -1,5 +1,5 @@
 // Running a relation on a node's output and building its first valid answer.
-#include "engine/unify/relation_rewrite.hpp"
+#include "engine/kanren/relation_rewrite.hpp"
 
 #include <fmt/format.h>
 

@@ -3,8 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include "engine/graph/printing.hpp"
-#include "engine/unify/relation_rewrite.hpp"
-#include "engine/unify/relations.hpp"
+#include "engine/kanren/relation_rewrite.hpp"
+#include "engine/kanren/relations.hpp"
 #include "support/toy_ops.hpp"
 
 using namespace rw;
@@ -27,7 +27,7 @@ Goal times_one(const Term& in, const Term& out) {
 
 }  // namespace
 
-TEST_CASE("a relation rewrites a node into its first answer", "[unify]") {
+TEST_CASE("a relation rewrites a node into its first answer", "[kanren]") {
   Var x = fvec("x");
   Var l = log(x);
   GraphResult r = rewrite_with_relation(log_to_exp, *l->owner());
@@ -39,7 +39,7 @@ TEST_CASE("a relation rewrites a node into its first answer", "[unify]") {
   REQUIRE(rewrite_with_relation(times_one, *mul(fconst(1.0), x)->owner()).var == x);
 }
 
-TEST_CASE("a relation that does not apply says why", "[unify]") {
+TEST_CASE("a relation that does not apply says why", "[kanren]") {
   Var x = fvec("x");
   CHECK(rewrite_with_relation(log_to_exp, *exp(x)->owner()).why == "the relation has no answer");
   CHECK(rewrite_with_relation(times_one, *mul(x, fconst(2.0))->owner()).why ==
@@ -67,7 +67,7 @@ TEST_CASE("a relation that does not apply says why", "[unify]") {
         "`two_out` has 2 outputs and no default output; take one with output(i)");
 }
 
-TEST_CASE("with several answers allowed, the first that builds is used", "[unify]") {
+TEST_CASE("with several answers allowed, the first that builds is used", "[kanren]") {
   Var x = fvec("x");
   Var i = Variable::make(TensorType::make(DType::Int32, {kUnknownDim}), "i");
   // First answer: ill-typed; second: the node itself; third: a real rewrite.
@@ -87,7 +87,7 @@ TEST_CASE("with several answers allowed, the first that builds is used", "[unify
         "answer 1 is the node itself");
 }
 
-TEST_CASE("a relation may use commutativity through eq_mod, and build through the registry", "[unify]") {
+TEST_CASE("a relation may use commutativity through eq_mod, and build through the registry", "[kanren]") {
   const OpRegistry reg = toy_registry();
   Theory th;
   th.commutative("mul");

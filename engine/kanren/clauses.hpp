@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/unify/goal.hpp"
+#include "engine/kanren/goal.hpp"
 
 namespace rw::kanren {
 

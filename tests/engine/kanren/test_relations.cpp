@@ -6,7 +6,7 @@
 
 #include "engine/unify/print.hpp"
 #include "engine/unify/read.hpp"
-#include "engine/unify/relations.hpp"
+#include "engine/kanren/relations.hpp"
 
 using namespace rw;
 using namespace rw::kanren;
@@ -58,7 +58,7 @@ Goal zebrao(Term hs) {
 
 }  // namespace
 
-TEST_CASE("conso, caro, cdro and nullo take lists apart", "[unify]") {
+TEST_CASE("conso, caro, cdro and nullo take lists apart", "[kanren]") {
   Term q = lvar("q");
   REQUIRE(strings(run_all(q, conso(1, list({2, 3}), q))) == Strings{"(1 2 3)"});
   REQUIRE(strings(run_all(q, conso(q, list({2}), list({1, 2})))) == Strings{"1"});
@@ -68,7 +68,7 @@ TEST_CASE("conso, caro, cdro and nullo take lists apart", "[unify]") {
   REQUIRE(run_all(q, nullo(list({1}))).empty());
 }
 
-TEST_CASE("membero finds each occurrence", "[unify]") {
+TEST_CASE("membero finds each occurrence", "[kanren]") {
   Term q = lvar("q");
   REQUIRE(strings(run_all(q, membero(q, list({"a", "b", "a"})))) == Strings{"a", "b", "a"});
   REQUIRE(run_all(q, membero("z", list({"a", "b"}))).empty());
@@ -76,7 +76,7 @@ TEST_CASE("membero finds each occurrence", "[unify]") {
   REQUIRE(strings(run(3, q, membero(7, q))) == Strings{"(7 . _0)", "(_0 7 . _1)", "(_0 _1 7 . _2)"});
 }
 
-TEST_CASE("appendo enumerates every split of a list, in order", "[unify]") {
+TEST_CASE("appendo enumerates every split of a list, in order", "[kanren]") {
   for (int n : {0, 1, 5, 40}) {
     Term q = lvar("q");
     const auto answers = run_all(q, fresh([q, n](Term x, Term y) {
@@ -95,7 +95,7 @@ TEST_CASE("appendo enumerates every split of a list, in order", "[unify]") {
   REQUIRE(run_all(q, appendo(q, list({4}), list({1, 2, 3}))).empty());
 }
 
-TEST_CASE("the zebra puzzle has exactly one solution", "[unify]") {
+TEST_CASE("the zebra puzzle has exactly one solution", "[kanren]") {
   Term hs = lvar("houses");
   const auto answers = run_all(hs, zebrao(hs));
   REQUIRE(answers.size() == 1);
@@ -109,7 +109,7 @@ TEST_CASE("the zebra puzzle has exactly one solution", "[unify]") {
   REQUIRE(run(1, hs, zebrao(hs)) == answers);
 }
 
-TEST_CASE("applyo gives kanren's test_applyo answers", "[unify]") {
+TEST_CASE("applyo gives kanren's test_applyo answers", "[kanren]") {
   // pythological/kanren's tests/test_term.py, tuples (add, 1, 2) as add(1, 2).
   Term q = lvar("q");
   REQUIRE(strings(run_all(q, applyo("add", list({1, 2, 3}), q))) == Strings{"add(1, 2, 3)"});
@@ -124,14 +124,14 @@ TEST_CASE("applyo gives kanren's test_applyo answers", "[unify]") {
   REQUIRE(run_all(q, applyo(1, 2, q)).empty());
 }
 
-TEST_CASE("lall and lany are conjunction and disjunction", "[unify]") {
+TEST_CASE("lall and lany are conjunction and disjunction", "[kanren]") {
   Term q = lvar("q");
   REQUIRE(strings(run_all(q, lany({eq(q, 1), eq(q, 2)}))) == Strings{"1", "2"});
   REQUIRE(strings(run_all(q, lall({membero(q, list({1, 2, 3})), membero(q, list({3, 2}))}))) ==
           Strings{"2", "3"});
 }
 
-TEST_CASE("applyo takes a term apart into head and arguments, and builds one", "[unify]") {
+TEST_CASE("applyo takes a term apart into head and arguments, and builds one", "[kanren]") {
   Term args = lvar("args"), q = lvar("q");
   REQUIRE(strings(run_all(q, fresh([&](Term hh, Term aa) {
             return conj(applyo(hh, aa, parse_term("mul(x, 1)")), eq(q, list({hh, aa})));
@@ -141,7 +141,7 @@ TEST_CASE("applyo takes a term apart into head and arguments, and builds one", "
   REQUIRE(strings(run_all(q, applyo("add", cons(1, args), q))) == Strings{"(add 1 . _0)"});
 }
 
-TEST_CASE("eq_mod unifies modulo commutativity", "[unify]") {
+TEST_CASE("eq_mod unifies modulo commutativity", "[kanren]") {
   Theory th;
   th.commutative("add");
   TermVars vars;
@@ -161,7 +161,7 @@ TEST_CASE("eq_mod unifies modulo commutativity", "[unify]") {
   REQUIRE(run_all(q, eq_mod(parse_term("mul(1, 2)"), parse_term("mul(2, 1)"), th)).empty());
 }
 
-TEST_CASE("eq_mod regroups associative operators", "[unify]") {
+TEST_CASE("eq_mod regroups associative operators", "[kanren]") {
   Theory th;
   th.associative("add");
   TermVars vars;
@@ -216,7 +216,7 @@ bool holds(Relation r, const char* a, const char* b, const Theory& th) { return 
 
 }  // namespace
 
-TEST_CASE("eq_comm checks and binds modulo commutativity, as kanren's test_eq_comm", "[unify]") {
+TEST_CASE("eq_comm checks and binds modulo commutativity, as kanren's test_eq_comm", "[kanren]") {
   Theory th;
   th.commutative("c");
   auto holds = [&](const char* a, const char* b) { return ::holds(&eq_comm, a, b, th); };
@@ -258,7 +258,7 @@ TEST_CASE("eq_comm checks and binds modulo commutativity, as kanren's test_eq_co
           Strings{"3"});
 }
 
-TEST_CASE("eq_comm generates the permutations of a term, the first one before the term", "[unify]") {
+TEST_CASE("eq_comm generates the permutations of a term, the first one before the term", "[kanren]") {
   Theory th;
   th.commutative("c");
   // kanren's order: permutations by position (its itertools.permutations),
@@ -280,7 +280,7 @@ TEST_CASE("eq_comm generates the permutations of a term, the first one before th
   REQUIRE(answers(kAll, [&](Term q) { return eq_comm(t("op(1, 2)"), q, th); }) == Strings{"op(1, 2)"});
 }
 
-TEST_CASE("eq_assoc regroups, and generates the groupings in kanren's order", "[unify]") {
+TEST_CASE("eq_assoc regroups, and generates the groupings in kanren's order", "[kanren]") {
   Theory th;
   th.associative("a");
   auto holds = [&](const char* l, const char* r) { return ::holds(&eq_assoc, l, r, th); };
@@ -326,7 +326,7 @@ TEST_CASE("eq_assoc regroups, and generates the groupings in kanren's order", "[
   REQUIRE(answers(kAll, [&](Term q) { return eq_assoc(t("a(a(1, 2), 3)"), q, th); }) == three);
 }
 
-TEST_CASE("eq_assoccomm generates the 18 AC-equal terms of kanren's test_eq_assoccomm", "[unify]") {
+TEST_CASE("eq_assoccomm generates the 18 AC-equal terms of kanren's test_eq_assoccomm", "[kanren]") {
   Theory th;
   th.ac("ac");
   auto holds = [&](Term l, Term r) { return ::holds(&eq_assoccomm, l, r, th); };
@@ -372,7 +372,7 @@ TEST_CASE("eq_assoccomm generates the 18 AC-equal terms of kanren's test_eq_asso
           }) == Strings{"(3 2)"});
 }
 
-TEST_CASE("the term relations are not generative where nothing is known", "[unify]") {
+TEST_CASE("the term relations are not generative where nothing is known", "[kanren]") {
   Theory th;
   th.ac("ac");
   Term x = lvar("x"), y = lvar("y");
@@ -391,7 +391,7 @@ TEST_CASE("the term relations are not generative where nothing is known", "[unif
   REQUIRE(answers(kAll, [&](Term q) { return eq_assoc(t("ac(1, 2)"), q, th); }) == Strings{"ac(1, 2)"});
 }
 
-TEST_CASE("forms of many operands stream: the first answers come at once", "[unify]") {
+TEST_CASE("forms of many operands stream: the first answers come at once", "[kanren]") {
   // 10 operands: 10! permutations, and 10! times 2^9 - 1 flat groupings
   // modulo AC; a relation that listed them first (or stopped at a limit)
   // could not answer.

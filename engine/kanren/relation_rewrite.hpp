@@ -7,7 +7,7 @@
 #include <limits>
 
 #include "engine/graph/apply.hpp"
-#include "engine/unify/goal.hpp"
+#include "engine/kanren/goal.hpp"
 #include "engine/unify/reify_graph.hpp"
 
 namespace rw {

@@ -2,7 +2,7 @@
 // theory's commutative and associative Ops (eq_mod, eq_comm, eq_assoc,
 // eq_assoccomm). Unlike the list relations they inspect the state, to read
 // graph nodes as terms and to enumerate arrangements and forms.
-#include "engine/unify/relations.hpp"
+#include "engine/kanren/relations.hpp"
 
 #include <algorithm>
 #include <unordered_set>

@@ -2,7 +2,7 @@
 // disequality constraints, and searches deeper than the C++ stack.
 #include <catch2/catch.hpp>
 
-#include "engine/unify/goal.hpp"
+#include "engine/kanren/goal.hpp"
 #include "engine/unify/print.hpp"
 #include "engine/unify/read.hpp"
 
@@ -36,7 +36,7 @@ Goal nato(Term n) {
 
 }  // namespace
 
-TEST_CASE("eq, conj and fresh compute answers", "[unify]") {
+TEST_CASE("eq, conj and fresh compute answers", "[kanren]") {
   Term q = lvar("q");
   REQUIRE(strings(run_all(q, eq(q, 1))) == Strings{"1"});
   REQUIRE(run_all(q, conj(eq(q, 1), eq(q, 2))).empty());
@@ -56,7 +56,7 @@ TEST_CASE("eq, conj and fresh compute answers", "[unify]") {
   REQUIRE(run(0, q, eq(q, 1)).empty());
 }
 
-TEST_CASE("disjunctions answer in faster-miniKanren's order", "[unify]") {
+TEST_CASE("disjunctions answer in faster-miniKanren's order", "[kanren]") {
   Term q = lvar("q");
   REQUIRE(strings(run_all(q, disj(eq(q, 1), eq(q, 2), eq(q, 3)))) == Strings{"1", "2", "3"});
   REQUIRE(strings(run_all(q, conde({{eq(q, "a")}, {fail()}, {eq(q, "b"), succeed()}}))) ==
@@ -69,7 +69,7 @@ TEST_CASE("disjunctions answer in faster-miniKanren's order", "[unify]") {
   REQUIRE(strings(run_all(q, conj(std::span<const Goal>{}))) == Strings{"_0"});
 }
 
-TEST_CASE("an infinite branch does not starve the others", "[unify]") {
+TEST_CASE("an infinite branch does not starve the others", "[kanren]") {
   Term q = lvar("q");
   // The first branch never answers and never ends; the second still does.
   REQUIRE(strings(run(1, q, conde({{nevero()}, {eq(q, 1)}}))) == Strings{"1"});
@@ -89,7 +89,7 @@ TEST_CASE("an infinite branch does not starve the others", "[unify]") {
   REQUIRE(done.exhausted());
 }
 
-TEST_CASE("disequality constraints are re-checked as the substitution grows", "[unify]") {
+TEST_CASE("disequality constraints are re-checked as the substitution grows", "[kanren]") {
   Term q = lvar("q");
   REQUIRE(strings(run_all(q, conj(neq(q, 2), disj(eq(q, 1), eq(q, 2), eq(q, 3))))) ==
           Strings{"1", "3"});
@@ -121,7 +121,7 @@ TEST_CASE("disequality constraints are re-checked as the substitution grows", "[
   REQUIRE(hidden[0].neq.empty());
 }
 
-TEST_CASE("with_state sees walked values", "[unify]") {
+TEST_CASE("with_state sees walked values", "[kanren]") {
   Term q = lvar("q");
   auto double_it = [](Term in, Term out) {
     return with_state([in, out](const State& s) {
@@ -134,7 +134,7 @@ TEST_CASE("with_state sees walked values", "[unify]") {
   REQUIRE(run_all(q, fresh([&](Term x) { return double_it(x, q); })).empty());
 }
 
-TEST_CASE("an exception from a goal body leaves the stream finished", "[unify]") {
+TEST_CASE("an exception from a goal body leaves the stream finished", "[kanren]") {
   Term q = lvar("q");
   Goal boom = fresh([](Term) -> Goal { throw std::runtime_error("boom"); });
   Stream s(conj(eq(q, 1), boom, eq(q, 1)));
@@ -148,7 +148,7 @@ TEST_CASE("an exception from a goal body leaves the stream finished", "[unify]")
   REQUIRE(t.exhausted());
 }
 
-TEST_CASE("a conjunction nested a million deep runs on the machine's own stack", "[unify]") {
+TEST_CASE("a conjunction nested a million deep runs on the machine's own stack", "[kanren]") {
   Term q = lvar("q");
   Goal g = eq(q, 7);
   for (int i = 0; i < 1'000'000; ++i) g = conj(g, succeed());
@@ -156,7 +156,7 @@ TEST_CASE("a conjunction nested a million deep runs on the machine's own stack",
   g = succeed();  // and is dropped without recursion
 }
 
-TEST_CASE("non-tail recursion nests pending binds", "[unify]") {
+TEST_CASE("non-tail recursion nests pending binds", "[kanren]") {
   // counto(n, k): n is s^k(z), with work after the recursive call at every
   // level. (Each answer costs time linear in the nesting, as in any
   // miniKanren on streams.)

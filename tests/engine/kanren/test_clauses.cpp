@@ -2,10 +2,10 @@
 // stand for; template variables renamed on every use; checks at build time.
 #include <catch2/catch.hpp>
 
-#include "engine/unify/clauses.hpp"
+#include "engine/kanren/clauses.hpp"
 #include "engine/unify/print.hpp"
 #include "engine/unify/read.hpp"
-#include "engine/unify/relations.hpp"
+#include "engine/kanren/relations.hpp"
 #include "support/toy_ops.hpp"
 
 using namespace rw;
@@ -93,7 +93,7 @@ Goal rewriteo_t(Term e, Term e2) { return rewrite_table()(std::move(e), std::mov
 
 }  // namespace
 
-TEST_CASE("a clause table gives the conde's answers in the conde's order", "[unify]") {
+TEST_CASE("a clause table gives the conde's answers in the conde's order", "[kanren]") {
   const Term l = list({1, 2, 3, 4});
   auto splits = [&](auto rel) {
     const Term q = lvar("q");
@@ -132,7 +132,7 @@ TEST_CASE("a clause table gives the conde's answers in the conde's order", "[uni
   REQUIRE(to_string(y) == "+(a, c)");
 }
 
-TEST_CASE("a clause table renames its variables on every use", "[unify]") {
+TEST_CASE("a clause table renames its variables on every use", "[kanren]") {
   // wrapo(x): fresh(u) x == w(u). Two uses give two different u's.
   const Term x = lvar("x"), u = lvar("u");
   const ClauseTable wrapo({x}, {{{u}, {{x, compound("w", u)}}, {}}});
@@ -152,7 +152,7 @@ TEST_CASE("a clause table renames its variables on every use", "[unify]") {
           std::vector<std::string>{"(7 . _0)", "(_0 7 . _1)", "(_0 _1 7 . _2)"});
 }
 
-TEST_CASE("a clause table keeps the occurs check on its fresh variables", "[unify]") {
+TEST_CASE("a clause table keeps the occurs check on its fresh variables", "[kanren]") {
   // fresh(y) y == f(y) has no answer, as with eq; nor has x == f(x) for an argument x.
   const Term x = lvar("x"), y = lvar("y");
   const ClauseTable loop({x}, {{{y}, {{y, compound("f", y)}}, {}}, {{}, {{x, compound("f", x)}}, {}}});
@@ -164,14 +164,14 @@ TEST_CASE("a clause table keeps the occurs check on its fresh variables", "[unif
   REQUIRE(strings(run_all(q, same(q))) == std::vector<std::string>{"_0"});
 }
 
-TEST_CASE("a clause table's equations wake disequality constraints", "[unify]") {
+TEST_CASE("a clause table's equations wake disequality constraints", "[kanren]") {
   const Term q = lvar("q");
   REQUIRE(to_string(list(run_all(q, conj(membero_t(q, list({1, 2, 3})), neq(q, 2))))) == "(1 3)");
   REQUIRE(to_string(list(run_all(q, conj(neq(q, 2), membero_t(q, list({1, 2, 3})))))) == "(1 3)");
   REQUIRE(to_string(list(run_all(q, conj(neq(q, 2), membero(q, list({1, 2, 3})))))) == "(1 3)");
 }
 
-TEST_CASE("a clause table instantiates what it binds, op patterns included", "[unify]") {
+TEST_CASE("a clause table instantiates what it binds, op patterns included", "[kanren]") {
   const Term x = lvar("x"), a = lvar("a");
   const ClauseTable sumo({x}, {{{a}, {{x, op_pattern("sum", {{"axis", a}})}, {a, tuple({0})}}, {}}});
   const Term q = lvar("q");
@@ -181,7 +181,7 @@ TEST_CASE("a clause table instantiates what it binds, op patterns included", "[u
   REQUIRE(run_all(q, sumo(compound("f", q))).empty());
 }
 
-TEST_CASE("a clause table is checked when it is built", "[unify]") {
+TEST_CASE("a clause table is checked when it is built", "[kanren]") {
   const Term x = lvar("x"), y = lvar("y"), z = lvar("z");
   CHECK_THROWS_WITH(ClauseTable({x}, {{{}, {{x, compound("f", z)}}, {}}}),
                     "clause 0 uses `?z`, which is neither a parameter nor one of its fresh variables");
@@ -198,7 +198,7 @@ TEST_CASE("a clause table is checked when it is built", "[unify]") {
   REQUIRE(run_all(q, ClauseTable({x}, {})(q)).empty());
 }
 
-TEST_CASE("a clause table reads graph nodes through the unifier's views", "[unify]") {
+TEST_CASE("a clause table reads graph nodes through the unifier's views", "[kanren]") {
   // The head of a template is a symbol, an Op atom or a variable; the term
   // is a graph variable read as op(inputs…), or a literal against a constant.
   const Term x = lvar("x"), a = lvar("a"), h = lvar("h");
@@ -220,7 +220,7 @@ TEST_CASE("a clause table reads graph nodes through the unifier's views", "[unif
   REQUIRE(run_all(q, by_name(compound("mul", 5, 2), q)).empty());
 }
 
-TEST_CASE("a clause table agrees with eq on terms of every shape", "[unify]") {
+TEST_CASE("a clause table agrees with eq on terms of every shape", "[kanren]") {
   // A compound or pair template meets atoms (in the word and on the heap),
   // compounds of another arity, and the cons view both ways; each answer
   // set must be the one the eq goals give.
@@ -255,7 +255,7 @@ TEST_CASE("a clause table agrees with eq on terms of every shape", "[unify]") {
   REQUIRE(strings(run_all(q, pairs(compound("g", 1, 2), q))) == std::vector<std::string>{"g"});
 }
 
-TEST_CASE("a clause table with more than eight arguments and fresh variables", "[unify]") {
+TEST_CASE("a clause table with more than eight arguments and fresh variables", "[kanren]") {
   // 3 parameters and 7 fresh variables: the environment no longer fits the
   // call's inline buffer. The clause takes a 7-element list apart and
   // returns it reversed, with the two other arguments around it.
