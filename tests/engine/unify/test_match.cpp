@@ -298,13 +298,16 @@ TEST_CASE("a failing match allocates nothing", "[unify]") {
   const long during = allocations_on_this_thread() - before;
   REQUIRE(matched == 0);
   REQUIRE(during == 0);
-  // A success allocates its substitution, and no more than a few blocks.
+  // A success allocates its substitution, and no more than a few blocks: the
+  // substitution's trie holds ?x and ?y in one node when their ids share a
+  // block of 32, in two and a branch above them when they do not (which the
+  // number of variables earlier tests made decides).
   const Var fits = div(mul(x, y), y);
   const long ok_before = allocations_on_this_thread();
   const bool ok = static_cast<bool>(match(p, fits));
   const long on_success = allocations_on_this_thread() - ok_before;
   REQUIRE(ok);
-  REQUIRE(on_success <= 2);
+  REQUIRE(on_success <= 3);
 }
 
 TEST_CASE("one pattern is matched from several threads at once", "[unify]") {
