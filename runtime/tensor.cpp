@@ -146,29 +146,26 @@ class LargeBlocks {
       }
     return nullptr;
   }
-  /// Keeps `data` (of `size` bytes) for a later take, or frees it.
+  /// Keeps `data` (of `size` bytes) for a later take, letting the oldest
+  /// blocks go to stay within the bound, or frees it.
   void give(std::byte* data, std::size_t size) noexcept {
-    std::vector<std::byte*> drop;
-    {
-      const std::lock_guard lock(mutex_);
-      if (size > kLargeCacheBytes) {
-        drop.push_back(data);
-      } else {
-        try {
-          blocks_.push_back({data, size});
-          held_ += size;
-        } catch (...) {
-          drop.push_back(data);
-        }
-        std::size_t first = 0;
-        while (held_ > kLargeCacheBytes) {
-          held_ -= blocks_[first].size;
-          drop.push_back(blocks_[first++].data);
-        }
-        blocks_.erase(blocks_.begin(), blocks_.begin() + static_cast<std::ptrdiff_t>(first));
-      }
+    const std::lock_guard lock(mutex_);
+    if (size > kLargeCacheBytes) {
+      std::free(data);
+      return;
     }
-    for (std::byte* p : drop) std::free(p);
+    std::size_t first = 0;
+    while (held_ + size > kLargeCacheBytes) {
+      held_ -= blocks_[first].size;
+      std::free(blocks_[first++].data);
+    }
+    blocks_.erase(blocks_.begin(), blocks_.begin() + static_cast<std::ptrdiff_t>(first));
+    try {
+      blocks_.push_back({data, size});
+      held_ += size;
+    } catch (...) {  // no room to remember it: give it back
+      std::free(data);
+    }
   }
   /// Frees every kept block; the bytes freed.
   std::size_t release() noexcept {
