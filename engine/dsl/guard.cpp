@@ -1,6 +1,8 @@
 // Guard evaluation and explanation.
 #include "engine/dsl/guard.hpp"
 
+#include <array>
+
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -72,8 +74,8 @@ Guard::Guard(std::vector<GuardNode> nodes, SourcePtr file, std::vector<std::stri
   if (nodes_.empty()) throw ValueError("Guard: no nodes");
 }
 
-const Var& Guard::lookup(VarId id, const Bindings& b) const {
-  const Var* v = index_of(id) < b.size() ? b.tensor(id) : nullptr;
+const Var& Guard::lookup(VarId id, GuardArgs b) const {
+  const Var* v = index_of(id) < b.size() ? &b[index_of(id)] : nullptr;
   RW_ASSERT(v && *v, fmt::format("guard `{}` read `{}`, which is not bound to a variable", text(),
                                  var_names_.at(index_of(id))));
   return *v;
@@ -116,7 +118,7 @@ struct OperandReader {
 
 }  // namespace
 
-bool Guard::eval(std::uint32_t i, const Bindings& b, const FunctionGraph* fg) const {
+bool Guard::eval(std::uint32_t i, GuardArgs b, const FunctionGraph* fg) const {
   const GuardNode& n = nodes_[i];
   switch (n.kind) {
     case GuardNode::Kind::And:
@@ -130,10 +132,18 @@ bool Guard::eval(std::uint32_t i, const Bindings& b, const FunctionGraph* fg) co
     case GuardNode::Kind::Not:
       return !eval(n.children[0], b, fg);
     case GuardNode::Kind::Predicate: {
-      std::vector<Var> args;
-      args.reserve(n.tensor_args.size());
-      for (VarId v : n.tensor_args) args.push_back(lookup(v, b));
-      return n.predicate->fn(PredicateInput{args, n.int_args, fg});
+      // The usual one to four arguments stay on the stack: guards run at
+      // every structural match.
+      std::array<Var, 4> few;
+      std::vector<Var> many;
+      const std::size_t count = n.tensor_args.size();
+      Var* args = few.data();
+      if (count > few.size()) {
+        many.resize(count);
+        args = many.data();
+      }
+      for (std::size_t k = 0; k < count; ++k) args[k] = lookup(n.tensor_args[k], b);
+      return n.predicate->fn(PredicateInput{std::span<const Var>(args, count), n.int_args, fg});
     }
     case GuardNode::Kind::Compare: {
       const OperandReader read{var_names_};
@@ -161,11 +171,11 @@ std::vector<std::string> Guard::assumptions() const {
   return out;
 }
 
-bool Guard::evaluate(const Bindings& bindings, const FunctionGraph* fgraph) const {
+bool Guard::evaluate(GuardArgs bindings, const FunctionGraph* fgraph) const {
   return eval(static_cast<std::uint32_t>(nodes_.size() - 1), bindings, fgraph);
 }
 
-std::string Guard::explain(std::uint32_t i, const Bindings& b, const FunctionGraph* fg) const {
+std::string Guard::explain(std::uint32_t i, GuardArgs b, const FunctionGraph* fg) const {
   const GuardNode& n = nodes_[i];
   const std::string_view written = file_->slice(n.span);
   switch (n.kind) {
@@ -211,7 +221,7 @@ std::string Guard::explain(std::uint32_t i, const Bindings& b, const FunctionGra
   return {};
 }
 
-std::optional<std::string> Guard::why_false(const Bindings& bindings,
+std::optional<std::string> Guard::why_false(GuardArgs bindings,
                                             const FunctionGraph* fgraph) const {
   const auto root_index = static_cast<std::uint32_t>(nodes_.size() - 1);
   if (eval(root_index, bindings, fgraph)) return std::nullopt;

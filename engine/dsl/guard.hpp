@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "engine/dsl/ast.hpp"
-#include "engine/dsl/bindings.hpp"
+#include "engine/dsl/var_id.hpp"
 #include "engine/dsl/predicates.hpp"
 #include "engine/dsl/source.hpp"
 #include "engine/graph/function_graph.hpp"
@@ -71,14 +71,14 @@ class Guard {
   /// The guard as written.
   std::string_view text() const { return file_->slice(root().span); }
 
-  /// Whether the guard holds for these bindings. `fgraph` is the graph being
+  /// Whether the guard holds for these arguments. `fgraph` is the graph being
   /// rewritten (`one_client` needs it). Every variable the guard reads must
   /// be bound to a graph variable; an unbound one is a broken invariant of
   /// the caller and throws InternalError (RW_ASSERT).
-  bool evaluate(const Bindings& bindings, const FunctionGraph* fgraph = nullptr) const;
+  bool evaluate(GuardArgs args, const FunctionGraph* fgraph = nullptr) const;
   /// Why the guard does not hold (`value(c) > 0` is false: `value(c)` is -1),
   /// or nullopt when it does. For `rwcheck --why-not`.
-  std::optional<std::string> why_false(const Bindings& bindings,
+  std::optional<std::string> why_false(GuardArgs args,
                                        const FunctionGraph* fgraph = nullptr) const;
   /// The value assumptions the guard states (the predicates it calls that
   /// have `PredicateInfo::assumes`: `nonzero`, `finite`, …), sorted, each
@@ -86,9 +86,9 @@ class Guard {
   std::vector<std::string> assumptions() const;
 
  private:
-  bool eval(std::uint32_t node, const Bindings& b, const FunctionGraph* fg) const;
-  std::string explain(std::uint32_t node, const Bindings& b, const FunctionGraph* fg) const;
-  const Var& lookup(VarId id, const Bindings& b) const;
+  bool eval(std::uint32_t node, GuardArgs b, const FunctionGraph* fg) const;
+  std::string explain(std::uint32_t node, GuardArgs b, const FunctionGraph* fg) const;
+  const Var& lookup(VarId id, GuardArgs b) const;
 
   std::vector<GuardNode> nodes_;
   SourcePtr file_;

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/dsl/bindings.hpp"
+#include "engine/dsl/var_id.hpp"
 #include "engine/dsl/guard.hpp"
 #include "engine/dsl/literals.hpp"
 #include "engine/dsl/source.hpp"

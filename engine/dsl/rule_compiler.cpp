@@ -2,6 +2,7 @@
 #include "engine/dsl/rule_compiler.hpp"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 
 #include <fmt/format.h>
@@ -9,6 +10,7 @@
 #include "engine/unify/graph_terms.hpp"
 #include "engine/unify/match.hpp"
 #include "engine/unify/print.hpp"
+#include "support/error.hpp"
 
 namespace rw::dsl {
 
@@ -54,45 +56,57 @@ Term side_term(const dsl::Pattern& p, const std::vector<Term>& vars, Side side) 
   return built.back();
 }
 
-/// The guard of a rule, evaluated on a match.
+/// The guard of a rule, evaluated on a match: it reads the tensor variables
+/// it needs straight from the match's slots.
 struct GuardCheck {
   std::shared_ptr<const Guard> guard;
   std::vector<Term> vars;                // by VarId
-  std::vector<bool> tensor;              // whether each variable is a tensor variable
   std::vector<std::string> names;
-  std::vector<std::uint32_t> reads;      // the tensor variables the guard reads
+  std::vector<std::uint32_t> reads;      // the tensor variables the guard reads, by VarId
+  std::vector<std::uint32_t> slots;      // the slot of each of `reads`
 
-  // Fills `out` from the match; returns the index of a variable the guard
-  // reads that is not bound to a graph variable (a regrouping), or -1.
-  long bind(const rw::Bindings& b, Bindings& out) const {
-    for (std::uint32_t i = 0; i < vars.size(); ++i)
-      if (tensor[i])
-        if (Var g = b.graph(vars[i])) out.bind(VarId{i}, std::move(g));
-    for (std::uint32_t r : reads)
-      if (!out.tensor(VarId{r})) return r;
+  // Fills `args` (by VarId) from the match; returns the position in `reads`
+  // of a variable that is not bound to a graph variable (a regrouping of
+  // operands), or -1.
+  long fill(const rw::Bindings& b, Var* args) const {
+    for (std::size_t k = 0; k < reads.size(); ++k) {
+      args[reads[k]] = b.graph_at(slots[k]);
+      if (!args[reads[k]]) return static_cast<long>(k);
+    }
     return -1;
   }
 
-  // Binds only what the guard reads: it is asked at every match.
-  bool check(const rw::Bindings& b) const {
-    Bindings db(vars.size());
-    for (std::uint32_t r : reads) {
-      Var g = tensor[r] ? b.graph(vars[r]) : Var();
-      if (!g) return false;
-      db.bind(VarId{r}, std::move(g));
+  // Asked at every structural match: the arguments stay on the stack for
+  // rules of up to eight variables.
+  template <class F> auto with_args(const rw::Bindings& b, F&& f) const {
+    std::array<Var, 8> few;
+    std::vector<Var> many;
+    Var* args = few.data();
+    if (vars.size() > few.size()) {
+      many.resize(vars.size());
+      args = many.data();
     }
-    return guard->evaluate(db, b.fgraph());
+    const long unbound = fill(b, args);
+    return f(GuardArgs(args, vars.size()), unbound);
+  }
+
+  bool check(const rw::Bindings& b) const {
+    return with_args(b, [&](GuardArgs args, long unbound) {
+      return unbound < 0 && guard->evaluate(args, b.fgraph());
+    });
   }
 
   std::string explain(const rw::Bindings& b) const {
-    Bindings db(vars.size());
-    if (const long r = bind(b, db); r >= 0) {
-      const auto i = static_cast<std::size_t>(r);
-      return fmt::format("`{}` stands for `{}`, a regrouping of operands, which the guard `{}` "
-                         "cannot inspect",
-                         names[i], to_string(b[vars[i]]), guard->text());
-    }
-    return guard->why_false(db, b.fgraph()).value_or(fmt::format("guard `{}` failed", guard->text()));
+    return with_args(b, [&](GuardArgs args, long unbound) {
+      if (unbound >= 0) {
+        const std::uint32_t v = reads[static_cast<std::size_t>(unbound)];
+        return fmt::format("`{}` stands for `{}`, a regrouping of operands, which the guard `{}` "
+                           "cannot inspect",
+                           names[v], to_string(b[vars[v]]), guard->text());
+      }
+      return guard->why_false(args, b.fgraph())
+          .value_or(fmt::format("guard `{}` failed", guard->text()));
+    });
   }
 };
 
@@ -171,15 +185,20 @@ std::shared_ptr<const PatternNodeRewriter> compile_rule(const CheckedRule& rule,
     auto check = std::make_shared<GuardCheck>();
     check->guard = std::make_shared<const Guard>(*rule.guard);
     check->vars = terms.vars;
-    for (const RuleVariable& v : rule.vars) {
-      check->tensor.push_back(v.kind == VarKind::Tensor);
-      check->names.push_back(v.name);
+    for (const RuleVariable& v : rule.vars) check->names.push_back(v.name);
+    for (std::uint32_t v : guard_reads(*rule.guard)) {
+      // The checker binds every variable a guard reads on the left side; a
+      // parameter variable read as a tensor can never be a graph variable.
+      const std::optional<std::uint32_t> slot = in.slot(terms.vars[v]);
+      RW_ASSERT(slot, fmt::format("rule `{}`: the guard reads `{}`, which the left side does not bind",
+                                  rule.name, rule.vars[v].name));
+      check->reads.push_back(v);
+      check->slots.push_back(*slot);
     }
-    check->reads = guard_reads(*rule.guard);
     for (std::uint32_t v : required_constants(*rule.guard)) options.constant_vars.push_back(terms.vars[v]);
-    in.where(
-        std::string(rule.guard->text()), [check](const rw::Bindings& b) { return check->check(b); },
-        [check](const rw::Bindings& b) { return check->explain(b); });
+    in.where(rw::Guard{std::string(rule.guard->text()),
+                       [check](const rw::Bindings& b) { return check->check(b); },
+                       [check](const rw::Bindings& b) { return check->explain(b); }, check->slots});
     if (guard_reads_beyond_types(*rule.guard)) options.depth = kAnyDepth;
   }
   return std::make_shared<const PatternNodeRewriter>(rule.name, std::move(in), std::move(terms.rhs),

@@ -17,54 +17,6 @@ namespace rw {
 
 namespace {
 
-/// What the input pattern's shape tells the rewriter.
-struct PatternShape {
-  int depth = 0;                      // of the deepest application (root: 0)
-  bool commutative = false, associative = false;
-  std::vector<std::vector<std::uint32_t>> intermediates;  // paths of applications below the root
-  std::vector<Term> leaves;           // graph variables written into the pattern
-};
-
-bool is_application(const Term& t) {
-  if (!t.is_compound() || t.is_tuple()) return false;
-  const TermKind h = t.head().kind();
-  return h == TermKind::Op || h == TermKind::OpPattern || h == TermKind::String ||
-         h == TermKind::Var;
-}
-
-PatternShape shape_of(const Pattern& p) {
-  PatternShape out;
-  struct Item {
-    const Term* term;
-    std::vector<std::uint32_t> path;
-  };
-  std::vector<Item> stack{{&p.term(), {}}};
-  while (!stack.empty()) {
-    Item item = std::move(stack.back());
-    stack.pop_back();
-    const Term& t = *item.term;
-    if (t.is_graph()) {
-      out.leaves.push_back(t);
-      continue;
-    }
-    if (!is_application(t)) continue;
-    const std::string_view name = op_head_name(t.head());
-    if (!name.empty()) {
-      out.commutative = out.commutative || p.theory().is_commutative(name);
-      out.associative = out.associative || p.theory().is_associative(name);
-    }
-    out.depth = std::max(out.depth, static_cast<int>(item.path.size()));
-    if (!item.path.empty()) out.intermediates.push_back(item.path);
-    for (std::uint32_t i = 0; i < t.arity(); ++i) {
-      std::vector<std::uint32_t> path = item.path;
-      path.push_back(i);
-      stack.push_back({&t.args()[i], std::move(path)});
-    }
-  }
-  std::sort(out.intermediates.begin(), out.intermediates.end());
-  return out;
-}
-
 Tracks tracks_of(const Pattern& p) {
   if (p.root_op_name().empty())
     throw RewriteError(fmt::format(
@@ -79,80 +31,81 @@ bool is_literal(const Term& t) {
   return k == TermKind::Int || k == TermKind::Float || k == TermKind::Bool;
 }
 
-// The necessary condition the pattern's structure states about a node, down
-// to its first commutative or associative application (whose operands are
-// matched in any arrangement).
+// The necessary condition the pattern's program states about a node, down to
+// its first commutative or associative applications (whose operands are
+// matched in any arrangement): read off the program's instructions, which
+// are in the matcher's order (pre-order).
 NodeFilter filter_of(const Pattern& p, std::span<const Term> constant_vars) {
+  using Node = Pattern::Node;
+  const std::span<const Node> program = p.program();
   NodeFilter f;
-  struct Item {
-    const Term* term;
-    std::vector<std::uint32_t> path;
-  };
-  std::vector<Item> stack{{&p.term(), {}}};
-  // Where each variable was met first (in the matcher's order), for the
-  // occurrences after it, which must be the same value; by variable id, as
-  // a rule may have 10^5 variables.
-  std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> first;
-  while (!stack.empty()) {
-    Item item = std::move(stack.back());
-    stack.pop_back();
-    const Term& t = *item.term;
-    if (t.is_var() && !item.path.empty()) {
-      const auto [seen, fresh] = first.try_emplace(t.var_id(), item.path);
-      if (fresh) {
-        if (std::any_of(constant_vars.begin(), constant_vars.end(),
-                        [&](const Term& c) { return c.same(t); }))
-          f.constant(item.path);
-      } else {
-        f.same_value(item.path, seen->second);
-      }
-      continue;
+  // Instructions below an arranged application have no fixed path.
+  std::vector<bool> fixed(program.size(), true);
+  // Where each slot was met first, for the occurrences after it, which must
+  // be the same value.
+  std::vector<std::optional<std::vector<std::uint32_t>>> first(p.variables().size());
+  for (std::uint32_t i = 0; i < program.size(); ++i) {
+    const Node& n = program[i];
+    if (n.parent != Pattern::kNoParent) {
+      const Node& parent = program[n.parent];
+      fixed[i] = fixed[n.parent] && !parent.commutative && !parent.associative;
     }
-    if (is_literal(t)) {
-      if (item.path.empty()) continue;
-      if (t.kind() == TermKind::Int) f.literal(item.path, t.as_int());
-      else if (t.kind() == TermKind::Float) f.literal(item.path, t.as_float());
-      else f.literal(item.path, t.as_bool());
-      continue;
-    }
-    if (!is_application(t)) continue;
-    const std::string_view name = op_head_name(t.head());
-    const bool arranged =
-        !name.empty() && (p.theory().is_commutative(name) || p.theory().is_associative(name));
-    const OpKind kind = name.empty() ? OpKind() : OpKind::of(name);
-    std::optional<std::size_t> arity;
-    if (!arranged) arity = t.arity();
-    if (item.path.empty()) {
-      if (kind) f.op(kind);
-      if (arity) f.arity(*arity);
-      // Properties written as values (`order=(0, 1)`) are compared with the
-      // Op's own. Floats are left to the matcher, whose term equality and
-      // PropValue's may differ on them (-0.0, NaN).
-      // An Op with properties is compared whole; without, its kind says enough.
-      if (t.head().kind() == TermKind::Op && !t.head().op()->cached_props().empty())
-        f.op_equal_to(t.head().op());
-      if (t.head().kind() == TermKind::OpPattern)
-        for (const PropTerm& pt : t.head().op_pattern_props()) {
-          if (!pt.value.is_ground()) continue;
-          std::optional<PropValue> value = term_to_prop(pt.value);
-          if (value && !std::holds_alternative<double>(*value)) f.prop(pt.name, std::move(*value));
+    if (!fixed[i]) continue;
+    const bool root = n.parent == Pattern::kNoParent;
+    switch (n.kind) {
+      case Node::Kind::Var: {
+        if (root) break;
+        std::vector<std::uint32_t> path = p.path_of(i);
+        if (first[n.slot]) {
+          f.same_value(path, *first[n.slot]);
+        } else {
+          if (std::any_of(constant_vars.begin(), constant_vars.end(),
+                          [&](const Term& c) { return c.same(n.term); }))
+            f.constant(path);
+          first[n.slot] = std::move(path);
         }
-    } else {
-      f.computed(item.path, kind, arity);
-    }
-    if (arranged) continue;
-    for (std::uint32_t i = t.arity(); i-- > 0;) {
-      std::vector<std::uint32_t> path = item.path;
-      path.push_back(i);
-      stack.push_back({&t.args()[i], std::move(path)});
+        break;
+      }
+      case Node::Kind::Literal: {
+        if (root) break;
+        const Term& t = n.term;
+        if (t.kind() == TermKind::Int) f.literal(p.path_of(i), t.as_int());
+        else if (t.kind() == TermKind::Float) f.literal(p.path_of(i), t.as_float());
+        else f.literal(p.path_of(i), t.as_bool());
+        break;
+      }
+      case Node::Kind::Apply: {
+        std::optional<std::size_t> arity;
+        if (!n.commutative && !n.associative) arity = n.children.size();
+        if (!root) {
+          f.computed(p.path_of(i), n.op_kind, arity);
+          break;
+        }
+        if (n.op_kind) f.op(n.op_kind);
+        if (arity) f.arity(*arity);
+        // Properties written as values (`order=(0, 1)`) are compared with the
+        // Op's own. Floats are left to the matcher, whose term equality and
+        // PropValue's may differ on them (-0.0, NaN). An Op with properties
+        // is compared whole; without, its kind says enough.
+        if (n.head == Node::Head::OpAtom && !n.head_term.op()->cached_props().empty())
+          f.op_equal_to(n.head_term.op());
+        if (n.head == Node::Head::OpPattern)
+          for (const PropTerm& pt : n.head_term.op_pattern_props()) {
+            if (!pt.value.is_ground()) continue;
+            std::optional<PropValue> value = term_to_prop(pt.value);
+            if (value && !std::holds_alternative<double>(*value)) f.prop(pt.name, std::move(*value));
+          }
+        break;
+      }
+      case Node::Kind::Leaf:
+      case Node::Kind::Never: break;
     }
   }
   return f;
 }
 
 int default_depth(const Pattern& p) {
-  const PatternShape s = shape_of(p);
-  return s.associative ? kAnyDepth : s.depth;
+  return p.facts().associative ? kAnyDepth : p.facts().depth;
 }
 
 // Adds the graph variables inside `t` (a binding: a graph variable, or a
@@ -180,13 +133,9 @@ PatternNodeRewriter::PatternNodeRewriter(std::string name, Pattern in, Term out,
       allow_multiple_clients_(options.allow_multiple_clients),
       description_(std::move(options.description)) {
   if (!out_) throw RewriteError(fmt::format("`{}`: the output pattern is the null term", this->name()));
-  PatternShape s = shape_of(in_);
-  arranged_ = s.commutative || s.associative;
-  associative_ = s.associative;
-  pattern_depth_ = s.depth;
-  has_intermediates_ = !s.intermediates.empty();
-  if (!arranged_) intermediate_paths_ = std::move(s.intermediates);
-  leaves_ = std::move(s.leaves);
+  const Pattern::Facts& facts = in_.facts();
+  arranged_ = facts.commutative || facts.associative;
+  has_intermediates_ = !facts.intermediates.empty();
   // Refusing shared intermediates reads their uses.
   if (!allow_multiple_clients_ && has_intermediates_) set_reads_uses();
   set_filter(filter_of(in_, options.constant_vars));
@@ -195,6 +144,30 @@ PatternNodeRewriter::PatternNodeRewriter(std::string name, Pattern in, Term out,
 std::string PatternNodeRewriter::describe() const {
   if (!description_.empty()) return description_;
   return to_string(in_.term()) + " -> " + to_string(out_);
+}
+
+std::string PatternNodeRewriter::program_listing() const {
+  std::string out = in_.listing();
+  out += "build `" + to_string(out_) + "`\n";
+  out += "filter " + filter().to_string() + "\n";
+  out += depth() == kAnyDepth ? std::string("depth any (re-tried after any change)\n")
+                              : fmt::format("depth {}\n", depth());
+  if (!has_intermediates_) {
+    out += "intermediates none\n";
+  } else if (allow_multiple_clients_) {
+    out += "intermediates may have other uses (multiple_clients)\n";
+  } else if (arranged_) {
+    out += "intermediates refused when shared: found from the match (arranged operands)\n";
+  } else {
+    out += "intermediates refused when shared:";
+    for (const auto& path : in_.facts().intermediates) {
+      out += " [";
+      for (std::size_t k = 0; k < path.size(); ++k) out += fmt::format("{}{}", k ? "," : "", path[k]);
+      out += "]";
+    }
+    out += "\n";
+  }
+  return out;
 }
 
 std::optional<std::string> PatternNodeRewriter::shared_intermediate(const FunctionGraph& fgraph,
@@ -208,9 +181,10 @@ std::optional<std::string> PatternNodeRewriter::shared_intermediate(const Functi
         "(multiple clients are not allowed)",
         brief(v), fgraph.num_clients(v));
   };
+  const Pattern::Facts& facts = in_.facts();
   if (!arranged_) {
     // Each application of the pattern below the root is at a fixed path.
-    for (const auto& path : intermediate_paths_) {
+    for (const auto& path : facts.intermediates) {
       const Apply* at = &node;
       const Variable* v = nullptr;
       for (std::uint32_t i : path) {
@@ -229,7 +203,7 @@ std::optional<std::string> PatternNodeRewriter::shared_intermediate(const Functi
     const Term& bound = s.walk(v);
     if (!bound.is_var()) graph_vars_in(bound, stop);
   }
-  for (const Term& leaf : leaves_) stop.push_back(leaf.graph_var());
+  for (const Term& leaf : facts.leaves) stop.push_back(leaf.graph_var());
   struct Item {
     const Variable* var;
     const Apply* parent;
@@ -248,10 +222,10 @@ std::optional<std::string> PatternNodeRewriter::shared_intermediate(const Functi
       continue;
     // Flattening an associative Op goes down chains of that Op without
     // going deeper into the pattern.
-    const bool flattened = associative_ && owner->op().name() == item.parent->op().name() &&
+    const bool flattened = facts.associative && owner->op().name() == item.parent->op().name() &&
                            in_.theory().is_associative(owner->op().name());
     const int level = flattened ? item.level - 1 : item.level;
-    if (level > pattern_depth_) continue;
+    if (level > facts.depth) continue;
     seen.push_back(v);
     if (fgraph.num_clients(*v) > 1) return refuse(*v);
     for (const Var& in : owner->inputs()) pending.push_back({in.get(), owner, level + 1});

@@ -89,6 +89,11 @@ class PatternNodeRewriter final : public NodeRewriter {
                           const RewriteContext& ctx) const override;
   /// The description given, or `in -> out`.
   std::string describe() const override;
+  /// What the rewriter compiled to, as text: the input pattern's program
+  /// (Pattern::listing), the right side it builds, and what the driver reads
+  /// off the program — the filter, the depth, the shared-node check
+  /// (`rwcheck --show-program`).
+  std::string program_listing() const;
 
   /// Why the rewrite does not apply to `node` of `fgraph` — the first
   /// subpattern, constraint or guard that failed, a shared intermediate
@@ -107,15 +112,11 @@ class PatternNodeRewriter final : public NodeRewriter {
   const OpRegistry* registry_;
   bool allow_multiple_clients_;
   std::string description_;
-  // Paths (input positions from the root) of the input pattern's applications
-  // below the root, when the pattern has no commutative or associative Op
-  // (each path then leads to the same node in every match).
-  std::vector<std::vector<std::uint32_t>> intermediate_paths_;
+  // Read off the input pattern's program (Pattern::facts): whether it has
+  // applications below the root, and whether some Op of it is commutative or
+  // associative (the intermediate nodes' paths then depend on the match).
   bool has_intermediates_ = false;
-  bool arranged_ = false;    // some Op of the pattern is commutative or associative
-  bool associative_ = false; // some Op of the pattern is associative
-  int pattern_depth_ = 0;
-  std::vector<Term> leaves_;  // graph variables written into the input pattern
+  bool arranged_ = false;
   mutable OpCache cache_;
 };
 

@@ -19,28 +19,8 @@
 
 namespace rw {
 
-namespace {
-constexpr std::uint32_t kNoParent = 0xffffffffu;
-}
-
-struct Pattern::Node {
-  enum class Kind : std::uint8_t { Var, Literal, Leaf, Apply, Never };
-  enum class Head : std::uint8_t { OpAtom, OpPattern, Symbol, Var };
-  Kind kind = Kind::Never;
-  Head head = Head::OpAtom;
-  bool commutative = false, associative = false;
-  std::uint32_t parent = kNoParent, position = 0;
-  std::uint32_t slot = 0;                // Var: its slot; Apply with a variable head: the head's
-  std::vector<std::uint32_t> children;   // Apply: the argument subpatterns, in order
-  std::vector<std::uint32_t> operands;   // associative Apply: the flattened operand subpatterns
-  std::vector<std::uint32_t> constraints;  // indices into Pattern::constraints_
-  Term term;                             // this subpattern
-  Term head_term;                        // Apply: its head
-  std::string name;                      // Apply: the Op name the head stands for
-  OpKind op_kind;                        // Apply: the kind of that name (none for a variable head)
-};
-
 using Node = Pattern::Node;
+constexpr std::uint32_t kNoParent = Pattern::kNoParent;
 
 // ---------------------------------------------------------------------------
 // Compiling.
@@ -54,8 +34,16 @@ Pattern::~Pattern() = default;
 
 Pattern& Pattern::where(std::string name, std::function<bool(const Bindings&)> check,
                         std::function<std::string(const Bindings&)> explain) {
-  if (!check) throw TermError("guard `" + name + "` has no check");
-  guards_.push_back({std::move(name), std::move(check), std::move(explain)});
+  return where(Guard{std::move(name), std::move(check), std::move(explain), {}});
+}
+
+Pattern& Pattern::where(Guard guard) {
+  if (!guard.check) throw TermError("guard `" + guard.name + "` has no check");
+  for (std::uint32_t s : guard.slots)
+    if (s >= vars_.size())
+      throw TermError(fmt::format("guard `{}` reads slot {}, but the pattern has {} slots",
+                                  guard.name, s, vars_.size()));
+  guards_.push_back(std::move(guard));
   return *this;
 }
 
@@ -97,6 +85,22 @@ int Pattern::slot_of(const Term& var) const {
 
 const Term& Pattern::subpattern(std::uint32_t node) const { return (*nodes_)[node].term; }
 
+std::span<const Node> Pattern::program() const { return *nodes_; }
+
+std::vector<std::uint32_t> Pattern::path_of(std::uint32_t index) const {
+  std::vector<std::uint32_t> path;
+  for (std::uint32_t at = index; (*nodes_).at(at).parent != kNoParent; at = (*nodes_)[at].parent)
+    path.push_back((*nodes_)[at].position);
+  std::reverse(path.begin(), path.end());
+  return path;
+}
+
+std::optional<std::uint32_t> Pattern::slot(const Term& var) const {
+  const int s = slot_of(var);
+  if (s < 0) return std::nullopt;
+  return static_cast<std::uint32_t>(s);
+}
+
 void Pattern::compile() {
   auto nodes = std::make_shared<std::vector<Node>>();
   std::unordered_map<std::uint64_t, std::uint32_t> slots;
@@ -137,7 +141,11 @@ void Pattern::compile() {
     n.term = *item.term;
     n.parent = item.parent;
     n.position = item.position;
-    if (item.parent != kNoParent) (*nodes)[item.parent].children.push_back(index);
+    if (item.parent != kNoParent) {
+      Node& parent = (*nodes)[item.parent];
+      parent.children.push_back(index);
+      n.depth = parent.depth + 1;
+    }
     const Term& t = *item.term;
     switch (t.kind()) {
       case TermKind::Var:
@@ -209,6 +217,18 @@ void Pattern::compile() {
   const Node& root = nodes->front();
   if (root.kind == Node::Kind::Apply) root_name_ = root.name;
   nodes_ = std::move(nodes);
+  auto facts = std::make_shared<Facts>();
+  for (std::uint32_t i = 0; i < nodes_->size(); ++i) {
+    const Node& n = (*nodes_)[i];
+    if (n.kind == Node::Kind::Leaf) facts->leaves.push_back(n.term);
+    if (n.kind != Node::Kind::Apply) continue;
+    facts->commutative = facts->commutative || n.commutative;
+    facts->associative = facts->associative || n.associative;
+    facts->depth = std::max(facts->depth, static_cast<int>(n.depth));
+    if (i != 0) facts->intermediates.push_back(path_of(i));
+  }
+  std::sort(facts->intermediates.begin(), facts->intermediates.end());
+  facts_ = std::move(facts);
   slot_index_ = vars_.size() > kScanSlots
                     ? std::make_shared<const std::unordered_map<std::uint64_t, std::uint32_t>>(
                           std::move(slots))
@@ -224,6 +244,11 @@ Term Bindings::operator[](const Term& var) const {
   const std::uint64_t bits = slots_[static_cast<std::size_t>(s)];
   detail::retain_bits(bits);
   return Term::adopt_bits(bits);
+}
+
+Var Bindings::graph_at(std::uint32_t slot) const {
+  Variable* v = slot < slots_.size() ? detail::graph_of(slots_[slot]) : nullptr;
+  return v ? Var(v) : Var();
 }
 
 Var Bindings::graph(const Term& var) const {
@@ -684,6 +709,62 @@ std::string got(const Variable* subject) {
 }
 
 }  // namespace
+
+std::string Pattern::listing() const {
+  const std::vector<Node>& nodes = *nodes_;
+  std::string out = fmt::format("match `{}`: {} instruction{}, {} slot{}\n", to_string(term_),
+                                nodes.size(), nodes.size() == 1 ? "" : "s", vars_.size(),
+                                vars_.size() == 1 ? "" : "s");
+  std::vector<bool> bound(vars_.size(), false);
+  auto slot_name = [&](std::uint32_t slot) { return fmt::format("slot {} ({})", slot, to_string(vars_[slot])); };
+  for (std::uint32_t i = 0; i < nodes.size(); ++i) {
+    const Node& n = nodes[i];
+    const std::string where =
+        n.parent == kNoParent ? std::string("root") : fmt::format("input {} of %{}", n.position, n.parent);
+    std::string what;
+    switch (n.kind) {
+      case Node::Kind::Var:
+        what = bound[n.slot] ? "same value as " + slot_name(n.slot) : "bind " + slot_name(n.slot);
+        bound[n.slot] = true;
+        break;
+      case Node::Kind::Literal: what = "constant " + to_string(n.term); break;
+      case Node::Kind::Leaf: what = "the graph variable " + to_string(n.term); break;
+      case Node::Kind::Never: what = "never matches: " + to_string(n.term); break;
+      case Node::Kind::Apply: {
+        switch (n.head) {
+          case Node::Head::OpAtom: what = "op " + head_display(n); break;
+          case Node::Head::OpPattern: what = "op " + head_display(n) + " (properties unified)"; break;
+          case Node::Head::Symbol: what = "any op named " + n.name; break;
+          case Node::Head::Var:
+            what = (bound[n.slot] ? "the op in " : "any op, bound to ") + slot_name(n.slot);
+            bound[n.slot] = true;
+            break;
+        }
+        if (n.associative) {
+          what += fmt::format(", associative: operands");
+          for (std::uint32_t o : n.operands) what += fmt::format(" %{}", o);
+          what += n.commutative ? " in any order and grouping" : " in any grouping";
+        } else {
+          what += fmt::format(", {} input{}", n.children.size(), n.children.size() == 1 ? "" : "s");
+          if (n.commutative) what += " in either order";
+        }
+        break;
+      }
+    }
+    for (std::uint32_t c : n.constraints) what += "; constraint " + constraints_[c].name;
+    out += fmt::format("  %{:<3} {:<16} {}\n", i, where, what);
+  }
+  for (const Guard& g : guards_) {
+    out += "guard `" + g.name + "`";
+    if (!g.slots.empty()) {
+      out += " reads";
+      for (std::size_t k = 0; k < g.slots.size(); ++k)
+        out += (k ? ", " : " ") + (g.slots[k] < vars_.size() ? slot_name(g.slots[k]) : fmt::format("slot {}", g.slots[k]));
+    }
+    out += "\n";
+  }
+  return out;
+}
 
 std::string Pattern::explain(const MatchFailure& f) const {
   if (f.kind == MatchFailKind::None) return {};

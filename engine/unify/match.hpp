@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "engine/graph/op.hpp"
 #include "engine/graph/variable.hpp"
 #include "engine/unify/subst.hpp"
 #include "engine/unify/term.hpp"
@@ -75,6 +76,11 @@ class Bindings {
   /// The graph variable `var` is bound to, or null when it is bound to
   /// something else (a property value, a regrouped application).
   Var graph(const Term& var) const;
+  /// The graph variable in `slot` (Pattern::slot), or null when the slot
+  /// holds something else (a property value, a regrouping) or is out of
+  /// range: the read of guards compiled with their pattern, without looking
+  /// the variable up.
+  Var graph_at(std::uint32_t slot) const;
   /// The graph being matched in, when the caller gave one (MatchOptions).
   const FunctionGraph* fgraph() const { return fgraph_; }
 
@@ -99,6 +105,8 @@ struct Guard {
   /// Optional: why the guard rejects these bindings, called only when it
   /// failed first and the match was asked to explain (MatchOptions).
   std::function<std::string(const Bindings&)> explain;
+  /// Optional: the slots it reads (Pattern::slot), for the program listing.
+  std::vector<std::uint32_t> slots;
 };
 
 /// A condition on the graph variable that one subpattern reaches (Aesara's
@@ -163,6 +171,9 @@ class Pattern {
   /// optional, says why the guard rejects bindings (see Guard).
   Pattern& where(std::string name, std::function<bool(const Bindings&)> check,
                  std::function<std::string(const Bindings&)> explain = {});
+  /// Adds a guard given whole. Throws TermError when it has no check or
+  /// lists a slot the pattern does not have.
+  Pattern& where(Guard guard);
   /// Adds a constraint on the subpattern at `path` — input positions from
   /// the root: `{}` is the root, `{0, 1}` input 1 of input 0 — as written in
   /// the term (associative flattening does not change paths). Throws
@@ -189,8 +200,75 @@ class Pattern {
   /// The subpattern with index `node` (of `MatchFailure::node`).
   const Term& subpattern(std::uint32_t node) const;
 
-  /// Compiled form, for the matcher.
-  struct Node;
+  /// One instruction of the compiled program: a subpattern, visited in
+  /// pre-order (a node's index is smaller than its inputs'), with the test
+  /// it makes of the graph value it reaches. Node 0 is the root.
+  struct Node {
+    enum class Kind : std::uint8_t {
+      Var,      ///< bind the value to `slot` on first visit, else compare with it
+      Literal,  ///< a constant equal to `term`
+      Leaf,     ///< exactly the graph variable `term`
+      Apply,    ///< a node of the Op `head` names, then its inputs
+      Never,    ///< an atom no graph value is (a string, a tuple…)
+    };
+    /// How an Apply names its Op.
+    enum class Head : std::uint8_t {
+      OpAtom,     ///< an Op, compared whole (kind and properties)
+      OpPattern,  ///< `name{prop=term…}`: the name, then each listed property unified
+      Symbol,     ///< a name alone: any Op of that name
+      Var,        ///< a variable (its `slot`) bound to the Op
+    };
+    Kind kind = Kind::Never;
+    Head head = Head::OpAtom;
+    bool commutative = false, associative = false;
+    /// The node whose input this is (kNoParent for the root) and which input.
+    std::uint32_t parent = 0xffffffffu, position = 0;
+    /// Var: its slot; Apply with a variable head: the head's.
+    std::uint32_t slot = 0;
+    /// Applications between this node and the root (0 for the root).
+    std::uint32_t depth = 0;
+    /// Apply: the input subpatterns, in order.
+    std::vector<std::uint32_t> children;
+    /// Associative Apply: the flattened operand subpatterns.
+    std::vector<std::uint32_t> operands;
+    /// Indices into Pattern::constraints(), checked on arrival.
+    std::vector<std::uint32_t> constraints;
+    /// This subpattern, and an Apply's head.
+    Term term;
+    Term head_term;
+    /// Apply: the Op name the head stands for, and its kind (none for a
+    /// variable head).
+    std::string name;
+    OpKind op_kind;
+  };
+  static constexpr std::uint32_t kNoParent = 0xffffffffu;
+
+  /// What the program says about the pattern as a whole: what a rewriter's
+  /// depth, filter and shared-node check are read from.
+  struct Facts {
+    /// Applications on the longest path below the root (0: the root only).
+    int depth = 0;
+    /// Whether some application's Op is commutative, or associative.
+    bool commutative = false, associative = false;
+    /// Input-position paths of the applications below the root, sorted.
+    std::vector<std::vector<std::uint32_t>> intermediates;
+    /// The graph variables written into the pattern.
+    std::vector<Term> leaves;
+  };
+
+  /// The compiled program, root first.
+  std::span<const Node> program() const;
+  /// Its facts.
+  const Facts& facts() const { return *facts_; }
+  /// The input-position path from the root to node `index` of the program.
+  std::vector<std::uint32_t> path_of(std::uint32_t index) const;
+  /// The slot a pattern variable is bound in, or nullopt when it is not one
+  /// of the pattern's. Guards compiled with the pattern read slots directly
+  /// (`Bindings::graph_at`).
+  std::optional<std::uint32_t> slot(const Term& var) const;
+  /// The program as text, one instruction per line, then the guards and
+  /// constraints (`rwcheck --show-program`).
+  std::string listing() const;
 
  private:
   friend class Matcher;
@@ -211,6 +289,7 @@ class Pattern {
   std::shared_ptr<const std::unordered_map<std::uint64_t, std::uint32_t>> slot_index_;
   std::string root_name_;
   std::shared_ptr<const std::vector<Node>> nodes_;
+  std::shared_ptr<const Facts> facts_;
   bool has_choices_ = false;  // some node is commutative or associative
 };
 

@@ -61,6 +61,7 @@ class CommandLine {
     flag("--attempts", o.attempts, kRunOnly);
     values("--explain", explain_, kRunOnly);
     value("--why-not", o.why_not, kRunOnly);
+    value("--show-program", o.show_program, kRunOnly);
     value("--dot", o.dot, kRunOnly);
     value("--html", o.html, kRunOnly);
     flag("--debug-mode", o.debug_mode, kRunOnly);
@@ -181,7 +182,12 @@ Options parse_args(std::span<const std::string> args) {
     throw CliError("`--print-after`, `--print-after-all`, `--explain` and `--attempts` print "
                    "text; they do not go with `--json`");
   const std::vector<std::string>& positional = line.positional();
-  if (o.command == Command::Run) {
+  if (o.command == Command::Run && o.show_program) {
+    if (!positional.empty())
+      throw CliError(fmt::format("`--show-program` prints a rule's program and takes no graph; "
+                                 "got `{}` (usage: rwcheck --show-program RULE [--rules PATH])",
+                                 positional[0]));
+  } else if (o.command == Command::Run) {
     if (positional.empty()) throw CliError("no graph file given (usage: rwcheck [OPTIONS] GRAPH)");
     if (positional.size() > 1)
       throw CliError(
@@ -198,6 +204,8 @@ std::string help_text() {
 usage:
   rwcheck [OPTIONS] GRAPH           rewrite GRAPH (a .graph file; - reads standard input)
                                     and report
+  rwcheck --show-program RULE       print what RULE compiled to: its match program, the
+                                    right side it builds, its filter and depth
   rwcheck lint [RULES...]           find rules that are shadowed, undo each other,
                                     grow the graph, or name unknown ops
   rwcheck verify [OPTIONS] [RULES...]
@@ -225,6 +233,9 @@ options of `rwcheck GRAPH`:
                     oldest first, back to the node of the graph as loaded (repeatable)
   --why-not RULE    for each node RULE could apply to, why it did not (or which rule
                     rewrote the node first); exit 1 when RULE never fired
+  --show-program RULE
+                    print RULE's compiled program instead of rewriting a graph (with
+                    --rules and --add-rules; no GRAPH)
   --profile         per rule: attempts, applications, nodes created and removed, time;
                     and the rules that never fired
   --no-times        print `-` for times (output that is the same run after run)
@@ -264,6 +275,7 @@ exit status:
 example:
   rwcheck --rules examples/rules --trace examples/softplus.graph
   rwcheck --rules examples/rules --why-not log1p_of_add examples/softplus.graph
+  rwcheck --show-program log1p_of_add --rules examples/rules
   rwcheck lint examples/rules
 )";
 }

@@ -77,6 +77,8 @@ struct Options {
   bool debug_mode = false;
   /// `--why-not RULE`.
   std::optional<std::string> why_not;
+  /// `--show-program RULE`: print what RULE compiled to, and take no graph.
+  std::optional<std::string> show_program;
   /// `--dot PREFIX`: PREFIX.before.dot and PREFIX.after.dot.
   std::optional<std::string> dot;
   /// `--html FILE`.

@@ -590,6 +590,50 @@ int run_graph(const Options& o, std::ostream& out, std::ostream& err, const Chec
   return kExitOk;
 }
 
+// --show-program RULE: what the rule compiled to, from the rules a run would
+// load (--rules replaces the built-in ones, --add-rules adds to either).
+int run_show_program(const Options& o, std::ostream& out, std::ostream& err,
+                     const CheckEnvironment& env) {
+  std::vector<std::string> files = rule_files(o.rules);
+  const std::vector<std::string> added = rule_files(o.add_rules);
+  files.insert(files.end(), added.begin(), added.end());
+  if (files.empty() && !env.load_builtin)
+    throw CliError("`--show-program` needs rule files (--rules): there are no built-in rules");
+  RuleSetLoad load = load_rule_set(env, files, /*use_builtin=*/o.rules.empty());
+  if (!load.diagnostics.empty()) {
+    err << render_diagnostics(load.diagnostics);
+    return kExitBadInput;
+  }
+  const dsl::CompiledRule* rule = load.set.find(*o.show_program);
+  if (!rule) {
+    std::vector<std::string> names;
+    for (const RuleRef& r : load.set.rules()) names.push_back(r.rule->rule->name);
+    std::string msg = fmt::format("--show-program: no rule `{}` in {}", *o.show_program,
+                                  describe_sources(load.set));
+    if (const auto c = closest_name(*o.show_program, names)) msg += fmt::format("; did you mean `{}`?", *c);
+    return bad_input(err, msg);
+  }
+  const dsl::CheckedRule& checked = *rule->rule;
+  const dsl::LineCol at = checked.file->location(checked.span.begin);
+  const std::string where = fmt::format("{}:{}:{}", checked.file->name(), at.line, at.column);
+  const std::string listing = rule->rewriter->program_listing();
+  if (o.json) {
+    Json json = {{"schema", kJsonSchema}, {"command", "show-program"}};
+    json["rule"] = checked.name;
+    json["text"] = checked.to_string();
+    json["where"] = where;
+    json["group"] = rule->group;
+    json["tags"] = rule->tags;
+    json["program"] = lines_of(listing);
+    out << json_text(json);
+  } else {
+    out << fmt::format("{}\n  {}\n  in group `{}`", where, checked.to_string(), rule->group);
+    if (!rule->tags.empty()) out << fmt::format(" (tags {})", fmt::join(rule->tags, ", "));
+    out << "\n" << listing;
+  }
+  return kExitOk;
+}
+
 // The rules lint and verify check: the files given, or the built-in rules.
 RuleSetLoad load_for_check(const Options& o, const CheckEnvironment& env) {
   const std::string_view command = o.command == Command::Lint ? "lint" : "verify";
@@ -692,7 +736,7 @@ int run_command(std::span<const std::string> args, std::ostream& out, std::ostre
         return kExitOk;
       }
       case Command::Run:
-        return run_graph(o, out, err, env);
+        return o.show_program ? run_show_program(o, out, err, env) : run_graph(o, out, err, env);
       case Command::Lint:
         return run_lint(o, out, err, env);
       case Command::Verify:

@@ -27,17 +27,17 @@ Var input(DType dtype, StaticShape shape, const char* name = "v") {
 bool holds(const std::string& guard, const Var& x, const Var& y,
            const FunctionGraph* fg = nullptr) {
   const CheckedRule r = rule_with(guard);
-  Bindings b(r.vars.size());
-  b.bind(*r.find_var("x"), x);
-  b.bind(*r.find_var("y"), y);
+  std::vector<Var> b(r.vars.size());
+  b[index_of(*r.find_var("x"))] = x;
+  b[index_of(*r.find_var("y"))] = y;
   return r.guard->evaluate(b, fg);
 }
 
 std::string why(const std::string& guard, const Var& x, const Var& y) {
   const CheckedRule r = rule_with(guard);
-  Bindings b(r.vars.size());
-  b.bind(*r.find_var("x"), x);
-  b.bind(*r.find_var("y"), y);
+  std::vector<Var> b(r.vars.size());
+  b[index_of(*r.find_var("x"))] = x;
+  b[index_of(*r.find_var("y"))] = y;
   const auto reason = r.guard->why_false(b);
   CHECK(reason.has_value() == !r.guard->evaluate(b));
   return reason.value_or("holds");
@@ -146,14 +146,14 @@ TEST_CASE("user predicates receive the bound variables and the graph", "[dsl]") 
                 kUnknownDim;
        }});
   const CheckedRule r = rule_with("wider(x, y) and axis_known(y, 1)", predicates);
-  Bindings b(r.vars.size());
-  b.bind(*r.find_var("x"), input(DType::Float64, {5}));
-  b.bind(*r.find_var("y"), input(DType::Float64, {2, 7}));
+  std::vector<Var> b(r.vars.size());
+  b[index_of(*r.find_var("x"))] = input(DType::Float64, {5});
+  b[index_of(*r.find_var("y"))] = input(DType::Float64, {2, 7});
   const Var g_in = input(DType::Float64, {2});
   FunctionGraph fg({g_in}, {g_in}, false);
   CHECK(r.guard->evaluate(b, &fg));
   CHECK(seen == &fg);
-  b.bind(*r.find_var("y"), input(DType::Float64, {2, kUnknownDim}));
+  b[index_of(*r.find_var("y"))] = input(DType::Float64, {2, kUnknownDim});
   CHECK_FALSE(r.guard->evaluate(b, &fg));
 }
 
@@ -179,8 +179,8 @@ TEST_CASE("why a guard is false", "[dsl]") {
 
 TEST_CASE("evaluating a guard with an unbound variable is a caller bug", "[dsl]") {
   const CheckedRule r = rule_with("float(x) and float(y)");
-  Bindings b(r.vars.size());
-  b.bind(*r.find_var("x"), input(DType::Float64, {}));
+  std::vector<Var> b(r.vars.size());
+  b[index_of(*r.find_var("x"))] = input(DType::Float64, {});
   // A broken invariant: InternalError from RW_ASSERT, with guard.cpp's file and line.
   CHECK_THROWS_AS(r.guard->evaluate(b), InternalError);
   CHECK_THROWS_WITH(r.guard->evaluate(b),

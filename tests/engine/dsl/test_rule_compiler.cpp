@@ -83,3 +83,16 @@ rule d multiple_clients: exp(log(x)) => x
   CHECK(d->allow_multiple_clients());
   CHECK_FALSE(d->reads_uses());
 }
+
+TEST_CASE("a compiled rule's guard reads the slots of the variables it names", "[dsl]") {
+  const RuleModule m = module_of(R"(
+rule r: (x * y) / y => x where float(y) and rank(x) == rank(y)
+)");
+  const auto r = compile_rule(m.rules[0], theory_of(m), test::pt_registry());
+  const rw::Pattern& in = r->in_pattern();
+  REQUIRE(in.guards().size() == 1);
+  // x is bound first (slot 0), y second; the guard reads y, then x.
+  CHECK(in.guards()[0].slots == std::vector<std::uint32_t>{1, 0});
+  CHECK_THAT(in.listing(),
+             Catch::EndsWith("guard `float(y) and rank(x) == rank(y)` reads slot 1 (?y), slot 0 (?x)\n"));
+}

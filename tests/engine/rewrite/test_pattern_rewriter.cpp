@@ -118,6 +118,36 @@ TEST_CASE("a pattern rewriter declares its root op, its depth and whether it rea
                       "`n`: the output pattern is the null term");
 }
 
+TEST_CASE("a pattern rewriter's listing shows what the driver reads off the program",
+          "[rewrite]") {
+  const PatternNodeRewriter cancel("c", Pattern(t_div(t_mul(kX, kY), kY)), kX);
+  const std::string listing = cancel.program_listing();
+  CHECK(listing.starts_with(cancel.in_pattern().listing()));
+  CHECK_THAT(listing, Catch::EndsWith("build `?x`\n"
+                                      "filter div/2, [0]:mul/2, [1]==[0,1]\n"
+                                      "depth 1\n"
+                                      "intermediates refused when shared: [0]\n"));
+
+  const PatternNodeRewriter shared("m", Pattern(t_div(t_mul(kX, kY), kY)), kX,
+                                   {.allow_multiple_clients = true});
+  CHECK_THAT(shared.program_listing(),
+             Catch::EndsWith("intermediates may have other uses (multiple_clients)\n"));
+  const PatternNodeRewriter shallow("s", Pattern(t_mul(kX, 1)), kX);
+  CHECK_THAT(shallow.program_listing(),
+             Catch::EndsWith("filter mul/2, [1]=1\ndepth 0\nintermediates none\n"));
+
+  // Arranged operands: no fixed path below the first commutative Op, so the
+  // filter stops there and shared nodes are found from the match.
+  Theory comm;
+  comm.commutative("mul");
+  const PatternNodeRewriter arranged("a", Pattern(t_div(t_mul(kX, kY), kY), comm), kX);
+  CHECK_THAT(arranged.program_listing(),
+             Catch::EndsWith("filter div/2, [0]:mul\n"
+                             "depth 1\n"
+                             "intermediates refused when shared: found from the match (arranged "
+                             "operands)\n"));
+}
+
 TEST_CASE("a failed attempt says which subpattern, constraint or guard failed", "[rewrite]") {
   Var x = fvec("x"), y = fvec("y");
   FunctionGraph fg({x, y}, {div(mul(x, y), x), div(exp(x), y), div(mul(x, y), fconst(2))});

@@ -335,3 +335,74 @@ TEST_CASE("one pattern is matched from several threads at once", "[unify]") {
   for (auto& th : threads) th.join();
   REQUIRE(found == std::vector<int>(4, 2000));
 }
+
+TEST_CASE("a compiled pattern is a program, and its facts are read off it", "[unify]") {
+  TermVars v;
+  const Pattern p = pat("div(mul(?x, exp(?y)), ?y)", v);
+  using Kind = Pattern::Node::Kind;
+  const auto program = p.program();
+  // Pre-order, as the matcher visits: div, mul, ?x, exp, ?y, then ?y again.
+  REQUIRE(program.size() == 6);
+  CHECK(program[0].kind == Kind::Apply);
+  CHECK(program[0].parent == Pattern::kNoParent);
+  CHECK(program[1].name == "mul");
+  CHECK(program[3].name == "exp");
+  CHECK(program[3].depth == 2);
+  CHECK(program[5].kind == Kind::Var);
+  CHECK(program[5].slot == program[4].slot);
+  CHECK(p.path_of(4) == std::vector<std::uint32_t>{0, 1, 0});
+  CHECK(p.path_of(0).empty());
+  CHECK(p.facts().depth == 2);
+  CHECK(p.facts().intermediates == std::vector<std::vector<std::uint32_t>>{{0}, {0, 1}});
+  CHECK_FALSE(p.facts().commutative);
+  CHECK(p.facts().leaves.empty());
+  CHECK(p.slot(v["x"]) == std::optional<std::uint32_t>(0));
+  CHECK(p.slot(v["y"]) == std::optional<std::uint32_t>(1));
+  CHECK_FALSE(p.slot(lvar("z")));
+  CHECK(p.listing() ==
+        "match `div(mul(?x, exp(?y)), ?y)`: 6 instructions, 2 slots\n"
+        "  %0   root             op div, 2 inputs\n"
+        "  %1   input 0 of %0    op mul, 2 inputs\n"
+        "  %2   input 0 of %1    bind slot 0 (?x)\n"
+        "  %3   input 1 of %1    op exp, 1 input\n"
+        "  %4   input 0 of %3    bind slot 1 (?y)\n"
+        "  %5   input 1 of %0    same value as slot 1 (?y)\n");
+
+  // Arranged operands and a graph variable written into the pattern.
+  Theory th;
+  th.ac("add");
+  const Var c = fvec("c");
+  const Pattern ac(compound(op("add", 2), Term(c), compound(op("add", 2), v["x"], Term::integer(1))), th);
+  CHECK(ac.facts().commutative);
+  CHECK(ac.facts().associative);
+  REQUIRE(ac.facts().leaves.size() == 1);
+  CHECK(ac.facts().leaves[0].graph_var() == c.get());
+  const std::string listing = ac.listing();
+  CHECK_THAT(listing, Catch::Contains("op add, associative: operands %1 %3 %4 in any order and grouping"));
+  CHECK_THAT(listing, Catch::Contains("the graph variable c"));
+  CHECK_THAT(listing, Catch::Contains("constant 1"));
+}
+
+TEST_CASE("a guard given whole reads the slots it names", "[unify]") {
+  TermVars v;
+  Pattern p = pat("mul(?x, ?y)", v);
+  const Var a = fvec("a"), b = fvec("b");
+  const std::uint32_t y = *p.slot(v["y"]);
+  std::vector<const Variable*> seen;
+  p.where(Guard{"y_is_b",
+                [&](const Bindings& bs) {
+                  seen.push_back(bs.graph_at(y).get());
+                  return bs.graph_at(y) == b;
+                },
+                {},
+                {y}});
+  CHECK(match(p, mul(a, b)));
+  CHECK_FALSE(match(p, mul(b, a)));
+  CHECK(seen == std::vector<const Variable*>{b.get(), a.get()});
+  CHECK_THAT(p.listing(), Catch::EndsWith("guard `y_is_b` reads slot 1 (?y)\n"));
+  // A slot out of range is refused, and the pattern keeps the guards it had.
+  CHECK_THROWS_WITH(p.where(Guard{"bad", [](const Bindings&) { return true; }, {}, {7}}),
+                    "guard `bad` reads slot 7, but the pattern has 2 slots");
+  CHECK(p.guards().size() == 1);
+  CHECK_THROWS_AS(p.where(Guard{"empty", {}, {}, {}}), TermError);
+}

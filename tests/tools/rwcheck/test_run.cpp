@@ -106,6 +106,36 @@ TEST_CASE("--why-not explains every node the rule could root at", "[rwcheck]") {
   }
 }
 
+TEST_CASE("--show-program prints what a rule compiled to", "[rwcheck]") {
+  SECTION("as text: the match program, its guard's slots, the build, filter and depth") {
+    const auto r = rwcheck(with_rules({"--show-program", "div_cancel"}), pt_environment());
+    CHECK(r.status == 0);
+    CHECK(r.err.empty());
+    check_golden("show_program_div_cancel.txt", r.out);
+  }
+  SECTION("as JSON, one line of the listing per element") {
+    const auto r = rwcheck(with_rules({"--json", "--show-program", "log1p_of_add"}), pt_environment());
+    CHECK(r.status == 0);
+    CHECK(r.out.find("\"command\": \"show-program\"") != std::string::npos);
+    CHECK(r.out.find("\"rule\": \"log1p_of_add\"") != std::string::npos);
+    CHECK(r.out.find("\"build `log1p(?x)`\"") != std::string::npos);
+  }
+  SECTION("an unknown rule is bad input, with the closest name") {
+    const auto r = rwcheck(with_rules({"--show-program", "div_cancl"}), pt_environment());
+    CHECK(r.status == 2);
+    CHECK(r.out.empty());
+    CHECK_THAT(r.err, Catch::Contains("--show-program: no rule `div_cancl`"));
+    CHECK_THAT(r.err, Catch::Contains("did you mean `div_cancel`?"));
+  }
+  SECTION("it takes no graph") {
+    const auto r = rwcheck(with_rules({"--show-program", "div_cancel", "examples/softplus.graph"}),
+                           pt_environment());
+    CHECK(r.status == 2);
+    CHECK_THAT(r.err, Catch::Contains("`--show-program` prints a rule's program and takes no graph; "
+                                      "got `examples/softplus.graph`"));
+  }
+}
+
 TEST_CASE("--profile counts per rule and lists rules that never fired", "[rwcheck]") {
   const auto r =
       rwcheck(with_rules({"--profile", "--no-times", "examples/mlp.graph"}), pt_environment());
@@ -244,7 +274,7 @@ TEST_CASE("the examples of docs/rwcheck.md print what the page shows", "[rwcheck
     CHECK(r.out + r.err == expected);
     ++blocks;
   }
-  CHECK(blocks == 16);
+  CHECK(blocks == 17);
 }
 
 TEST_CASE("the built executable behaves as the library entry point", "[rwcheck]") {
