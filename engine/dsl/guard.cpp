@@ -69,12 +69,12 @@ std::string format_value(const Value& v) {
 
 }  // namespace
 
-Guard::Guard(std::vector<GuardNode> nodes, SourcePtr file, std::vector<std::string> var_names)
+CheckedGuard::CheckedGuard(std::vector<GuardNode> nodes, SourcePtr file, std::vector<std::string> var_names)
     : nodes_(std::move(nodes)), file_(std::move(file)), var_names_(std::move(var_names)) {
-  if (nodes_.empty()) throw ValueError("Guard: no nodes");
+  if (nodes_.empty()) throw ValueError("CheckedGuard: no nodes");
 }
 
-const Var& Guard::lookup(VarId id, GuardArgs b) const {
+const Var& CheckedGuard::lookup(VarId id, GuardArgs b) const {
   const Var* v = index_of(id) < b.size() ? &b[index_of(id)] : nullptr;
   RW_ASSERT(v && *v, fmt::format("guard `{}` read `{}`, which is not bound to a variable", text(),
                                  var_names_.at(index_of(id))));
@@ -118,7 +118,7 @@ struct OperandReader {
 
 }  // namespace
 
-bool Guard::eval(std::uint32_t i, GuardArgs b, const FunctionGraph* fg) const {
+bool CheckedGuard::eval(std::uint32_t i, GuardArgs b, const FunctionGraph* fg) const {
   const GuardNode& n = nodes_[i];
   switch (n.kind) {
     case GuardNode::Kind::And:
@@ -161,7 +161,7 @@ bool Guard::eval(std::uint32_t i, GuardArgs b, const FunctionGraph* fg) const {
   return false;
 }
 
-std::vector<std::string> Guard::assumptions() const {
+std::vector<std::string> CheckedGuard::assumptions() const {
   std::vector<std::string> out;
   for (const GuardNode& n : nodes_)
     if (n.kind == GuardNode::Kind::Predicate && n.predicate && n.predicate->assumes)
@@ -171,11 +171,11 @@ std::vector<std::string> Guard::assumptions() const {
   return out;
 }
 
-bool Guard::evaluate(GuardArgs bindings, const FunctionGraph* fgraph) const {
+bool CheckedGuard::evaluate(GuardArgs bindings, const FunctionGraph* fgraph) const {
   return eval(static_cast<std::uint32_t>(nodes_.size() - 1), bindings, fgraph);
 }
 
-std::string Guard::explain(std::uint32_t i, GuardArgs b, const FunctionGraph* fg) const {
+std::string CheckedGuard::explain(std::uint32_t i, GuardArgs b, const FunctionGraph* fg) const {
   const GuardNode& n = nodes_[i];
   const std::string_view written = file_->slice(n.span);
   switch (n.kind) {
@@ -221,7 +221,7 @@ std::string Guard::explain(std::uint32_t i, GuardArgs b, const FunctionGraph* fg
   return {};
 }
 
-std::optional<std::string> Guard::why_false(GuardArgs bindings,
+std::optional<std::string> CheckedGuard::why_false(GuardArgs bindings,
                                             const FunctionGraph* fgraph) const {
   const auto root_index = static_cast<std::uint32_t>(nodes_.size() - 1);
   if (eval(root_index, bindings, fgraph)) return std::nullopt;

@@ -1,4 +1,4 @@
-// Guard: the checked form of a rule's `where` clause, with predicates resolved
+// CheckedGuard: the checked form of a rule's `where` clause, with predicates resolved
 // and variables replaced by indices, evaluable against a match's bindings.
 #pragma once
 
@@ -57,12 +57,14 @@ struct GuardNode {
 };
 
 /// A checked guard. Nodes are in post-order (children before parents); the
-/// root is last. `and`/`or` short-circuit left to right.
-class Guard {
+/// root is last. `and`/`or` short-circuit left to right. Compiling its rule
+/// makes it the pattern's `rw::Guard` (the one kind of guard the matcher
+/// runs), which reads the slots of the variables it names.
+class CheckedGuard {
  public:
   /// A guard from its nodes (post-order, root last), the file it was written
   /// in, and the names of the rule's variables (for messages).
-  Guard(std::vector<GuardNode> nodes, SourcePtr file, std::vector<std::string> var_names);
+  CheckedGuard(std::vector<GuardNode> nodes, SourcePtr file, std::vector<std::string> var_names);
 
   /// Every node, children before parents.
   const std::vector<GuardNode>& nodes() const { return nodes_; }

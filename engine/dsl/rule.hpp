@@ -109,7 +109,7 @@ struct CheckedRule {
   std::vector<RuleVariable> vars;
   Pattern lhs;
   Pattern rhs;
-  std::optional<Guard> guard;
+  std::optional<CheckedGuard> guard;
 
   /// `rule NAME: LHS => RHS where GUARD`, canonically printed.
   std::string to_string() const;

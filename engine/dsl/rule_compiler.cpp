@@ -59,7 +59,7 @@ Term side_term(const dsl::Pattern& p, const std::vector<Term>& vars, Side side) 
 /// The guard of a rule, evaluated on a match: it reads the tensor variables
 /// it needs straight from the match's slots.
 struct GuardCheck {
-  std::shared_ptr<const Guard> guard;
+  std::shared_ptr<const CheckedGuard> guard;
   std::vector<Term> vars;                // by VarId
   std::vector<std::string> names;
   std::vector<std::uint32_t> reads;      // the tensor variables the guard reads, by VarId
@@ -110,7 +110,7 @@ struct GuardCheck {
   }
 };
 
-std::vector<std::uint32_t> guard_reads(const Guard& g) {
+std::vector<std::uint32_t> guard_reads(const CheckedGuard& g) {
   std::vector<std::uint32_t> out;
   auto note = [&](VarId v) {
     if (std::find(out.begin(), out.end(), index_of(v)) == out.end()) out.push_back(index_of(v));
@@ -128,7 +128,7 @@ std::vector<std::uint32_t> guard_reads(const Guard& g) {
 
 // The variables a guard requires to be constants whatever else holds: the
 // arguments of `constant(…)` among the operands of its top-level `and`s.
-std::vector<std::uint32_t> required_constants(const Guard& g) {
+std::vector<std::uint32_t> required_constants(const CheckedGuard& g) {
   std::vector<std::uint32_t> out;
   std::vector<std::uint32_t> stack{static_cast<std::uint32_t>(g.nodes().size() - 1)};
   while (!stack.empty()) {
@@ -143,7 +143,7 @@ std::vector<std::uint32_t> required_constants(const Guard& g) {
 }
 
 // Whether the guard reads more than the types and constness of its variables.
-bool guard_reads_beyond_types(const Guard& g) {
+bool guard_reads_beyond_types(const CheckedGuard& g) {
   return std::any_of(g.nodes().begin(), g.nodes().end(), [](const GuardNode& n) {
     return n.kind == GuardNode::Kind::Predicate && n.predicate->reads != PredicateReads::Types;
   });
@@ -183,7 +183,7 @@ std::shared_ptr<const PatternNodeRewriter> compile_rule(const CheckedRule& rule,
   if (rule.guard) {
     options.description += " where " + std::string(rule.guard->text());
     auto check = std::make_shared<GuardCheck>();
-    check->guard = std::make_shared<const Guard>(*rule.guard);
+    check->guard = std::make_shared<const CheckedGuard>(*rule.guard);
     check->vars = terms.vars;
     for (const RuleVariable& v : rule.vars) check->names.push_back(v.name);
     for (std::uint32_t v : guard_reads(*rule.guard)) {

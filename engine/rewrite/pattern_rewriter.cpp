@@ -104,6 +104,34 @@ NodeFilter filter_of(const Pattern& p, std::span<const Term> constant_vars) {
   return f;
 }
 
+// Resolves, once, every Op the output pattern names (op patterns and
+// symbols): a name the registry does not know, or a name with no registry,
+// is refused when the rewriter is made rather than at each attempt. Heads
+// that are variables are bound by the match and checked when it builds.
+void check_output_ops(const std::string& rewriter, const Term& out, const OpRegistry* registry) {
+  std::vector<const Term*> stack{&out};
+  while (!stack.empty()) {
+    const Term& t = *stack.back();
+    stack.pop_back();
+    if (!t.is_compound()) continue;
+    for (const Term& a : t.args()) stack.push_back(&a);
+    const Term& head = t.head();
+    if (head.kind() != TermKind::OpPattern && head.kind() != TermKind::String) continue;
+    const std::string_view name = op_head_name(head);
+    if (!registry)
+      throw RewriteError(fmt::format(
+          "`{}`: the output pattern names the op `{}`, but no op registry was given to build it "
+          "(PatternRewriteOptions::registry)",
+          rewriter, name));
+    if (registry->find(name)) continue;
+    std::string msg = fmt::format("`{}`: the output pattern names the op `{}`, which the registry does not know",
+                                  rewriter, name);
+    if (const auto close = registry->suggest(name); !close.empty())
+      msg += fmt::format("; did you mean `{}`?", close.front());
+    throw RewriteError(msg);
+  }
+}
+
 int default_depth(const Pattern& p) {
   return p.facts().associative ? kAnyDepth : p.facts().depth;
 }
@@ -133,6 +161,7 @@ PatternNodeRewriter::PatternNodeRewriter(std::string name, Pattern in, Term out,
       allow_multiple_clients_(options.allow_multiple_clients),
       description_(std::move(options.description)) {
   if (!out_) throw RewriteError(fmt::format("`{}`: the output pattern is the null term", this->name()));
+  check_output_ops(this->name(), out_, registry_);
   const Pattern::Facts& facts = in_.facts();
   arranged_ = facts.commutative || facts.associative;
   has_intermediates_ = !facts.intermediates.empty();

@@ -64,15 +64,19 @@ struct PatternRewriteOptions {
 /// Everything that stops the rewrite is a failed attempt with a reason, never
 /// an exception: a subpattern, constraint or guard that does not match, a
 /// shared intermediate node (see `allow_multiple_clients`), a right side that
-/// cannot be built (an Op whose make_node refuses the inputs, an unknown Op
-/// or parameter), or a result whose type cannot replace the output's (the
+/// cannot be built (an Op whose make_node refuses the inputs or its
+/// parameters, an Op bound by the match that is not one), or a result whose
+/// type cannot replace the output's (the
 /// replacement's type must be the output's or more specific, as Aesara asks).
 /// The reasons are built only when someone listens (`RewriteContext::fail`),
 /// so a failed attempt costs what the match costs: tens of nanoseconds.
 class PatternNodeRewriter final : public NodeRewriter {
  public:
-  /// Throws RewriteError for an empty name, a null output pattern, or an
-  /// input pattern whose root is not an application of a named Op.
+  /// Throws RewriteError for an empty name, a null output pattern, an
+  /// input pattern whose root is not an application of a named Op, or an
+  /// output pattern naming an Op (`sum{axis=?a}`, `mul`) that
+  /// `options.registry` does not know, or with no registry: the right
+  /// side's Ops are resolved when the rewriter is made.
   PatternNodeRewriter(std::string name, Pattern in, Term out, PatternRewriteOptions options = {});
 
   /// The input pattern (with its theory, guards and constraints).

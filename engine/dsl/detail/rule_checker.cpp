@@ -66,12 +66,12 @@ class RuleBuilder {
     return std::visit([&](const auto& node) { return pattern_node(node, e, side, p); }, e.node);
   }
 
-  std::optional<Guard> guard(ExprId id) {
+  std::optional<CheckedGuard> guard(ExprId id) {
     std::vector<GuardNode> nodes;
     if (!guard_node(id, nodes)) return std::nullopt;
     std::vector<std::string> names;
     for (const RuleVariable& v : rule_.vars) names.push_back(v.name);
-    return Guard(std::move(nodes), src_, std::move(names));
+    return CheckedGuard(std::move(nodes), src_, std::move(names));
   }
 
   void error(Span span, std::string message) {

@@ -206,7 +206,7 @@ TEST_CASE("guards are checked into predicates and comparisons", "[dsl]") {
   const RuleModule m = load(
       "rule g: x / y => x where float(x) and (rank(y) == 0 or constant(y)) and not "
       "value(y) == 0 and dtype(x) != int8 and shape(x, -1) >= 2 and broadcastable(y, 0)\n");
-  const Guard& g = *m.rules[0].guard;
+  const CheckedGuard& g = *m.rules[0].guard;
   CHECK(g.text() ==
         "float(x) and (rank(y) == 0 or constant(y)) and not value(y) == 0 and dtype(x) != int8 "
         "and shape(x, -1) >= 2 and broadcastable(y, 0)");

@@ -290,11 +290,22 @@ TEST_CASE("a right side that does not build or does not fit is a failed match", 
               "`sum{axis=(1),keepdims=false}` refused its inputs: toy `sum`: axis 1 is out of "
               "range for f64[?]"));
 
-  // An op the registry does not know.
-  const PatternNodeRewriter unknown("unknown", Pattern(compound(toy("exp", 1), kX)),
-                                    compound(op_pattern("lgo"), kX), {.registry = &ops});
-  CHECK(reason(unknown, fg, fg.outputs()[0]).starts_with(
-      "the right side cannot be built: unknown op `lgo`"));
+  // An op the registry does not know, or no registry: refused when the
+  // rewriter is made, not at each attempt.
+  CHECK_THROWS_WITH(PatternNodeRewriter("unknown", Pattern(compound(toy("exp", 1), kX)),
+                                        compound(op_pattern("lgo"), kX), {.registry = &ops}),
+                    "`unknown`: the output pattern names the op `lgo`, which the registry does "
+                    "not know; did you mean `log`?");
+  CHECK_THROWS_WITH(PatternNodeRewriter("inner", Pattern(compound(toy("exp", 1), kX)),
+                                        compound(toy("exp", 1), compound(Term::string("mul"), kX, kX))),
+                    "`inner`: the output pattern names the op `mul`, but no op registry was given "
+                    "to build it (PatternRewriteOptions::registry)");
+  // A head bound by the match is resolved when it builds: a variable bound
+  // to something that is not an Op fails the attempt.
+  const Term f = lvar("f");
+  const PatternNodeRewriter bound("bound", Pattern(compound(toy("exp", 1), kX)),
+                                  compound(f, kX), {.registry = &ops});
+  CHECK(reason(bound, fg, fg.outputs()[0]).starts_with("the right side cannot be built: "));
 
   // x * v where x is f64[?] and v is f64[3]: the product is f64[3]; x is less
   // specific and cannot replace it.
