@@ -68,8 +68,41 @@ NodeFilter& NodeFilter::all_inputs_constant() {
 
 NodeFilter& NodeFilter::some_input_computed(OpKind kind) {
   if (!kind) throw RewriteError("a node filter needs an op kind for some_input_computed");
-  some_input_ = kind;
+  Check c;
+  c.kind = kind;
+  some_inputs_.push_back(c);
   return *this;
+}
+
+NodeFilter& NodeFilter::some_input_constant() {
+  Check c;
+  c.what = Require::Constant;
+  some_inputs_.push_back(c);
+  return *this;
+}
+
+NodeFilter& NodeFilter::some_input_literal(FilterLiteral value) {
+  Check c;
+  c.what = Require::Literal;
+  c.literal = add_literal(value);
+  some_inputs_.push_back(c);
+  return *this;
+}
+
+std::uint32_t NodeFilter::add_literal(FilterLiteral value) {
+  const auto index = literals_ ? static_cast<std::uint32_t>(literals_->terms.size()) : 0;
+  auto more = literals_ ? std::make_shared<detail::FilterLiterals>(*literals_)
+                        : std::make_shared<detail::FilterLiterals>();
+  more->terms.push_back(std::visit(
+      [](auto v) {
+        using T = decltype(v);
+        if constexpr (std::is_same_v<T, bool>) return Term::boolean(v);
+        else if constexpr (std::is_same_v<T, double>) return Term::number(v);
+        else return Term::integer(v);
+      },
+      value));
+  literals_ = std::move(more);
+  return index;
 }
 
 NodeFilter& NodeFilter::op_equal_to(std::shared_ptr<const Op> op) {
@@ -158,18 +191,7 @@ NodeFilter& NodeFilter::literal(std::span<const std::uint32_t> path, FilterLiter
   Check c;
   c.what = Require::Literal;
   c.literal = literals_ ? static_cast<std::uint32_t>(literals_->terms.size()) : 0;
-  if (!add(path, c)) return *this;
-  auto more = literals_ ? std::make_shared<detail::FilterLiterals>(*literals_)
-                        : std::make_shared<detail::FilterLiterals>();
-  more->terms.push_back(std::visit(
-      [](auto v) {
-        using T = decltype(v);
-        if constexpr (std::is_same_v<T, bool>) return Term::boolean(v);
-        else if constexpr (std::is_same_v<T, double>) return Term::number(v);
-        else return Term::integer(v);
-      },
-      value));
-  literals_ = std::move(more);
+  if (add(path, c)) add_literal(value);
   return *this;
 }
 
@@ -193,12 +215,22 @@ bool NodeFilter::accepts(const Apply& node) const {
   if (all_constant_)
     for (const Var& in : node.inputs())
       if (!in->is_constant()) return false;
-  if (some_input_) {
-    const std::uint32_t want = some_input_.index();
+  for (const Check& some : some_inputs_) {
     const auto inputs = node.inputs();
     if (std::none_of(inputs.begin(), inputs.end(), [&](const Var& in) {
-          const Apply* owner = in->owner();
-          return owner && owner->kind_index() == want;
+          switch (some.what) {
+            case Require::Computed: {
+              const Apply* owner = in->owner();
+              return owner && owner->kind_index() == some.kind.index();
+            }
+            case Require::Constant: return in->is_constant();
+            case Require::Literal: {
+              const Constant* k = in->as_constant();
+              return k && literal_matches_constant(literals_->terms[some.literal], *k);
+            }
+            case Require::Same: break;
+          }
+          return false;
         }))
       return false;
   }
@@ -270,7 +302,14 @@ std::string NodeFilter::to_string() const {
     out += "{" + props + "}";
   }
   if (all_constant_) out += std::string(sep()) + "*=const";
-  if (some_input_) out += fmt::format("{}[?]:{}", sep(), some_input_.name());
+  for (const Check& some : some_inputs_) {
+    switch (some.what) {
+      case Require::Computed: out += fmt::format("{}[?]:{}", sep(), some.kind.name()); break;
+      case Require::Constant: out += fmt::format("{}[?]=const", sep()); break;
+      case Require::Literal: out += fmt::format("{}[?]={}", sep(), rw::to_string(literals_->terms[some.literal])); break;
+      case Require::Same: break;
+    }
+  }
   auto at = [&](std::uint16_t parent, std::uint16_t input) {
     std::vector<std::uint32_t> path{input};
     for (std::uint16_t p = parent; p != kNode; p = checks_[p].parent) path.push_back(checks_[p].input);

@@ -58,6 +58,12 @@ class NodeFilter {
   /// Some input of the node, at any position, must be computed by a node of
   /// an Op of kind `kind` (FillSink asks for a `fill` among the inputs).
   NodeFilter& some_input_computed(OpKind kind);
+  /// Some input, at any position, must be a constant — what a commutative
+  /// pattern's variable bound only to constants asks.
+  NodeFilter& some_input_constant();
+  /// Some input, at any position, must be a constant the literal matches
+  /// (`literal`): `x * 1` with `mul` commutative asks for a 1 on either side.
+  NodeFilter& some_input_literal(FilterLiteral value);
   /// The node's Op must equal `op` (class, name and properties), as a
   /// pattern whose head is an Op requires; implies its kind.
   NodeFilter& op_equal_to(std::shared_ptr<const Op> op);
@@ -129,11 +135,12 @@ class NodeFilter {
   const Glance& glance() const { return glance_; }
   /// True for a filter without checks.
   bool accepts_all() const {
-    return !kind_ && arity_ == kAnyArity && !all_constant_ && !some_input_ && !has_op_checks_ &&
-           checks_.empty();
+    return !kind_ && arity_ == kAnyArity && !all_constant_ && some_inputs_.empty() &&
+           !has_op_checks_ && checks_.empty();
   }
   /// The checks, for messages and tests: `mul/2, [1]=1`, `[0]:add/2`,
-  /// `[1]==[0,1]`, `*=const`, `[?]:fill` (some input), `{order=(0)}`,
+  /// `[1]==[0,1]`, `*=const`, `[?]:fill`, `[?]=const`, `[?]=1` (some
+  /// input), `{order=(0)}`,
   /// `=dimshuffle{order=(0)}` for an Op compared whole ("any" for the empty
   /// filter).
   std::string to_string() const;
@@ -155,12 +162,15 @@ class NodeFilter {
   // when missing; kNode for the empty path, -1 when the table is full.
   int node_at(std::span<const std::uint32_t> path);
   bool add(std::span<const std::uint32_t> path, Check c);  // false: dropped (table full)
+  std::uint32_t add_literal(FilterLiteral value);          // its index in literals_
   void update_glance();
 
   OpKind kind_;
   std::uint32_t arity_ = kAnyArity;
   bool all_constant_ = false;
-  OpKind some_input_;           // some input is computed by this kind, when set
+  // Each must hold of some input, at any position (Computed with a kind,
+  // Constant or Literal; parent and input unused).
+  std::vector<Check> some_inputs_;
   bool has_op_checks_ = false;  // literals_ holds properties or an Op to compare
   // Structural checks first, literal and same-value checks (the dearer ones,
   // which no check reads below) after them; a check's parents come before it.

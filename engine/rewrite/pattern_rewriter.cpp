@@ -75,14 +75,34 @@ NodeFilter filter_of(const Pattern& p, std::span<const Term> constant_vars) {
         break;
       }
       case Node::Kind::Apply: {
+        // Only flattening changes the number of operands; a commutative Op
+        // arranges as many as it has.
         std::optional<std::size_t> arity;
-        if (!n.commutative && !n.associative) arity = n.children.size();
+        if (!n.associative) arity = n.children.size();
         if (!root) {
           f.computed(p.path_of(i), n.op_kind, arity);
           break;
         }
         if (n.op_kind) f.op(n.op_kind);
         if (arity) f.arity(*arity);
+        // A commutative root's inputs have no fixed positions, but each
+        // must be found at some position.
+        if (n.commutative && !n.associative)
+          for (std::uint32_t c : n.children) {
+            const Node& child = program[c];
+            if (child.kind == Node::Kind::Literal) {
+              const Term& t = child.term;
+              if (t.kind() == TermKind::Int) f.some_input_literal(t.as_int());
+              else if (t.kind() == TermKind::Float) f.some_input_literal(t.as_float());
+              else f.some_input_literal(t.as_bool());
+            } else if (child.kind == Node::Kind::Apply && child.op_kind) {
+              f.some_input_computed(child.op_kind);
+            } else if (child.kind == Node::Kind::Var &&
+                       std::any_of(constant_vars.begin(), constant_vars.end(),
+                                   [&](const Term& v) { return v.same(child.term); })) {
+              f.some_input_constant();
+            }
+          }
         // Properties written as values (`order=(0, 1)`) are compared with the
         // Op's own. Floats are left to the matcher, whose term equality and
         // PropValue's may differ on them (-0.0, NaN). An Op with properties

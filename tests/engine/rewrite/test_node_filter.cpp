@@ -98,6 +98,42 @@ TEST_CASE("a filter can ask for an input of one kind at any position", "[rewrite
                        Catch::Message("a node filter needs an op kind for some_input_computed"));
 }
 
+TEST_CASE("a filter can ask for a constant, or a literal, at any position", "[rewrite]") {
+  Var x = fvec("x"), y = fvec("y");
+  const NodeFilter one = NodeFilter().op(OpKind::of("mul")).arity(2).some_input_literal(std::int64_t{1});
+  CHECK(one.accepts(node_of(mul(x, fconst(1)))));
+  CHECK(one.accepts(node_of(mul(fconst(1), x))));
+  CHECK_FALSE(one.accepts(node_of(mul(x, fconst(2)))));
+  CHECK_FALSE(one.accepts(node_of(mul(x, y))));
+  CHECK(one.to_string() == "mul/2, [?]=1");
+  const NodeFilter some = NodeFilter().some_input_constant();
+  CHECK(some.accepts(node_of(add(fconst(2), x))));
+  CHECK(some.accepts(node_of(add(x, fconst(2)))));
+  CHECK_FALSE(some.accepts(node_of(add(x, y))));
+  CHECK(some.to_string() == "[?]=const");
+  // Several ask each for its own: both must be found.
+  const NodeFilter both = NodeFilter().some_input_computed(OpKind::of("exp")).some_input_literal(0.5);
+  CHECK(both.accepts(node_of(add(fconst(0.5), exp(x)))));
+  CHECK_FALSE(both.accepts(node_of(add(fconst(0.5), x))));
+  CHECK_FALSE(both.accepts(node_of(add(y, exp(x)))));
+  CHECK(both.to_string() == "[?]:exp, [?]=0.5");
+}
+
+TEST_CASE("a commutative root's filter asks for its operands at any position", "[rewrite]") {
+  Theory comm;
+  comm.commutative("mul");
+  const Term kx = lvar("x");
+  const PatternNodeRewriter one("one", Pattern(compound(toy("mul", 2), kx, Term::integer(1)), comm), kx);
+  CHECK(one.filter().to_string() == "mul/2, [?]=1");
+  Var x = fvec("x");
+  CHECK(one.filter().accepts(node_of(mul(fconst(1), x))));
+  CHECK(one.filter().accepts(node_of(mul(x, fconst(1)))));
+  CHECK_FALSE(one.filter().accepts(node_of(mul(x, x))));
+  const PatternNodeRewriter nested(
+      "nested", Pattern(compound(toy("mul", 2), compound(toy("exp", 1), kx), lvar("y")), comm), kx);
+  CHECK(nested.filter().to_string() == "mul/2, [?]:exp");
+}
+
 TEST_CASE("a filter compares the node's op properties", "[rewrite]") {
   Var x = fvec("x"), y = fvec("y");
   Var m = ftensor("m", {2, 3});
@@ -305,11 +341,16 @@ TEST_CASE("pattern rewriters and constant folding declare their filters", "[rewr
   const PatternNodeRewriter sp(
       "sp", Pattern(compound(toy("log", 1), t_add(1, compound(toy("exp", 1), kX)))), kX);
   CHECK(sp.filter().to_string() == "log/1, [0]:add/2, [0,1]:exp/1, [0,0]=1");
-  // Below a commutative op, operands may come in any order: no checks there.
+  // Below a commutative op, operands may come in any order: no checks there
+  // but its arity, which arranging does not change (flattening does).
   Theory comm;
   comm.commutative("add");
   const PatternNodeRewriter c("c", Pattern(t_div(t_add(kX, 1), kY), comm), kX);
-  CHECK(c.filter().to_string() == "div/2, [0]:add");
+  CHECK(c.filter().to_string() == "div/2, [0]:add/2");
+  Theory assoc;
+  assoc.associative("add");
+  const PatternNodeRewriter a("a", Pattern(t_div(t_add(kX, 1), kY), assoc), kX);
+  CHECK(a.filter().to_string() == "div/2, [0]:add");
   // A variable head: any op with that many inputs.
   const PatternNodeRewriter v("v", Pattern(compound(Term("exp"), compound(lvar("f"), kX, 1))), kX);
   CHECK(v.filter().to_string() == "exp/1, [0]:_/2, [0,1]=1");
