@@ -37,10 +37,6 @@ class Apply {
   /// `op().kind().index()`, kept in the node: a driver glancing at a node's
   /// inputs reads their nodes only, not their Ops.
   std::uint32_t kind_index() const { return kind_; }
-  /// Scratch for a rewrite driver's worklist, not part of the node's value:
-  /// the run that has the node queued (see EquilibriumRewriter), or 0.
-  std::atomic<std::uint32_t>& worklist_mark() const { return worklist_mark_; }
-
   std::size_t num_inputs() const { return n_inputs_; }
   std::span<const Var> inputs() const { return {inputs_, n_inputs_}; }
   const Var& input(std::size_t i) const { return inputs_[i]; }
@@ -68,6 +64,7 @@ class Apply {
   friend class Var;
   friend struct detail::FGraphImpl;
   friend void detail::destroy_unreferenced(Variable*) noexcept;
+  friend struct detail::WorklistMark;  // the rewrite driver's scratch, below
   Apply(OpPtr op, std::uint32_t kind, std::size_t n_inputs, std::size_t n_outputs);
   ~Apply();
   static void destroy(Apply* a) noexcept;
@@ -83,6 +80,9 @@ class Apply {
   detail::FGraphImpl* fgraph_ = nullptr;
   void* vertex_ = nullptr;
   std::uint64_t label_ = 0;  // position in a topological order, see function_graph.cpp
+  // Scratch of a rewrite driver's worklist, not part of the node's value: the
+  // run that has the node queued, or 0. Reached only through
+  // detail::WorklistMark (engine/rewrite/detail/worklist_mark.hpp).
   mutable std::atomic<std::uint32_t> worklist_mark_{0};
 };
 

@@ -25,6 +25,7 @@ struct RefCount {
 /// dropping a chain of a million nodes does not recurse.
 void destroy_unreferenced(Variable* v) noexcept;
 struct FGraphImpl;
+struct WorklistMark;
 }  // namespace detail
 
 /// A counted handle to a Variable. Holding an output variable keeps its Apply

@@ -14,6 +14,7 @@
 #include "engine/graph/detail/scratch_pool.hpp"
 #include "engine/rewrite/detail/flat_table.hpp"
 #include "engine/rewrite/detail/node_processor.hpp"
+#include "engine/rewrite/detail/worklist_mark.hpp"
 #include "engine/rewrite/errors.hpp"
 
 namespace rw {
@@ -222,7 +223,7 @@ struct EquilibriumRun {
   // processor's listener once they are pruned), and which of them are
   // pending, so that a node pushed twice is tried once. The outermost run on
   // a thread marks its pending nodes in the nodes themselves
-  // (Apply::worklist_mark, with its run id: no hashing, and the node is being
+  // (detail::WorklistMark, with its run id: no hashing, and the node is being
   // read anyway); a nested run keeps a set, so that neither run overwrites
   // the other's marks.
   RunCounter counter;
@@ -282,19 +283,19 @@ struct EquilibriumRun {
 
   void push(Apply* node) {
     stack.push_back(node);  // first: a push that throws leaves no mark
-    if (marks) node->worklist_mark().store(run_id, std::memory_order_relaxed);
+    if (marks) detail::WorklistMark::of(*node).store(run_id, std::memory_order_relaxed);
     else pending.insert(node);
   }
   /// Takes `node` off the pending nodes; false if it was not pending.
   bool take(Apply* node) {
     if (!marks) return pending.erase(node);
-    std::atomic<std::uint32_t>& m = node->worklist_mark();
+    std::atomic<std::uint32_t>& m = detail::WorklistMark::of(*node);
     if (m.load(std::memory_order_relaxed) != run_id) return false;
     m.store(0, std::memory_order_relaxed);
     return true;
   }
   bool is_pending(Apply* node) const {
-    return marks ? node->worklist_mark().load(std::memory_order_relaxed) == run_id
+    return marks ? detail::WorklistMark::of(*node).load(std::memory_order_relaxed) == run_id
                  : pending.contains(node);
   }
   void unmark_stack() {

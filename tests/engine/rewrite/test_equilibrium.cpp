@@ -7,6 +7,7 @@
 
 #include "engine/graph/errors.hpp"
 #include "engine/rewrite/database.hpp"
+#include "engine/rewrite/detail/worklist_mark.hpp"
 #include "engine/rewrite/equilibrium.hpp"
 #include "engine/rewrite/errors.hpp"
 #include "engine/rewrite/merge.hpp"
@@ -523,7 +524,7 @@ namespace {
 /// Whether some node of `fg` is still marked as queued by a driver.
 bool any_marked(const FunctionGraph& fg) {
   for (const Apply* n : fg.nodes())
-    if (n->worklist_mark().load() != 0) return true;
+    if (rw::detail::WorklistMark::of(*n).load() != 0) return true;
   return false;
 }
 }  // namespace
