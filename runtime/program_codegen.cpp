@@ -172,17 +172,18 @@ std::string expression(const ScalarProgram& p, const ScalarInstr& ins,
   }
 }
 
-}  // namespace
 
-std::optional<ProgramSource> program_native_source(const ScalarProgram& p,
-                                                   const ElemwiseLayout& layout,
-                                                   std::string_view prefix) {
+/// Appends to src.support_code the struct `<pre>_args` (the inputs' and
+/// outputs' data, ctx->fns, the size) and `<pre>_run(A, lo, hi, outs)`, which
+/// runs `p` over flat positions [lo, hi) in blocks of kBlock, storing output
+/// o's value at position f into outs[o][f - lo]. False when the blocks'
+/// values would take more than kMaxStackBytes.
+bool append_run(const ScalarProgram& p, const ElemwiseLayout& layout, const std::string& pre,
+                ProgramSource& src) {
   const auto instrs = p.instructions();
   const auto inputs = p.inputs();
   const auto outputs = p.outputs();
   const std::size_t nin = inputs.size(), nout = outputs.size(), nregs = p.num_registers();
-  const std::size_t rank = layout.rank;
-  ProgramSource src;
 
   // Which input a register is, and each instruction's segment (a run of
   // inline instructions between calls; -1 for a call).
@@ -225,7 +226,7 @@ std::optional<ProgramSource> program_native_source(const ScalarProgram& p,
   std::size_t stack_bytes = 0;
   for (std::size_t r = 0; r < nregs; ++r)
     if (array[r] || filled[r]) stack_bytes += kBlock * 8;
-  if (stack_bytes > kMaxStackBytes) return std::nullopt;
+  if (stack_bytes > kMaxStackBytes) return false;
 
   auto value = [&](Reg r, int in_seg) -> std::string {
     if (const int i = input_of[r.id]; i >= 0)
@@ -242,15 +243,13 @@ std::optional<ProgramSource> program_native_source(const ScalarProgram& p,
     return fmt::format("t{}", r.id);
   };
 
-  const std::string pre(prefix);
   std::string& s = src.support_code;
   s += fmt::format("namespace {{\nstruct {}_args {{\n  const void* in[{}];\n  void* out[{}];\n"
                    "  const void* const* fns;\n  std::int64_t n;\n}};\n",
                    pre, std::max<std::size_t>(nin, 1), std::max<std::size_t>(nout, 1));
-  s += fmt::format("void {}_body(void* data, std::int64_t b0, std::int64_t b1) {{\n", pre);
-  s += fmt::format("  const {}_args& A = *static_cast<const {}_args*>(data);\n", pre, pre);
-  if (layout.static_size) s += fmt::format("  constexpr std::int64_t n = {};\n", *layout.static_size);
-  else s += "  const std::int64_t n = A.n;\n";
+  s += fmt::format("void {0}_run(const {0}_args& A, std::int64_t lo, std::int64_t hi, "
+                   "void* const* outs) {{\n",
+                   pre);
   for (std::size_t r = 0; r < nregs; ++r) {
     const Reg reg{static_cast<std::uint32_t>(r)};
     if (p.kind(reg) != RegKind::Constant) continue;
@@ -271,16 +270,15 @@ std::optional<ProgramSource> program_native_source(const ScalarProgram& p,
     if (array[r]) s += fmt::format("  alignas(64) {} t{}[{}];\n", ctype(p.dtype(reg)), r, kBlock);
   }
   s += "  const void* a[3];\n  (void)a;\n";
-  s += "  for (std::int64_t b = b0; b < b1; ++b) {\n";
-  s += fmt::format("    const std::int64_t first = b * {0};\n"
-                   "    const std::int64_t cnt = n - first < {0} ? n - first : {0};\n",
+  s += fmt::format("  for (std::int64_t first = lo; first < hi; first += {0}) {{\n"
+                   "    const std::int64_t cnt = hi - first < {0} ? hi - first : {0};\n",
                    kBlock);
   for (std::size_t i = 0; i < nin; ++i)
     if (layout.inputs[i] == NativeOperand::Dense)
       s += fmt::format("    const {0}* i{1} = static_cast<const {0}*>(A.in[{1}]) + first;\n",
                        ctype(p.input_dtype(i)), i);
   for (std::size_t o = 0; o < nout; ++o)
-    s += fmt::format("    {0}* o{1} = static_cast<{0}*>(A.out[{1}]) + first;\n",
+    s += fmt::format("    {0}* o{1} = static_cast<{0}*>(outs[{1}]) + (first - lo);\n",
                      ctype(p.output_dtype(o)), o);
 
   auto stores = [&](int in_seg) {
@@ -323,9 +321,15 @@ std::optional<ProgramSource> program_native_source(const ScalarProgram& p,
   }
   if (!stores_in_last) s += "    for (std::int64_t j = 0; j < cnt; ++j) {\n" + stores(store_seg) + "    }\n";
   s += "  }\n}\n}  // namespace\n";
+  return true;
+}
 
-  // The entry point's body.
-  std::string& c = src.code;
+/// The start of an entry point over inputs laid out as `layout`: RW_FALLBACK
+/// when a dense input is not contiguous or the dense inputs' shapes differ;
+/// else `shape` (the inputs' broadcast shape), `n` (its size) and `A.in`.
+std::string entry_checks(const ElemwiseLayout& layout, const std::string& pre) {
+  const std::size_t nin = layout.inputs.size(), rank = layout.rank;
+  std::string c;
   c += fmt::format("  {}_args A;\n", pre);
   c += fmt::format("  std::int64_t shape[{}];\n", std::max<std::size_t>(rank, 1));
   int first_dense = -1;
@@ -350,14 +354,106 @@ std::optional<ProgramSource> program_native_source(const ScalarProgram& p,
   if (layout.static_size)
     c += fmt::format("  if (n != {}) return RW_FALLBACK;\n", *layout.static_size);
   for (std::size_t i = 0; i < nin; ++i) c += fmt::format("  A.in[{0}] = in[{0}].data;\n", i);
+  c += "  A.fns = ctx->fns;\n  A.n = n;\n";
+  return c;
+}
+
+}  // namespace
+
+std::optional<ProgramSource> program_native_source(const ScalarProgram& p,
+                                                   const ElemwiseLayout& layout,
+                                                   std::string_view prefix) {
+  const std::string pre(prefix);
+  const std::size_t nout = p.num_outputs(), rank = layout.rank;
+  ProgramSource src;
+  if (!append_run(p, layout, pre, src)) return std::nullopt;
+  std::string& s = src.support_code;
+  s += fmt::format("namespace {{\nvoid {}_body(void* data, std::int64_t b0, std::int64_t b1) {{\n",
+                   pre);
+  s += fmt::format("  const {0}_args& A = *static_cast<const {0}_args*>(data);\n", pre);
+  if (layout.static_size) s += fmt::format("  constexpr std::int64_t n = {};\n", *layout.static_size);
+  else s += "  const std::int64_t n = A.n;\n";
+  s += fmt::format("  void* outs[{}];\n", std::max<std::size_t>(nout, 1));
+  for (std::size_t o = 0; o < nout; ++o)
+    s += fmt::format("  outs[{0}] = static_cast<{1}*>(A.out[{0}]) + b0 * {2};\n", o,
+                     ctype(p.output_dtype(o)), kBlock);
+  s += fmt::format("  {0}_run(A, b0 * {1}, b1 * {1} < n ? b1 * {1} : n, outs);\n}}\n"
+                   "}}  // namespace\n",
+                   pre, kBlock);
+
+  std::string& c = src.code;
+  c += entry_checks(layout, pre);
   for (std::size_t o = 0; o < nout; ++o)
     c += fmt::format("  if (ctx->alloc(ctx, {0}, {1}, shape, &out[{0}])) return RW_FAIL;\n"
                      "  A.out[{0}] = out[{0}].data;\n",
                      o, rank);
-  c += "  A.fns = ctx->fns;\n  A.n = n;\n";
   c += fmt::format("  if (n > 0) ctx->parallel((n + {0}) / {1}, n * {2}, &{3}_body, &A);\n",
                    kBlock - 1, kBlock, p.cost() + 1, pre);
   c += "  return RW_OK;\n";
+  return src;
+}
+
+std::optional<ProgramSource> reduce_native_source(ReduceOp op, const ScalarProgram& p,
+                                                  const ElemwiseLayout& layout,
+                                                  const std::vector<bool>& reduced,
+                                                  std::string_view prefix) {
+  const std::size_t rank = layout.rank;
+  if (p.num_outputs() != 1 || reduced.size() != rank) return std::nullopt;
+  // The reduced axes trail (a full reduction too) or lead: the layouts whose
+  // interpreter order native_reduce reproduces.
+  std::size_t nred = 0;
+  for (const bool r : reduced) nred += r ? 1 : 0;
+  const auto is_run = [&](std::size_t from) {
+    return std::all_of(reduced.begin() + static_cast<std::ptrdiff_t>(from),
+                       reduced.begin() + static_cast<std::ptrdiff_t>(from + nred),
+                       [](bool r) { return r; });
+  };
+  const bool trailing = is_run(rank - nred), leading = !trailing && is_run(0);
+  if (!trailing && !leading) return std::nullopt;
+
+  const std::string pre(prefix);
+  ProgramSource src;
+  if (!append_run(p, layout, pre, src)) return std::nullopt;
+  // A program without instructions whose output is a dense input (a plain
+  // `sum`) is reduced from the input's memory.
+  int direct = -1;
+  const auto inputs = p.inputs();
+  if (p.instructions().empty())
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+      if (inputs[i] == p.outputs()[0] && layout.inputs[i] == NativeOperand::Dense)
+        direct = static_cast<int>(i);
+  if (direct < 0)
+    src.support_code += fmt::format(
+        "namespace {{\nvoid {0}_eval(const void* data, std::int64_t first, std::int64_t count, "
+        "void* values) {{\n  void* outs[1] = {{values}};\n"
+        "  {0}_run(*static_cast<const {0}_args*>(data), first, first + count, outs);\n}}\n"
+        "}}  // namespace\n",
+        pre);
+
+  const detail::ProgramPlan plan(p);
+  std::string& c = src.code;
+  c += entry_checks(layout, pre);
+  c += fmt::format("  std::int64_t K = 1, R = 1, inner = 1, kept[{}];\n",
+                   std::max<std::size_t>(rank - nred, 1));
+  std::size_t nkept = 0;
+  for (std::size_t d = 0; d < rank; ++d) {
+    if (reduced[d]) c += fmt::format("  R *= shape[{}];\n", d);
+    else c += fmt::format("  K *= shape[{0}];\n  inner = kept[{1}] = shape[{0}];\n", d, nkept++);
+  }
+  c += fmt::format("  if (ctx->alloc(ctx, 0, {}, kept, &out[0])) return RW_FAIL;\n", nkept);
+  c += "  rw_reduce_job J;\n";
+  c += direct < 0 ? fmt::format("  J.eval = &{}_eval;\n  J.values_in = nullptr;\n", pre)
+                  : fmt::format("  J.eval = nullptr;\n  J.values_in = in[{}].data;\n", direct);
+  c += fmt::format(
+      "  J.data = &A;\n  J.out = out[0].data;\n  J.kept = K;\n  J.reduced = R;\n"
+      "  J.inner = inner;\n  J.block = {};\n  J.cost = {};\n  J.op = {};  // {}\n"
+      "  J.dtype = {};  // {}\n  J.leading = {};\n  J.lead_dense = {};\n",
+      detail::block_size(p, plan), p.cost(), static_cast<int>(op), reduce_op_name(op),
+      static_cast<int>(p.output_dtype(0)), dtype_name(p.output_dtype(0)), leading ? 1 : 0,
+      !layout.inputs.empty() && layout.inputs[0] == NativeOperand::Dense ? 1 : 0);
+  src.host_functions.push_back(reinterpret_cast<const void*>(&native_reduce));
+  c += fmt::format("  return reinterpret_cast<rw_reduce_fn>(ctx->fns[{}])(ctx, &J);\n",
+                   src.host_functions.size() - 1);
   return src;
 }
 

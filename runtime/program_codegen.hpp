@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "runtime/kernels/reduce.hpp"
 #include "runtime/scalar_program.hpp"
 
 namespace rw {
@@ -46,6 +47,20 @@ struct ProgramSource {
 std::optional<ProgramSource> program_native_source(const ScalarProgram& program,
                                                    const ElemwiseLayout& layout,
                                                    std::string_view prefix);
+
+/// C++ source reducing `program`'s single output by `op` over the axes
+/// `reduced` (per axis of the inputs' broadcast shape, which `layout`
+/// describes): the program runs as program_native_source's code does, into
+/// one block of values at a time, and the host's reduction driver
+/// (native_reduce) accumulates them, with the interpreter's blocks, chunks
+/// and order, so results agree bitwise. Empty unless the reduced axes trail
+/// (a full reduction among them) or lead; at run time the code declines as
+/// program_native_source's does, and native_reduce for layouts whose
+/// interpreter order it does not reproduce.
+std::optional<ProgramSource> reduce_native_source(ReduceOp op, const ScalarProgram& program,
+                                                  const ElemwiseLayout& layout,
+                                                  const std::vector<bool>& reduced,
+                                                  std::string_view prefix);
 
 /// rw_ctx::parallel: body(data, b, e) over chunks of [0, n) on the thread
 /// pool, as run_elemwise splits its blocks (serially below its threshold).

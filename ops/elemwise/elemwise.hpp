@@ -12,6 +12,7 @@
 
 #include "engine/graph/op.hpp"
 #include "engine/graph/op_registry.hpp"
+#include "runtime/program_codegen.hpp"
 #include "runtime/scalar_op.hpp"
 #include "runtime/scalar_program.hpp"
 #include "runtime/small_vec.hpp"
@@ -77,6 +78,15 @@ class ElemwiseBase : public Op {
   mutable std::atomic<CacheEntry*> cache_{nullptr};
   mutable std::mutex cache_mutex_;
 };
+
+/// How native code reads the inputs of `node`, whose output 0 has their
+/// broadcast shape: each input dense (its static type has the output's
+/// rank and the output's axes of extent 1) or one element broadcast (every
+/// static extent 1), and the output's static size when known. Nullopt when
+/// an input broadcasts along some axes only, or is not a tensor.
+std::optional<ElemwiseLayout> native_layout(const Apply& node);
+/// `src` as an Op's native code (nullopt stays nullopt).
+std::optional<NativeCode> native_code_of(std::optional<ProgramSource> src);
 
 /// One scalar operation applied elementwise: `add`, `exp`, `cast{dtype=…}`…
 /// (Aesara's Elemwise(scalar_op)). The Op's name is the scalar operation's;
