@@ -215,7 +215,7 @@ bool append_run(const ScalarProgram& p, const ElemwiseLayout& layout, const std:
       const int s = seg_of_reg(a.id);
       if (def[a.id] >= 0 && (s < 0 || s != seg[k])) array[a.id] = true;
       if (def[a.id] < 0 && seg[k] < 0 && !(input_of[a.id] >= 0 &&
-                                           layout.inputs[input_of[a.id]] == NativeOperand::Dense))
+                                           layout.inputs[input_of[a.id]] != NativeOperand::Scalar))
         filled[a.id] = true;  // a scalar input or constant a call reads
     }
   for (Reg r : outputs)
@@ -226,27 +226,35 @@ bool append_run(const ScalarProgram& p, const ElemwiseLayout& layout, const std:
   std::size_t stack_bytes = 0;
   for (std::size_t r = 0; r < nregs; ++r)
     if (array[r] || filled[r]) stack_bytes += kBlock * 8;
+  for (NativeOperand o : layout.inputs)
+    if (o == NativeOperand::Broadcast) stack_bytes += kBlock * 8;
   if (stack_bytes > kMaxStackBytes) return false;
 
   auto value = [&](Reg r, int in_seg) -> std::string {
     if (const int i = input_of[r.id]; i >= 0)
-      return layout.inputs[i] == NativeOperand::Dense ? fmt::format("i{}[j]", i)
-                                                      : fmt::format("s{}", i);
+      return layout.inputs[i] != NativeOperand::Scalar ? fmt::format("i{}[j]", i)
+                                                       : fmt::format("s{}", i);
     if (def[r.id] < 0) return fmt::format("c{}", r.id);
     if (seg_of_reg(r.id) == in_seg && !(array[r.id] && in_seg < 0)) return fmt::format("r{}", r.id);
     return fmt::format("t{}[j]", r.id);
   };
   auto pointer = [&](Reg r) -> std::string {
-    if (const int i = input_of[r.id]; i >= 0 && layout.inputs[i] == NativeOperand::Dense)
+    if (const int i = input_of[r.id]; i >= 0 && layout.inputs[i] != NativeOperand::Scalar)
       return fmt::format("i{}", i);
     if (def[r.id] < 0) return fmt::format("f{}", r.id);
     return fmt::format("t{}", r.id);
   };
 
   std::string& s = src.support_code;
+  const std::size_t rank = layout.rank;
+  const bool gathers = std::find(layout.inputs.begin(), layout.inputs.end(),
+                                 NativeOperand::Broadcast) != layout.inputs.end();
   s += fmt::format("namespace {{\nstruct {}_args {{\n  const void* in[{}];\n  void* out[{}];\n"
-                   "  const void* const* fns;\n  std::int64_t n;\n}};\n",
+                   "  const void* const* fns;\n  std::int64_t n;\n",
                    pre, std::max<std::size_t>(nin, 1), std::max<std::size_t>(nout, 1));
+  // The broadcast shape and each input's strides over it, for the gathers.
+  if (gathers) s += fmt::format("  std::int64_t shape[{0}];\n  std::int64_t st[{1}][{0}];\n", rank, nin);
+  s += "};\n";
   s += fmt::format("void {0}_run(const {0}_args& A, std::int64_t lo, std::int64_t hi, "
                    "void* const* outs) {{\n",
                    pre);
@@ -269,14 +277,47 @@ bool append_run(const ScalarProgram& p, const ElemwiseLayout& layout, const std:
     }
     if (array[r]) s += fmt::format("  alignas(64) {} t{}[{}];\n", ctype(p.dtype(reg)), r, kBlock);
   }
+  for (std::size_t i = 0; i < nin; ++i)
+    if (layout.inputs[i] == NativeOperand::Broadcast)
+      s += fmt::format("  alignas(64) {} g{}[{}];\n", ctype(p.input_dtype(i)), i, kBlock);
   s += "  const void* a[3];\n  (void)a;\n";
   s += fmt::format("  for (std::int64_t first = lo; first < hi; first += {0}) {{\n"
                    "    const std::int64_t cnt = hi - first < {0} ? hi - first : {0};\n",
                    kBlock);
-  for (std::size_t i = 0; i < nin; ++i)
+  for (std::size_t i = 0; i < nin; ++i) {
     if (layout.inputs[i] == NativeOperand::Dense)
       s += fmt::format("    const {0}* i{1} = static_cast<const {0}*>(A.in[{1}]) + first;\n",
                        ctype(p.input_dtype(i)), i);
+    if (layout.inputs[i] != NativeOperand::Broadcast) continue;
+    // The block's elements of input i, row piece by row piece: the index of
+    // `first` over the broadcast shape, then runs along the last axis.
+    s += fmt::format(R"(    {{
+      const {0}* base = static_cast<const {0}*>(A.in[{1}]);
+      const std::int64_t* st = A.st[{1}];
+      std::int64_t idx[{2}], off = 0, rest = first;
+      for (int d = {2} - 1; d >= 0; --d) {{
+        idx[d] = rest % A.shape[d];
+        rest /= A.shape[d];
+        off += idx[d] * st[d];
+      }}
+      for (std::int64_t j = 0; j < cnt;) {{
+        const std::int64_t left = A.shape[{2} - 1] - idx[{2} - 1];
+        const std::int64_t run = left < cnt - j ? left : cnt - j, step = st[{2} - 1];
+        for (std::int64_t q = 0; q < run; ++q) g{1}[j + q] = base[off + q * step];
+        j += run;
+        off += run * step;
+        idx[{2} - 1] += run;
+        for (int d = {2} - 1; d > 0 && idx[d] == A.shape[d]; --d) {{
+          off += st[d - 1] - idx[d] * st[d];
+          idx[d] = 0;
+          ++idx[d - 1];
+        }}
+      }}
+    }}
+    const {0}* i{1} = g{1};
+)",
+                     ctype(p.input_dtype(i)), i, rank);
+  }
   for (std::size_t o = 0; o < nout; ++o)
     s += fmt::format("    {0}* o{1} = static_cast<{0}*>(outs[{1}]) + (first - lo);\n",
                      ctype(p.output_dtype(o)), o);
@@ -325,35 +366,73 @@ bool append_run(const ScalarProgram& p, const ElemwiseLayout& layout, const std:
 }
 
 /// The start of an entry point over inputs laid out as `layout`: RW_FALLBACK
-/// when a dense input is not contiguous or the dense inputs' shapes differ;
-/// else `shape` (the inputs' broadcast shape), `n` (its size) and `A.in`.
+/// when a dense input is not contiguous or an extent of an input that does
+/// not broadcast there differs from another's; else `shape` (the inputs'
+/// broadcast shape), `n` (its size) and `A`'s inputs (with the strides of
+/// Broadcast inputs, 0 along the axes they broadcast).
 std::string entry_checks(const ElemwiseLayout& layout, const std::string& pre) {
   const std::size_t nin = layout.inputs.size(), rank = layout.rank;
   std::string c;
   c += fmt::format("  {}_args A;\n", pre);
   c += fmt::format("  std::int64_t shape[{}];\n", std::max<std::size_t>(rank, 1));
-  int first_dense = -1;
+  // Input i's axis for output axis d, or -1 where it broadcasts (for dense
+  // inputs, every axis is its own).
+  auto axis_of = [&](std::size_t i, std::size_t d) -> std::int64_t {
+    if (layout.inputs[i] == NativeOperand::Scalar) return -1;
+    if (layout.inputs[i] == NativeOperand::Dense) return static_cast<std::int64_t>(d);
+    const BroadcastAxes& b = layout.broadcast[i];
+    return b.along[d] ? -1 : static_cast<std::int64_t>(d + b.rank - rank);
+  };
   for (std::size_t i = 0; i < nin; ++i) {
-    if (layout.inputs[i] == NativeOperand::Scalar) {
-      c += fmt::format("  if (in[{}].size != 1) return RW_FALLBACK;\n", i);
-      continue;
+    switch (layout.inputs[i]) {
+      case NativeOperand::Scalar:
+        c += fmt::format("  if (in[{}].size != 1) return RW_FALLBACK;\n", i);
+        break;
+      case NativeOperand::Dense:
+        c += fmt::format("  if (!in[{0}].contiguous || in[{0}].ndim != {1}) return RW_FALLBACK;\n",
+                         i, rank);
+        break;
+      case NativeOperand::Broadcast: {
+        const BroadcastAxes& b = layout.broadcast[i];
+        c += fmt::format("  if (in[{}].ndim != {}) return RW_FALLBACK;\n", i, b.rank);
+        for (std::size_t d = rank - b.rank; d < rank; ++d)
+          if (b.along[d])
+            c += fmt::format("  if (in[{}].shape[{}] != 1) return RW_FALLBACK;\n", i,
+                             d + b.rank - rank);
+        break;
+      }
     }
-    c += fmt::format("  if (!in[{0}].contiguous || in[{0}].ndim != {1}) return RW_FALLBACK;\n", i,
-                     rank);
-    if (first_dense < 0) first_dense = static_cast<int>(i);
   }
   for (std::size_t d = 0; d < rank; ++d) {
-    c += first_dense < 0 ? fmt::format("  shape[{}] = 1;\n", d)
-                         : fmt::format("  shape[{}] = in[{}].shape[{}];\n", d, first_dense, d);
-    for (std::size_t i = 0; i < nin; ++i)
-      if (layout.inputs[i] == NativeOperand::Dense && static_cast<int>(i) != first_dense)
-        c += fmt::format("  if (in[{}].shape[{}] != shape[{}]) return RW_FALLBACK;\n", i, d, d);
+    int first = -1;  // the input whose extent gives the axis's
+    for (std::size_t i = 0; i < nin; ++i) {
+      const std::int64_t a = axis_of(i, d);
+      if (a < 0) continue;
+      if (first < 0) {
+        first = static_cast<int>(i);
+        c += fmt::format("  shape[{}] = in[{}].shape[{}];\n", d, i, a);
+      } else {
+        c += fmt::format("  if (in[{}].shape[{}] != shape[{}]) return RW_FALLBACK;\n", i, a, d);
+      }
+    }
+    if (first < 0) c += fmt::format("  shape[{}] = 1;\n", d);
   }
   c += "  std::int64_t n = 1;\n";
   for (std::size_t d = 0; d < rank; ++d) c += fmt::format("  n *= shape[{}];\n", d);
   if (layout.static_size)
     c += fmt::format("  if (n != {}) return RW_FALLBACK;\n", *layout.static_size);
   for (std::size_t i = 0; i < nin; ++i) c += fmt::format("  A.in[{0}] = in[{0}].data;\n", i);
+  for (std::size_t i = 0; i < nin; ++i) {
+    if (layout.inputs[i] != NativeOperand::Broadcast) continue;
+    for (std::size_t d = 0; d < rank; ++d) {
+      const std::int64_t a = axis_of(i, d);
+      c += a < 0 ? fmt::format("  A.st[{}][{}] = 0;\n", i, d)
+                 : fmt::format("  A.st[{}][{}] = in[{}].strides[{}];\n", i, d, i, a);
+    }
+  }
+  if (std::find(layout.inputs.begin(), layout.inputs.end(), NativeOperand::Broadcast) !=
+      layout.inputs.end())
+    for (std::size_t d = 0; d < rank; ++d) c += fmt::format("  A.shape[{0}] = shape[{0}];\n", d);
   c += "  A.fns = ctx->fns;\n  A.n = n;\n";
   return c;
 }
@@ -399,6 +478,10 @@ std::optional<ProgramSource> reduce_native_source(ReduceOp op, const ScalarProgr
                                                   std::string_view prefix) {
   const std::size_t rank = layout.rank;
   if (p.num_outputs() != 1 || reduced.size() != rank) return std::nullopt;
+  // A broadcast input cuts the interpreter's loop into other blocks.
+  if (std::find(layout.inputs.begin(), layout.inputs.end(), NativeOperand::Broadcast) !=
+      layout.inputs.end())
+    return std::nullopt;
   // The reduced axes trail (a full reduction too) or lead: the layouts whose
   // interpreter order native_reduce reproduces.
   std::size_t nred = 0;

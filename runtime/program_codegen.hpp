@@ -15,8 +15,16 @@ namespace rw {
 
 /// How generated code reads one input of a program.
 enum class NativeOperand : std::uint8_t {
-  Dense,   ///< C-contiguous, with the output's shape.
-  Scalar,  ///< One element, broadcast to every position.
+  Dense,      ///< C-contiguous, with the output's shape.
+  Scalar,     ///< One element, broadcast to every position.
+  Broadcast,  ///< Broadcast along some axes (stride 0), read through its strides.
+};
+
+/// Which axes of the output a Broadcast input broadcasts along: the leading
+/// axes it lacks (rank < the output's) and those of static extent 1.
+struct BroadcastAxes {
+  std::size_t rank = 0;     ///< The input's rank.
+  std::vector<bool> along;  ///< Per output axis.
 };
 
 /// What generated code is specialised on: each input's layout, the rank of
@@ -25,6 +33,8 @@ struct ElemwiseLayout {
   std::vector<NativeOperand> inputs;
   std::size_t rank = 0;
   std::optional<std::int64_t> static_size;
+  /// Per input; read for the Broadcast ones only.
+  std::vector<BroadcastAxes> broadcast;
 };
 
 /// The pieces of a node's native code (see engine/graph/native_code.hpp).
@@ -40,8 +50,10 @@ struct ProgramSource {
 /// instruction (transcendental and special functions, integer division and
 /// powers, float-to-integer casts) calls the very kernel the interpreter runs
 /// (ScalarInstr::kernel, passed as a host function), so results agree
-/// bitwise. At run time the code returns RW_FALLBACK when a dense input is
-/// not contiguous or the dense inputs' shapes differ. Symbols are named from
+/// bitwise. A Broadcast input is gathered through its strides (0 along its
+/// broadcast axes) into a block array. At run time the code returns
+/// RW_FALLBACK when a dense input is not contiguous, or an extent of an
+/// input that does not broadcast there differs from another's. Symbols are named from
 /// `prefix`. Empty when the blocks' values would take more than 256 KB of
 /// stack (a program of some 60 calls or more), which the interpreter runs.
 std::optional<ProgramSource> program_native_source(const ScalarProgram& program,

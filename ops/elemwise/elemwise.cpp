@@ -204,6 +204,7 @@ std::optional<ElemwiseLayout> native_layout(const Apply& node) {
   std::int64_t size = 1;
   for (const std::int64_t e : out) size = e == kUnknownDim || size < 0 ? -1 : size * e;
   if (size >= 0) layout.static_size = size;
+  layout.broadcast.resize(node.num_inputs());
   for (std::size_t i = 0; i < node.num_inputs(); ++i) {
     const auto* t = node.input(i)->tensor_type();
     if (!t) return std::nullopt;
@@ -212,10 +213,16 @@ std::optional<ElemwiseLayout> native_layout(const Apply& node) {
       layout.inputs.push_back(NativeOperand::Scalar);
       continue;
     }
-    if (st.size() != out.size()) return std::nullopt;
-    for (std::size_t d = 0; d < st.size(); ++d)
-      if ((st[d] == 1) != (out[d] == 1)) return std::nullopt;
-    layout.inputs.push_back(NativeOperand::Dense);
+    // Output axis d is the input's axis d - lead, or one it lacks.
+    const std::size_t lead = out.size() - st.size();
+    BroadcastAxes& b = layout.broadcast[i];
+    b.rank = st.size();
+    bool dense = lead == 0;
+    for (std::size_t d = 0; d < out.size(); ++d) {
+      b.along.push_back(d < lead || (st[d - lead] == 1 && out[d] != 1));
+      dense = dense && !b.along.back();
+    }
+    layout.inputs.push_back(dense ? NativeOperand::Dense : NativeOperand::Broadcast);
   }
   return layout;
 }

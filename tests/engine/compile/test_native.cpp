@@ -157,11 +157,11 @@ TEST_CASE("a fused, in-place graph runs natively with the interpreter's values",
 TEST_CASE("a layout the native code does not handle runs on the interpreter", "[native]") {
   TempDir dir("layout");
   const Var m = matrix("m"), v = vector("v");
-  // exp(m) * 2 is dense; m + v broadcasts v along rows: no native code.
+  // exp(m) * 2 is dense; m + v broadcasts v along rows, read through strides.
   auto native = compile_function({m, v}, {exp(m) * 2.0, m + v}, {.native = native_in(dir)});
   auto interp = compile_function({m, v}, {exp(m) * 2.0, m + v});
   REQUIRE(native.native_status().state == NativeStatus::State::Ready);
-  CHECK(native.native_status().native_nodes == 2);  // exp, mul; not the broadcasting add
+  CHECK(native.native_status().native_nodes == 3);  // exp, mul and the broadcasting add
   Rng rng(3);
   const Tensor a = rng.uniform({40, 30}, -1, 1), b = rng.uniform({30}, -1, 1);
   // A transposed argument is not contiguous: the code declines, perform runs.
@@ -484,4 +484,57 @@ TEST_CASE("a native fused sum holds the program's kernel calls and NaN rules",
   CHECK(r.native_nodes == r.nodes);
   auto f = rw::function({x}, sum(exp(x)), {.native = native_in(dir)});
   CHECK_THAT(f.native_source(), Catch::Contains("rw_reduce_job"));
+}
+
+TEST_CASE("native Composites broadcast inputs along the axes their types say, by strides",
+          "[native][broadcast]") {
+  TempDir dir("broadcast");
+  for (DType dtype : {f64, rw::f32, i32}) {
+    INFO("dtype " << dtype_name(dtype));
+    const bool flt = is_float(dtype);
+    const Var m = matrix("m", dtype), v = vector("v", dtype);
+    const Var col = tensor("c", dtype, {kUnknownDim, 1}), row = tensor("r", dtype, {1, kUnknownDim});
+    const Var t = tensor("t", dtype, {kUnknownDim, kUnknownDim, kUnknownDim});
+    const Var mid = tensor("w", dtype, {kUnknownDim, 1, kUnknownDim});
+    const Var bias = flt ? exp(m) * v + 1 : m * v + 3;  // a bias vector over the rows
+    const std::vector<Var> outs = {bias, m - col, col * row + v, t + v, t * mid - v,
+                                   flt ? tanh(t + mid) : mod(t, 7) + mid};
+    const std::vector<Var> ins = {m, v, col, row, t, mid};
+    for (const auto& [rows, cols, depth] : {std::tuple{40, 30, 5}, std::tuple{700, 1000, 3},
+                                            std::tuple{0, 30, 2}, std::tuple{3, 1, 1}}) {
+      INFO(rows << " x " << cols << " x " << depth);
+      const std::int64_t r = rows, c = cols, d = depth;
+      const std::vector<Tensor> args = {finite(dtype, {r, c}, 1), finite(dtype, {c}, 2),
+                                        finite(dtype, {r, 1}, 3),  finite(dtype, {1, c}, 4),
+                                        finite(dtype, {d, r, c}, 5), finite(dtype, {d, 1, c}, 6)};
+      const Compared k = compare_backends(ins, outs, args, dir);
+      CHECK(k.native_nodes == k.nodes);
+    }
+    // Views: a strided vector and a transposed column are read through their
+    // strides natively; a transposed dense matrix makes the code decline.
+    const Tensor wide = finite(dtype, {40, 80}, 7);
+    const std::vector<Tensor> views = {finite(dtype, {40, 30}, 8).transpose(),
+                                       wide.slice(1, 0, 80, 2).select(0, 3),
+                                       finite(dtype, {1, 30}, 9).transpose(),
+                                       finite(dtype, {1, 40}, 10),
+                                       finite(dtype, {2, 30, 40}, 11),
+                                       finite(dtype, {40, 2}, 12).transpose().reshape(
+                                           std::vector<std::int64_t>{2, 1, 40})};
+    compare_backends(ins, outs, views, dir);
+  }
+}
+
+TEST_CASE("a broadcast that does not fit declines and gets the interpreter's error",
+          "[native][broadcast]") {
+  TempDir dir("broadcast-misfit");
+  const Var m = matrix("m"), v = vector("v");
+  auto native = rw::function({m, v}, exp(m) * v, {.native = native_in(dir)});
+  auto interp = rw::function({m, v}, exp(m) * v);
+  REQUIRE(native.native_status().native_nodes == 1);
+  const Tensor a = finite(f64, {40, 30}, 1), b = finite(f64, {29}, 2);
+  CHECK_THROWS_WITH(interp(a, b), Catch::Contains("has extent 29 on axis 1"));
+  CHECK_THROWS_WITH(native(a, b), Catch::Contains("has extent 29 on axis 1"));
+  // A vector of one element where the type does not say it broadcasts.
+  CHECK_THROWS_WITH(native(a, finite(f64, {1}, 3)), Catch::Contains("does not say the axis broadcasts"));
+  CHECK(bitwise_difference(native(a, finite(f64, {30}, 4)), interp(a, finite(f64, {30}, 4))) == "");
 }
