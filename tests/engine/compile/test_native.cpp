@@ -402,7 +402,7 @@ TEST_CASE("native reductions equal the interpreter's bit for bit where their ord
       {{7, 11, 13}, {1, 2}},   {{10000, 20}, {0}},    {{4100, 3, 40}, {0}},
       {{50, 9, 2100}, {0, 1}}, {{300, 700}, {}},      {{1}, {}},
   };
-  for (DType dtype : {f64, rw::f32, i32}) {
+  for (DType dtype : {f64, rw::f32, i32, u8}) {
     for (const Case& c : cases) {
       INFO(dtype_name(dtype) << " shape " << shape_to_string(c.shape) << " axes "
                              << shape_to_string(c.axes));
