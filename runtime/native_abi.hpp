@@ -24,7 +24,9 @@
 // extent of the last kept axis, `block` and `cost` the interpreter's block
 // size and cost of the program, `op` the ReduceOp, `dtype` the DType of the
 // values, `leading` 1 when the reduced axes lead (else they trail) and
-// `lead_dense` 1 when input 0 is dense (not one broadcast element).
+// `lead_dense` 1 when input 0 is dense (not one broadcast element);
+// `eval_kr(data_kr, …)`, for leading axes, writes the values in the order
+// (kept, reduced) instead: value k R + r is the one at k + r K in memory.
 #define RW_NATIVE_ABI_DECLS(...) __VA_ARGS__
 #define RW_NATIVE_ABI_TEXT(...) #__VA_ARGS__
 #define RW_NATIVE_ABI(X) X( \
@@ -60,6 +62,8 @@ struct rw_reduce_job { \
   std::int32_t dtype; \
   std::int32_t leading; \
   std::int32_t lead_dense; \
+  void (*eval_kr)(const void* data, std::int64_t first, std::int64_t count, void* values); \
+  const void* data_kr; \
 }; \
 typedef int (*rw_reduce_fn)(rw_ctx* ctx, const rw_reduce_job* job); \
 )

@@ -505,13 +505,30 @@ std::optional<ProgramSource> reduce_native_source(ReduceOp op, const ScalarProgr
     for (std::size_t i = 0; i < inputs.size(); ++i)
       if (inputs[i] == p.outputs()[0] && layout.inputs[i] == NativeOperand::Dense)
         direct = static_cast<int>(i);
-  if (direct < 0)
+  auto add_eval = [&](const std::string& name) {
     src.support_code += fmt::format(
         "namespace {{\nvoid {0}_eval(const void* data, std::int64_t first, std::int64_t count, "
         "void* values) {{\n  void* outs[1] = {{values}};\n"
         "  {0}_run(*static_cast<const {0}_args*>(data), first, first + count, outs);\n}}\n"
         "}}  // namespace\n",
-        pre);
+        name);
+  };
+  if (direct < 0) add_eval(pre);
+  // Leading axes in the interpreter's inner mode (fewer than 16 kept
+  // columns): the values in the order (k, r), at k + r K in memory, so each
+  // dense input is read through the strides (1, K) over the shape (K, R).
+  ElemwiseLayout kr;
+  kr.rank = 2;
+  kr.broadcast.resize(layout.inputs.size(), BroadcastAxes{2, {false, false}});
+  for (NativeOperand o : layout.inputs)
+    kr.inputs.push_back(o == NativeOperand::Dense ? NativeOperand::Broadcast : o);
+  const bool any_dense = std::find(layout.inputs.begin(), layout.inputs.end(),
+                                   NativeOperand::Dense) != layout.inputs.end();
+  const bool by_rows = leading && any_dense;
+  if (by_rows) {
+    if (!append_run(p, kr, pre + "t", src)) return std::nullopt;
+    add_eval(pre + "t");
+  }
 
   const detail::ProgramPlan plan(p);
   std::string& c = src.code;
@@ -525,6 +542,19 @@ std::optional<ProgramSource> reduce_native_source(ReduceOp op, const ScalarProgr
   }
   c += fmt::format("  if (ctx->alloc(ctx, 0, {}, kept, &out[0])) return RW_FAIL;\n", nkept);
   c += "  rw_reduce_job J;\n";
+  if (by_rows) {
+    c += fmt::format("  {}t_args T;\n", pre);
+    for (std::size_t i = 0; i < layout.inputs.size(); ++i) {
+      c += fmt::format("  T.in[{0}] = in[{0}].data;\n", i);
+      if (layout.inputs[i] == NativeOperand::Dense)
+        c += fmt::format("  T.st[{0}][0] = 1;\n  T.st[{0}][1] = K;\n", i);
+    }
+    c += fmt::format("  T.fns = ctx->fns;\n  T.n = K * R;\n  T.shape[0] = K;\n  T.shape[1] = R;\n"
+                     "  J.eval_kr = &{0}t_eval;\n  J.data_kr = &T;\n",
+                     pre);
+  } else {
+    c += "  J.eval_kr = nullptr;\n  J.data_kr = nullptr;\n";
+  }
   c += direct < 0 ? fmt::format("  J.eval = &{}_eval;\n  J.values_in = nullptr;\n", pre)
                   : fmt::format("  J.eval = nullptr;\n  J.values_in = in[{}].data;\n", direct);
   c += fmt::format(

@@ -65,10 +65,10 @@ std::optional<ProgramSource> program_native_source(const ScalarProgram& program,
 /// describes): the program runs as program_native_source's code does, into
 /// one block of values at a time, and the host's reduction driver
 /// (native_reduce) accumulates them, with the interpreter's blocks, chunks
-/// and order, so results agree bitwise. Empty unless the reduced axes trail
-/// (a full reduction among them) or lead; at run time the code declines as
-/// program_native_source's does, and native_reduce for layouts whose
-/// interpreter order it does not reproduce.
+/// and order, so results agree bitwise. Empty unless every input is dense or
+/// one element and the reduced axes trail (a full reduction among them) or
+/// lead; at run time the code declines as program_native_source's does, and
+/// native_reduce for an empty max or min.
 std::optional<ProgramSource> reduce_native_source(ReduceOp op, const ScalarProgram& program,
                                                   const ElemwiseLayout& layout,
                                                   const std::vector<bool>& reduced,

@@ -779,20 +779,38 @@ int native_reduce(rw_ctx* ctx, const rw_reduce_job* job) {
       });
       return kNativeOk;
     }
-    // Otherwise the inner mode, whose order is the flat one only when no
-    // kept axis stands before a reduced one that matters.
-    if (job->leading && K > 1 && R > 1) return kNativeFallback;
+    // Otherwise the inner mode: output k folds values k R .. (k + 1) R,
+    // evaluated a block at a time by `eval` (or read from `given`).
+    auto inner = [&](const detail::Loop& loop, auto* eval, const void* data,
+                     const std::byte* values) {
+      reduce_inner(*f, R, loop, parallel, in_size, dst, out_size, [&] {
+        const std::size_t bytes = values ? 0 : static_cast<std::size_t>(loop.max_block() * in_size);
+        return [&, buf = std::vector<std::byte>(bytes)](std::int64_t first,
+                                                        std::int64_t count) mutable {
+          if (values) return values + first * in_size;
+          eval(data, first, count, buf.data());
+          return static_cast<const std::byte*>(buf.data());
+        };
+      });
+    };
+    if (job->leading && K > 1 && R > 1) {
+      // Kept axes outside, reduced inside: for dense inputs the interpreter's
+      // loop is (K, R) with strides (1, K), which it does not merge.
+      if (!job->eval_kr) return kNativeFallback;
+      detail::LoopOperand rows;
+      rows.itemsize = in_size;
+      rows.strides.push_back(1);
+      rows.strides.push_back(K);
+      const std::int64_t shape[2] = {K, R};
+      std::vector<detail::LoopOperand> ops{std::move(rows)};
+      inner(detail::Loop(shape, std::move(ops), job->block), job->eval_kr, job->data_kr, nullptr);
+      return kNativeOk;
+    }
+    // The reduced axes trail (or only one axis has more than one element):
+    // the loop merges into one dimension, the flat order of memory.
     const std::int64_t size = K * R;
-    const detail::Loop loop(std::span<const std::int64_t>(&size, 1), {}, job->block);
-    reduce_inner(*f, R, loop, parallel, in_size, dst, out_size, [&] {
-      const std::size_t bytes = given ? 0 : static_cast<std::size_t>(loop.max_block() * in_size);
-      return [&, buf = std::vector<std::byte>(bytes)](std::int64_t first,
-                                                      std::int64_t count) mutable {
-        if (given) return given + first * in_size;
-        job->eval(job->data, first, count, buf.data());
-        return static_cast<const std::byte*>(buf.data());
-      };
-    });
+    inner(detail::Loop(std::span<const std::int64_t>(&size, 1), {}, job->block), job->eval,
+          job->data, given);
     return kNativeOk;
   } catch (const std::exception&) {  // no memory, or no thread for the pool
     ctx->message = "reduce: the reduction's buffers or tasks could not be made";

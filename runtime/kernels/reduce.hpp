@@ -88,11 +88,11 @@ Tensor reduce_program(ReduceOp op, const ScalarProgram& program, std::span<const
 /// rw_reduce_job, reached as a host function): reduce_program's drivers run
 /// over the values the module's code computes, with the same blocks, chunks
 /// and accumulation order, so the results are the interpreter's bit for bit.
-/// Handles the layouts whose interpreter order is the values' flat order (the
-/// reduced axes trailing, or leading with rows accumulated in the outer
-/// mode); returns kNativeFallback for the others and for an empty max or
-/// min (the interpreter's ValueError), kNativeFail with ctx->message when
-/// memory runs out.
+/// Handles dense and one-element inputs with the reduced axes trailing (the
+/// flat order of memory) or leading (the outer mode, or the inner mode over
+/// (kept, reduced) through the job's eval_kr); returns kNativeFallback for an
+/// empty max or min (the interpreter's ValueError), kNativeFail with
+/// ctx->message when memory or threads run out.
 int native_reduce(rw_ctx* ctx, const rw_reduce_job* job);
 
 }  // namespace rw
