@@ -172,7 +172,6 @@ std::string expression(const ScalarProgram& p, const ScalarInstr& ins,
   }
 }
 
-
 /// Appends to src.support_code the struct `<pre>_args` (the inputs' and
 /// outputs' data, ctx->fns, the size) and `<pre>_run(A, lo, hi, outs)`, which
 /// runs `p` over flat positions [lo, hi) in blocks of kBlock, storing output
@@ -253,7 +252,8 @@ bool append_run(const ScalarProgram& p, const ElemwiseLayout& layout, const std:
                    "  const void* const* fns;\n  std::int64_t n;\n",
                    pre, std::max<std::size_t>(nin, 1), std::max<std::size_t>(nout, 1));
   // The broadcast shape and each input's strides over it, for the gathers.
-  if (gathers) s += fmt::format("  std::int64_t shape[{0}];\n  std::int64_t st[{1}][{0}];\n", rank, nin);
+  if (gathers)
+    s += fmt::format("  std::int64_t shape[{0}];\n  std::int64_t st[{1}][{0}];\n", rank, nin);
   s += "};\n";
   s += fmt::format("void {0}_run(const {0}_args& A, std::int64_t lo, std::int64_t hi, "
                    "void* const* outs) {{\n",

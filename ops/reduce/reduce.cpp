@@ -84,8 +84,7 @@ void Reduce::perform_with(const ReduceParams&, const Apply& node, std::span<cons
   });
 }
 
-std::optional<NativeCode> Reduce::native_code(const Apply& node,
-                                              const NativeNames& names) const {
+std::optional<NativeCode> Reduce::native_code(const Apply& node, const NativeNames& names) const {
   const TensorType& t = *node.input(0)->tensor_type();
   const StaticShape& st = t.shape();
   ElemwiseLayout layout;

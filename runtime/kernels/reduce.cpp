@@ -761,7 +761,8 @@ int native_reduce(rw_ctx* ctx, const rw_reduce_job* job) {
     if (job->lead_dense && Ki >= kMinOuterWidth && (job->leading || R == 1)) {
       const OuterPlan p = outer_plan(K / Ki, Ki, R);
       reduce_outer(*f, p, parallel, dst, out_size, [&] {
-        const std::size_t bytes = given ? 0 : static_cast<std::size_t>(p.rows_per_eval * p.W * in_size);
+        const std::size_t bytes =
+            given ? 0 : static_cast<std::size_t>(p.rows_per_eval * p.W * in_size);
         return [&, buf = std::vector<std::byte>(bytes)](std::int64_t ko, std::int64_t r,
                                                         std::int64_t k0, std::int64_t g,
                                                         std::int64_t w) mutable {
