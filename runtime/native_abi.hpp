@@ -16,7 +16,17 @@
 // enough; `fns` are the host functions the node's code asked for
 // (NativeCode::host_functions); `message` is set by failing code. A node's
 // entry point, rw_node_fn, returns RW_OK, RW_FALLBACK (the interpreter runs
-// the node instead) or RW_FAIL.
+// the node instead) or RW_FAIL. rw_reduce_job is what a reduction's code
+// gives the host's reduction driver (rw::native_reduce, a host function):
+// `eval(data, first, count, values)` writes the values at flat positions
+// [first, first + count) densely into `values` (or `values_in` holds them
+// all), `kept` results of `reduced` values each go to `out`; `inner` is the
+// extent of the last kept axis, `block` and `cost` the interpreter's block
+// size and cost of the program, `op` the ReduceOp, `dtype` the DType of the
+// values, `leading` 1 when the reduced axes lead (else they trail) and
+// `lead_dense` 1 when input 0 is dense (not one broadcast element);
+// `eval_kr(data_kr, …)`, for leading axes, writes the values in the order
+// (kept, reduced) instead: value k R + r is the one at k + r K in memory.
 #define RW_NATIVE_ABI_DECLS(...) __VA_ARGS__
 #define RW_NATIVE_ABI_TEXT(...) #__VA_ARGS__
 #define RW_NATIVE_ABI(X) X( \
@@ -38,6 +48,24 @@ struct rw_ctx { \
   const char* message; \
 }; \
 typedef int (*rw_node_fn)(rw_ctx* ctx, const rw_tensor* in, rw_tensor* out); \
+struct rw_reduce_job { \
+  void (*eval)(const void* data, std::int64_t first, std::int64_t count, void* values); \
+  const void* data; \
+  const void* values_in; \
+  void* out; \
+  std::int64_t kept; \
+  std::int64_t reduced; \
+  std::int64_t inner; \
+  std::int64_t block; \
+  std::int64_t cost; \
+  std::int32_t op; \
+  std::int32_t dtype; \
+  std::int32_t leading; \
+  std::int32_t lead_dense; \
+  void (*eval_kr)(const void* data, std::int64_t first, std::int64_t count, void* values); \
+  const void* data_kr; \
+}; \
+typedef int (*rw_reduce_fn)(rw_ctx* ctx, const rw_reduce_job* job); \
 )
 
 extern "C" {

@@ -172,17 +172,17 @@ std::string expression(const ScalarProgram& p, const ScalarInstr& ins,
   }
 }
 
-}  // namespace
-
-std::optional<ProgramSource> program_native_source(const ScalarProgram& p,
-                                                   const ElemwiseLayout& layout,
-                                                   std::string_view prefix) {
+/// Appends to src.support_code the struct `<pre>_args` (the inputs' and
+/// outputs' data, ctx->fns, the size) and `<pre>_run(A, lo, hi, outs)`, which
+/// runs `p` over flat positions [lo, hi) in blocks of kBlock, storing output
+/// o's value at position f into outs[o][f - lo]. False when the blocks'
+/// values would take more than kMaxStackBytes.
+bool append_run(const ScalarProgram& p, const ElemwiseLayout& layout, const std::string& pre,
+                ProgramSource& src) {
   const auto instrs = p.instructions();
   const auto inputs = p.inputs();
   const auto outputs = p.outputs();
   const std::size_t nin = inputs.size(), nout = outputs.size(), nregs = p.num_registers();
-  const std::size_t rank = layout.rank;
-  ProgramSource src;
 
   // Which input a register is, and each instruction's segment (a run of
   // inline instructions between calls; -1 for a call).
@@ -214,7 +214,7 @@ std::optional<ProgramSource> program_native_source(const ScalarProgram& p,
       const int s = seg_of_reg(a.id);
       if (def[a.id] >= 0 && (s < 0 || s != seg[k])) array[a.id] = true;
       if (def[a.id] < 0 && seg[k] < 0 && !(input_of[a.id] >= 0 &&
-                                           layout.inputs[input_of[a.id]] == NativeOperand::Dense))
+                                           layout.inputs[input_of[a.id]] != NativeOperand::Scalar))
         filled[a.id] = true;  // a scalar input or constant a call reads
     }
   for (Reg r : outputs)
@@ -225,32 +225,39 @@ std::optional<ProgramSource> program_native_source(const ScalarProgram& p,
   std::size_t stack_bytes = 0;
   for (std::size_t r = 0; r < nregs; ++r)
     if (array[r] || filled[r]) stack_bytes += kBlock * 8;
-  if (stack_bytes > kMaxStackBytes) return std::nullopt;
+  for (NativeOperand o : layout.inputs)
+    if (o == NativeOperand::Broadcast) stack_bytes += kBlock * 8;
+  if (stack_bytes > kMaxStackBytes) return false;
 
   auto value = [&](Reg r, int in_seg) -> std::string {
     if (const int i = input_of[r.id]; i >= 0)
-      return layout.inputs[i] == NativeOperand::Dense ? fmt::format("i{}[j]", i)
-                                                      : fmt::format("s{}", i);
+      return layout.inputs[i] != NativeOperand::Scalar ? fmt::format("i{}[j]", i)
+                                                       : fmt::format("s{}", i);
     if (def[r.id] < 0) return fmt::format("c{}", r.id);
     if (seg_of_reg(r.id) == in_seg && !(array[r.id] && in_seg < 0)) return fmt::format("r{}", r.id);
     return fmt::format("t{}[j]", r.id);
   };
   auto pointer = [&](Reg r) -> std::string {
-    if (const int i = input_of[r.id]; i >= 0 && layout.inputs[i] == NativeOperand::Dense)
+    if (const int i = input_of[r.id]; i >= 0 && layout.inputs[i] != NativeOperand::Scalar)
       return fmt::format("i{}", i);
     if (def[r.id] < 0) return fmt::format("f{}", r.id);
     return fmt::format("t{}", r.id);
   };
 
-  const std::string pre(prefix);
   std::string& s = src.support_code;
+  const std::size_t rank = layout.rank;
+  const bool gathers = std::find(layout.inputs.begin(), layout.inputs.end(),
+                                 NativeOperand::Broadcast) != layout.inputs.end();
   s += fmt::format("namespace {{\nstruct {}_args {{\n  const void* in[{}];\n  void* out[{}];\n"
-                   "  const void* const* fns;\n  std::int64_t n;\n}};\n",
+                   "  const void* const* fns;\n  std::int64_t n;\n",
                    pre, std::max<std::size_t>(nin, 1), std::max<std::size_t>(nout, 1));
-  s += fmt::format("void {}_body(void* data, std::int64_t b0, std::int64_t b1) {{\n", pre);
-  s += fmt::format("  const {}_args& A = *static_cast<const {}_args*>(data);\n", pre, pre);
-  if (layout.static_size) s += fmt::format("  constexpr std::int64_t n = {};\n", *layout.static_size);
-  else s += "  const std::int64_t n = A.n;\n";
+  // The broadcast shape and each input's strides over it, for the gathers.
+  if (gathers)
+    s += fmt::format("  std::int64_t shape[{0}];\n  std::int64_t st[{1}][{0}];\n", rank, nin);
+  s += "};\n";
+  s += fmt::format("void {0}_run(const {0}_args& A, std::int64_t lo, std::int64_t hi, "
+                   "void* const* outs) {{\n",
+                   pre);
   for (std::size_t r = 0; r < nregs; ++r) {
     const Reg reg{static_cast<std::uint32_t>(r)};
     if (p.kind(reg) != RegKind::Constant) continue;
@@ -270,17 +277,49 @@ std::optional<ProgramSource> program_native_source(const ScalarProgram& p,
     }
     if (array[r]) s += fmt::format("  alignas(64) {} t{}[{}];\n", ctype(p.dtype(reg)), r, kBlock);
   }
-  s += "  const void* a[3];\n  (void)a;\n";
-  s += "  for (std::int64_t b = b0; b < b1; ++b) {\n";
-  s += fmt::format("    const std::int64_t first = b * {0};\n"
-                   "    const std::int64_t cnt = n - first < {0} ? n - first : {0};\n",
-                   kBlock);
   for (std::size_t i = 0; i < nin; ++i)
+    if (layout.inputs[i] == NativeOperand::Broadcast)
+      s += fmt::format("  alignas(64) {} g{}[{}];\n", ctype(p.input_dtype(i)), i, kBlock);
+  s += "  const void* a[3];\n  (void)a;\n";
+  s += fmt::format("  for (std::int64_t first = lo; first < hi; first += {0}) {{\n"
+                   "    const std::int64_t cnt = hi - first < {0} ? hi - first : {0};\n",
+                   kBlock);
+  for (std::size_t i = 0; i < nin; ++i) {
     if (layout.inputs[i] == NativeOperand::Dense)
       s += fmt::format("    const {0}* i{1} = static_cast<const {0}*>(A.in[{1}]) + first;\n",
                        ctype(p.input_dtype(i)), i);
+    if (layout.inputs[i] != NativeOperand::Broadcast) continue;
+    // The block's elements of input i, row piece by row piece: the index of
+    // `first` over the broadcast shape, then runs along the last axis.
+    s += fmt::format(R"(    {{
+      const {0}* base = static_cast<const {0}*>(A.in[{1}]);
+      const std::int64_t* st = A.st[{1}];
+      std::int64_t idx[{2}], off = 0, rest = first;
+      for (int d = {2} - 1; d >= 0; --d) {{
+        idx[d] = rest % A.shape[d];
+        rest /= A.shape[d];
+        off += idx[d] * st[d];
+      }}
+      for (std::int64_t j = 0; j < cnt;) {{
+        const std::int64_t left = A.shape[{2} - 1] - idx[{2} - 1];
+        const std::int64_t run = left < cnt - j ? left : cnt - j, step = st[{2} - 1];
+        for (std::int64_t q = 0; q < run; ++q) g{1}[j + q] = base[off + q * step];
+        j += run;
+        off += run * step;
+        idx[{2} - 1] += run;
+        for (int d = {2} - 1; d > 0 && idx[d] == A.shape[d]; --d) {{
+          off += st[d - 1] - idx[d] * st[d];
+          idx[d] = 0;
+          ++idx[d - 1];
+        }}
+      }}
+    }}
+    const {0}* i{1} = g{1};
+)",
+                     ctype(p.input_dtype(i)), i, rank);
+  }
   for (std::size_t o = 0; o < nout; ++o)
-    s += fmt::format("    {0}* o{1} = static_cast<{0}*>(A.out[{1}]) + first;\n",
+    s += fmt::format("    {0}* o{1} = static_cast<{0}*>(outs[{1}]) + (first - lo);\n",
                      ctype(p.output_dtype(o)), o);
 
   auto stores = [&](int in_seg) {
@@ -323,41 +362,211 @@ std::optional<ProgramSource> program_native_source(const ScalarProgram& p,
   }
   if (!stores_in_last) s += "    for (std::int64_t j = 0; j < cnt; ++j) {\n" + stores(store_seg) + "    }\n";
   s += "  }\n}\n}  // namespace\n";
+  return true;
+}
 
-  // The entry point's body.
-  std::string& c = src.code;
+/// The start of an entry point over inputs laid out as `layout`: RW_FALLBACK
+/// when a dense input is not contiguous or an extent of an input that does
+/// not broadcast there differs from another's; else `shape` (the inputs'
+/// broadcast shape), `n` (its size) and `A`'s inputs (with the strides of
+/// Broadcast inputs, 0 along the axes they broadcast).
+std::string entry_checks(const ElemwiseLayout& layout, const std::string& pre) {
+  const std::size_t nin = layout.inputs.size(), rank = layout.rank;
+  std::string c;
   c += fmt::format("  {}_args A;\n", pre);
   c += fmt::format("  std::int64_t shape[{}];\n", std::max<std::size_t>(rank, 1));
-  int first_dense = -1;
+  // Input i's axis for output axis d, or -1 where it broadcasts (for dense
+  // inputs, every axis is its own).
+  auto axis_of = [&](std::size_t i, std::size_t d) -> std::int64_t {
+    if (layout.inputs[i] == NativeOperand::Scalar) return -1;
+    if (layout.inputs[i] == NativeOperand::Dense) return static_cast<std::int64_t>(d);
+    const BroadcastAxes& b = layout.broadcast[i];
+    return b.along[d] ? -1 : static_cast<std::int64_t>(d + b.rank - rank);
+  };
   for (std::size_t i = 0; i < nin; ++i) {
-    if (layout.inputs[i] == NativeOperand::Scalar) {
-      c += fmt::format("  if (in[{}].size != 1) return RW_FALLBACK;\n", i);
-      continue;
+    switch (layout.inputs[i]) {
+      case NativeOperand::Scalar:
+        c += fmt::format("  if (in[{}].size != 1) return RW_FALLBACK;\n", i);
+        break;
+      case NativeOperand::Dense:
+        c += fmt::format("  if (!in[{0}].contiguous || in[{0}].ndim != {1}) return RW_FALLBACK;\n",
+                         i, rank);
+        break;
+      case NativeOperand::Broadcast: {
+        const BroadcastAxes& b = layout.broadcast[i];
+        c += fmt::format("  if (in[{}].ndim != {}) return RW_FALLBACK;\n", i, b.rank);
+        for (std::size_t d = rank - b.rank; d < rank; ++d)
+          if (b.along[d])
+            c += fmt::format("  if (in[{}].shape[{}] != 1) return RW_FALLBACK;\n", i,
+                             d + b.rank - rank);
+        break;
+      }
     }
-    c += fmt::format("  if (!in[{0}].contiguous || in[{0}].ndim != {1}) return RW_FALLBACK;\n", i,
-                     rank);
-    if (first_dense < 0) first_dense = static_cast<int>(i);
   }
   for (std::size_t d = 0; d < rank; ++d) {
-    c += first_dense < 0 ? fmt::format("  shape[{}] = 1;\n", d)
-                         : fmt::format("  shape[{}] = in[{}].shape[{}];\n", d, first_dense, d);
-    for (std::size_t i = 0; i < nin; ++i)
-      if (layout.inputs[i] == NativeOperand::Dense && static_cast<int>(i) != first_dense)
-        c += fmt::format("  if (in[{}].shape[{}] != shape[{}]) return RW_FALLBACK;\n", i, d, d);
+    int first = -1;  // the input whose extent gives the axis's
+    for (std::size_t i = 0; i < nin; ++i) {
+      const std::int64_t a = axis_of(i, d);
+      if (a < 0) continue;
+      if (first < 0) {
+        first = static_cast<int>(i);
+        c += fmt::format("  shape[{}] = in[{}].shape[{}];\n", d, i, a);
+      } else {
+        c += fmt::format("  if (in[{}].shape[{}] != shape[{}]) return RW_FALLBACK;\n", i, a, d);
+      }
+    }
+    if (first < 0) c += fmt::format("  shape[{}] = 1;\n", d);
   }
   c += "  std::int64_t n = 1;\n";
   for (std::size_t d = 0; d < rank; ++d) c += fmt::format("  n *= shape[{}];\n", d);
   if (layout.static_size)
     c += fmt::format("  if (n != {}) return RW_FALLBACK;\n", *layout.static_size);
   for (std::size_t i = 0; i < nin; ++i) c += fmt::format("  A.in[{0}] = in[{0}].data;\n", i);
+  for (std::size_t i = 0; i < nin; ++i) {
+    if (layout.inputs[i] != NativeOperand::Broadcast) continue;
+    for (std::size_t d = 0; d < rank; ++d) {
+      const std::int64_t a = axis_of(i, d);
+      c += a < 0 ? fmt::format("  A.st[{}][{}] = 0;\n", i, d)
+                 : fmt::format("  A.st[{}][{}] = in[{}].strides[{}];\n", i, d, i, a);
+    }
+  }
+  if (std::find(layout.inputs.begin(), layout.inputs.end(), NativeOperand::Broadcast) !=
+      layout.inputs.end())
+    for (std::size_t d = 0; d < rank; ++d) c += fmt::format("  A.shape[{0}] = shape[{0}];\n", d);
+  c += "  A.fns = ctx->fns;\n  A.n = n;\n";
+  return c;
+}
+
+}  // namespace
+
+std::optional<ProgramSource> program_native_source(const ScalarProgram& p,
+                                                   const ElemwiseLayout& layout,
+                                                   std::string_view prefix) {
+  const std::string pre(prefix);
+  const std::size_t nout = p.num_outputs(), rank = layout.rank;
+  ProgramSource src;
+  if (!append_run(p, layout, pre, src)) return std::nullopt;
+  std::string& s = src.support_code;
+  s += fmt::format("namespace {{\nvoid {}_body(void* data, std::int64_t b0, std::int64_t b1) {{\n",
+                   pre);
+  s += fmt::format("  const {0}_args& A = *static_cast<const {0}_args*>(data);\n", pre);
+  if (layout.static_size) s += fmt::format("  constexpr std::int64_t n = {};\n", *layout.static_size);
+  else s += "  const std::int64_t n = A.n;\n";
+  s += fmt::format("  void* outs[{}];\n", std::max<std::size_t>(nout, 1));
+  for (std::size_t o = 0; o < nout; ++o)
+    s += fmt::format("  outs[{0}] = static_cast<{1}*>(A.out[{0}]) + b0 * {2};\n", o,
+                     ctype(p.output_dtype(o)), kBlock);
+  s += fmt::format("  {0}_run(A, b0 * {1}, b1 * {1} < n ? b1 * {1} : n, outs);\n}}\n"
+                   "}}  // namespace\n",
+                   pre, kBlock);
+
+  std::string& c = src.code;
+  c += entry_checks(layout, pre);
   for (std::size_t o = 0; o < nout; ++o)
     c += fmt::format("  if (ctx->alloc(ctx, {0}, {1}, shape, &out[{0}])) return RW_FAIL;\n"
                      "  A.out[{0}] = out[{0}].data;\n",
                      o, rank);
-  c += "  A.fns = ctx->fns;\n  A.n = n;\n";
   c += fmt::format("  if (n > 0) ctx->parallel((n + {0}) / {1}, n * {2}, &{3}_body, &A);\n",
                    kBlock - 1, kBlock, p.cost() + 1, pre);
   c += "  return RW_OK;\n";
+  return src;
+}
+
+std::optional<ProgramSource> reduce_native_source(ReduceOp op, const ScalarProgram& p,
+                                                  const ElemwiseLayout& layout,
+                                                  const std::vector<bool>& reduced,
+                                                  std::string_view prefix) {
+  const std::size_t rank = layout.rank;
+  if (p.num_outputs() != 1 || reduced.size() != rank) return std::nullopt;
+  // A broadcast input cuts the interpreter's loop into other blocks.
+  if (std::find(layout.inputs.begin(), layout.inputs.end(), NativeOperand::Broadcast) !=
+      layout.inputs.end())
+    return std::nullopt;
+  // The reduced axes trail (a full reduction too) or lead: the layouts whose
+  // interpreter order native_reduce reproduces.
+  std::size_t nred = 0;
+  for (const bool r : reduced) nred += r ? 1 : 0;
+  const auto is_run = [&](std::size_t from) {
+    return std::all_of(reduced.begin() + static_cast<std::ptrdiff_t>(from),
+                       reduced.begin() + static_cast<std::ptrdiff_t>(from + nred),
+                       [](bool r) { return r; });
+  };
+  const bool trailing = is_run(rank - nred), leading = !trailing && is_run(0);
+  if (!trailing && !leading) return std::nullopt;
+
+  const std::string pre(prefix);
+  ProgramSource src;
+  if (!append_run(p, layout, pre, src)) return std::nullopt;
+  // A program without instructions whose output is a dense input (a plain
+  // `sum`) is reduced from the input's memory.
+  int direct = -1;
+  const auto inputs = p.inputs();
+  if (p.instructions().empty())
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+      if (inputs[i] == p.outputs()[0] && layout.inputs[i] == NativeOperand::Dense)
+        direct = static_cast<int>(i);
+  auto add_eval = [&](const std::string& name) {
+    src.support_code += fmt::format(
+        "namespace {{\nvoid {0}_eval(const void* data, std::int64_t first, std::int64_t count, "
+        "void* values) {{\n  void* outs[1] = {{values}};\n"
+        "  {0}_run(*static_cast<const {0}_args*>(data), first, first + count, outs);\n}}\n"
+        "}}  // namespace\n",
+        name);
+  };
+  if (direct < 0) add_eval(pre);
+  // Leading axes in the interpreter's inner mode (fewer than 16 kept
+  // columns): the values in the order (k, r), at k + r K in memory, so each
+  // dense input is read through the strides (1, K) over the shape (K, R).
+  ElemwiseLayout kr;
+  kr.rank = 2;
+  kr.broadcast.resize(layout.inputs.size(), BroadcastAxes{2, {false, false}});
+  for (NativeOperand o : layout.inputs)
+    kr.inputs.push_back(o == NativeOperand::Dense ? NativeOperand::Broadcast : o);
+  const bool any_dense = std::find(layout.inputs.begin(), layout.inputs.end(),
+                                   NativeOperand::Dense) != layout.inputs.end();
+  const bool by_rows = leading && any_dense;
+  if (by_rows) {
+    if (!append_run(p, kr, pre + "t", src)) return std::nullopt;
+    add_eval(pre + "t");
+  }
+
+  const detail::ProgramPlan plan(p);
+  std::string& c = src.code;
+  c += entry_checks(layout, pre);
+  c += fmt::format("  std::int64_t K = 1, R = 1, inner = 1, kept[{}];\n",
+                   std::max<std::size_t>(rank - nred, 1));
+  std::size_t nkept = 0;
+  for (std::size_t d = 0; d < rank; ++d) {
+    if (reduced[d]) c += fmt::format("  R *= shape[{}];\n", d);
+    else c += fmt::format("  K *= shape[{0}];\n  inner = kept[{1}] = shape[{0}];\n", d, nkept++);
+  }
+  c += fmt::format("  if (ctx->alloc(ctx, 0, {}, kept, &out[0])) return RW_FAIL;\n", nkept);
+  c += "  rw_reduce_job J;\n";
+  if (by_rows) {
+    c += fmt::format("  {}t_args T;\n", pre);
+    for (std::size_t i = 0; i < layout.inputs.size(); ++i) {
+      c += fmt::format("  T.in[{0}] = in[{0}].data;\n", i);
+      if (layout.inputs[i] == NativeOperand::Dense)
+        c += fmt::format("  T.st[{0}][0] = 1;\n  T.st[{0}][1] = K;\n", i);
+    }
+    c += fmt::format("  T.fns = ctx->fns;\n  T.n = K * R;\n  T.shape[0] = K;\n  T.shape[1] = R;\n"
+                     "  J.eval_kr = &{0}t_eval;\n  J.data_kr = &T;\n",
+                     pre);
+  } else {
+    c += "  J.eval_kr = nullptr;\n  J.data_kr = nullptr;\n";
+  }
+  c += direct < 0 ? fmt::format("  J.eval = &{}_eval;\n  J.values_in = nullptr;\n", pre)
+                  : fmt::format("  J.eval = nullptr;\n  J.values_in = in[{}].data;\n", direct);
+  c += fmt::format(
+      "  J.data = &A;\n  J.out = out[0].data;\n  J.kept = K;\n  J.reduced = R;\n"
+      "  J.inner = inner;\n  J.block = {};\n  J.cost = {};\n  J.op = {};  // {}\n"
+      "  J.dtype = {};  // {}\n  J.leading = {};\n  J.lead_dense = {};\n",
+      detail::block_size(p, plan), p.cost(), static_cast<int>(op), reduce_op_name(op),
+      static_cast<int>(p.output_dtype(0)), dtype_name(p.output_dtype(0)), leading ? 1 : 0,
+      !layout.inputs.empty() && layout.inputs[0] == NativeOperand::Dense ? 1 : 0);
+  src.host_functions.push_back(reinterpret_cast<const void*>(&native_reduce));
+  c += fmt::format("  return reinterpret_cast<rw_reduce_fn>(ctx->fns[{}])(ctx, &J);\n",
+                   src.host_functions.size() - 1);
   return src;
 }
 

@@ -385,4 +385,16 @@ std::vector<ShapeVars> CompositeReduce::infer_shape(const Apply& node,
   return {out};
 }
 
+std::optional<NativeCode> CompositeReduce::native_code(const Apply& node,
+                                                       const NativeNames& names) const {
+  std::vector<Var> ins(node.inputs().begin(), node.inputs().end());
+  const ApplyRef elem = composite_->make_node(ins);
+  const std::optional<ElemwiseLayout> layout = native_layout(*elem);
+  if (!layout) return std::nullopt;
+  DTypes dtypes;
+  for (const Var& in : ins) dtypes.push_back(in->tensor_type()->dtype());
+  return native_code_of(reduce_native_source(op_, composite_->program(dtypes), *layout,
+                                             reduced(layout->rank), names.prefix));
+}
+
 }  // namespace rw

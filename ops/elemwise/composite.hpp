@@ -124,6 +124,12 @@ class CompositeReduce final : public Op {
   /// The broadcast extents of the kept axes.
   std::vector<ShapeVars> infer_shape(const Apply& node,
                                      std::span<const ShapeVars> input_shapes) const override;
+  /// reduce_native_source over the layout of the elementwise node this
+  /// reduction stands for: the program in registers, the values accumulated
+  /// in the interpreter's order. Empty when an input broadcasts along some
+  /// axes only or the reduced axes neither trail nor lead.
+  std::optional<NativeCode> native_code(const Apply& node,
+                                        const NativeNames& names) const override;
 
  private:
   std::vector<bool> reduced(std::size_t rank) const;

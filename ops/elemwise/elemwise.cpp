@@ -197,36 +197,52 @@ void ElemwiseBase::perform(const Apply& node, std::span<const Tensor> inputs,
   ops_detail::run_kernel(*this, [&] { run_elemwise(prog, inputs, outputs); });
 }
 
-std::optional<NativeCode> ElemwiseBase::native_code(const Apply& node,
-                                                    const NativeNames& names) const {
+std::optional<ElemwiseLayout> native_layout(const Apply& node) {
   const StaticShape& out = node.output_var(0).tensor_type()->shape();
   ElemwiseLayout layout;
   layout.rank = out.size();
   std::int64_t size = 1;
   for (const std::int64_t e : out) size = e == kUnknownDim || size < 0 ? -1 : size * e;
   if (size >= 0) layout.static_size = size;
-  DTypes dtypes;
+  layout.broadcast.resize(node.num_inputs());
   for (std::size_t i = 0; i < node.num_inputs(); ++i) {
     const auto* t = node.input(i)->tensor_type();
     if (!t) return std::nullopt;
-    dtypes.push_back(t->dtype());
     const StaticShape& st = t->shape();
     if (std::all_of(st.begin(), st.end(), [](std::int64_t e) { return e == 1; })) {
       layout.inputs.push_back(NativeOperand::Scalar);
       continue;
     }
-    if (st.size() != out.size()) return std::nullopt;
-    for (std::size_t d = 0; d < st.size(); ++d)
-      if ((st[d] == 1) != (out[d] == 1)) return std::nullopt;
-    layout.inputs.push_back(NativeOperand::Dense);
+    // Output axis d is the input's axis d - lead, or one it lacks.
+    const std::size_t lead = out.size() - st.size();
+    BroadcastAxes& b = layout.broadcast[i];
+    b.rank = st.size();
+    bool dense = lead == 0;
+    for (std::size_t d = 0; d < out.size(); ++d) {
+      b.along.push_back(d < lead || (st[d - lead] == 1 && out[d] != 1));
+      dense = dense && !b.along.back();
+    }
+    layout.inputs.push_back(dense ? NativeOperand::Dense : NativeOperand::Broadcast);
   }
-  std::optional<ProgramSource> src = program_native_source(program(dtypes), layout, names.prefix);
+  return layout;
+}
+
+std::optional<NativeCode> native_code_of(std::optional<ProgramSource> src) {
   if (!src) return std::nullopt;
   NativeCode code;
   code.c_code = std::move(src->code);
   code.c_support_code = std::move(src->support_code);
   code.host_functions = std::move(src->host_functions);
   return code;
+}
+
+std::optional<NativeCode> ElemwiseBase::native_code(const Apply& node,
+                                                    const NativeNames& names) const {
+  const std::optional<ElemwiseLayout> layout = native_layout(node);
+  if (!layout) return std::nullopt;
+  DTypes dtypes;
+  for (const Var& in : node.inputs()) dtypes.push_back(in->tensor_type()->dtype());
+  return native_code_of(program_native_source(program(dtypes), *layout, names.prefix));
 }
 
 // ---------------------------------------------------------------------------

@@ -12,6 +12,7 @@
 
 #include "engine/graph/op.hpp"
 #include "engine/graph/op_registry.hpp"
+#include "runtime/program_codegen.hpp"
 #include "runtime/scalar_op.hpp"
 #include "runtime/scalar_program.hpp"
 #include "runtime/small_vec.hpp"
@@ -51,10 +52,10 @@ class ElemwiseBase : public Op {
   /// The program run for inputs of these dtypes (built once, then cached).
   const ScalarProgram& program(std::span<const DType> input_dtypes) const;
   /// Native code generated from the node's program (program_native_source),
-  /// specialised on its dtypes and on each input being dense (the output's
-  /// shape, contiguous) or one element broadcast; empty when an input
-  /// broadcasts along some axes only (a bias vector over a matrix's rows),
-  /// which the interpreter runs.
+  /// specialised on its dtypes and on each input's layout (native_layout):
+  /// dense (the output's shape, contiguous), one element broadcast, or
+  /// broadcast along some axes (a bias vector over a matrix's rows), read
+  /// through its strides.
   std::optional<NativeCode> native_code(const Apply& node,
                                         const NativeNames& names) const override;
 
@@ -77,6 +78,17 @@ class ElemwiseBase : public Op {
   mutable std::atomic<CacheEntry*> cache_{nullptr};
   mutable std::mutex cache_mutex_;
 };
+
+/// How native code reads the inputs of `node`, whose output 0 has their
+/// broadcast shape: each input dense (its static type has the output's
+/// rank and the output's axes of extent 1), one element broadcast (every
+/// static extent 1) or broadcast along the axes its static type says (the
+/// leading axes it lacks, those of static extent 1 where the output's is
+/// not), and the output's static size when known. Nullopt when an input is
+/// not a tensor.
+std::optional<ElemwiseLayout> native_layout(const Apply& node);
+/// `src` as an Op's native code (nullopt stays nullopt).
+std::optional<NativeCode> native_code_of(std::optional<ProgramSource> src);
 
 /// One scalar operation applied elementwise: `add`, `exp`, `cast{dtype=…}`…
 /// (Aesara's Elemwise(scalar_op)). The Op's name is the scalar operation's;

@@ -1,12 +1,14 @@
 // Reduce, AxesReduction (logsumexp, median) and ArgReduce.
 #include "ops/reduce/reduce.hpp"
 
+#include <algorithm>
 #include <limits>
 
 #include <fmt/format.h>
 
 #include "engine/graph/errors.hpp"
 #include "ops/detail/util.hpp"
+#include "ops/elemwise/elemwise.hpp"
 #include "runtime/kernels/elemwise.hpp"
 #include "runtime/kernels/sort.hpp"
 
@@ -80,6 +82,19 @@ void Reduce::perform_with(const ReduceParams&, const Apply& node, std::span<cons
   outputs[0] = ops_detail::run_kernel(*this, [&] {
     return reduce(op_, inputs[0], Axes(std::span<const std::int64_t>(list)));
   });
+}
+
+std::optional<NativeCode> Reduce::native_code(const Apply& node, const NativeNames& names) const {
+  const TensorType& t = *node.input(0)->tensor_type();
+  const StaticShape& st = t.shape();
+  ElemwiseLayout layout;
+  layout.rank = st.size();
+  const bool one = std::all_of(st.begin(), st.end(), [](std::int64_t e) { return e == 1; });
+  layout.inputs.push_back(one ? NativeOperand::Scalar : NativeOperand::Dense);
+  ScalarProgram identity;
+  identity.output(identity.input(t.dtype()));
+  return native_code_of(
+      reduce_native_source(op_, identity, layout, reduced_axes(node), names.prefix));
 }
 
 std::vector<ShapeVars> Reduce::infer_shape(const Apply& node,

@@ -49,6 +49,12 @@ class Reduce final : public ParamsOp<ReduceParams> {
   /// The input's extents on the axes that are kept.
   std::vector<ShapeVars> infer_shape(const Apply& node,
                                      std::span<const ShapeVars> input_shapes) const override;
+  /// reduce_native_source of the program whose output is its input (what
+  /// perform reduces): the input's memory accumulated by the interpreter's
+  /// own drivers, in its order. Empty when the reduced axes neither trail
+  /// nor lead.
+  std::optional<NativeCode> native_code(const Apply& node,
+                                        const NativeNames& names) const override;
   /// The output gradient broadcast back over the reduced axes, times the
   /// reduction's derivative (ops/reduce/reduce_grad.cpp); zero for discrete results.
   std::vector<Var> L_op(const Apply& node, std::span<const Var> output_grads) const override;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <exception>
 #include <limits>
 #include <memory>
 #include <numeric>
@@ -16,6 +17,7 @@
 #include "runtime/detail/loop.hpp"
 #include "runtime/detail/program_cache.hpp"
 #include "runtime/detail/scalar_math.hpp"
+#include "runtime/native_abi.hpp"
 #include "runtime/shape.hpp"
 #include "runtime/thread_pool.hpp"
 #include "support/error.hpp"
@@ -311,6 +313,146 @@ std::string axes_text(const Axes& axes) {
   return axes.is_all() ? "all axes" : "axes " + shape_to_string(axes.list());
 }
 
+// Runs `task(t0, t1)` over [0, n) on the pool when `parallel`, else here.
+template <class Task> void run_tasks(bool parallel, std::int64_t n, Task&& task) {
+  if (parallel) parallel_for(n, 1, task);
+  else task(std::int64_t{0}, n);
+}
+
+// Inner mode: output k reduces the flat range [k R, (k + 1) R), cut into the
+// blocks of `loop`. Chunks of blocks run as tasks; an output entirely inside
+// a chunk is written there, the partial results of outputs that straddle
+// chunks are combined after, in chunk order. make_eval() gives each task an
+// evaluator: eval(first, count) -> the `count` values there, densely.
+template <class MakeEval>
+void reduce_inner(const Folder& f, std::int64_t R, const detail::Loop& loop, bool parallel,
+                  std::int64_t in_size, std::byte* dst, std::int64_t out_size,
+                  MakeEval&& make_eval) {
+  const std::int64_t blocks = loop.num_blocks();
+  const std::int64_t per_task = std::max<std::int64_t>(1, kChunkElems / loop.max_block());
+  const std::int64_t tasks = (blocks + per_task - 1) / per_task;
+  struct Partial {
+    std::int64_t k;
+    std::uint64_t value;
+  };
+  std::vector<std::vector<Partial>> partials(static_cast<std::size_t>(tasks));
+  run_tasks(parallel, tasks, [&](std::int64_t t0, std::int64_t t1) {
+    auto eval = make_eval();
+    for (std::int64_t t = t0; t < t1; ++t) {
+      std::int64_t first = 0, count = 0;
+      loop.block_range(t * per_task, first, count);
+      const std::int64_t chunk_begin = first;
+      std::int64_t cur = -1;
+      Cascade acc(f);
+      auto flush = [&](std::int64_t end) {
+        if (cur < 0) return;
+        const bool whole = cur * R >= chunk_begin && end == (cur + 1) * R;
+        if (whole) f.store(acc.total(), R, dst + cur * out_size);
+        else partials[static_cast<std::size_t>(t)].push_back({cur, acc.total()});
+        acc.reset();
+      };
+      std::int64_t pos = first;
+      for (std::int64_t b = t * per_task; b < std::min(blocks, (t + 1) * per_task); ++b) {
+        loop.block_range(b, first, count);
+        const std::byte* v = eval(first, count);
+        for (pos = first; pos < first + count;) {
+          const std::int64_t k = pos / R;
+          const std::int64_t end = std::min((k + 1) * R, first + count);
+          if (k != cur) {
+            flush(pos);
+            cur = k;
+          }
+          acc.add(f.fold(v + (pos - first) * in_size, end - pos));
+          pos = end;
+        }
+      }
+      flush(pos);
+    }
+  });
+  std::int64_t cur = -1;
+  Cascade acc(f);
+  for (const auto& list : partials)
+    for (const Partial& p : list) {
+      if (p.k != cur) {
+        if (cur >= 0) f.store(acc.total(), R, dst + cur * out_size);
+        acc.reset();
+        cur = p.k;
+      }
+      acc.add(p.value);
+    }
+  if (cur >= 0) f.store(acc.total(), R, dst + cur * out_size);
+}
+
+// How the outer mode cuts its work: Ko x Ki results (Ki the kept axis dense
+// in memory) in stripes of W, over R rows in chunks of rows_per_task, rows
+// evaluated rows_per_eval at a time.
+struct OuterPlan {
+  std::int64_t Ko, Ki, R, W, stripes, rows_per_eval, rows_per_task, rchunks, tasks;
+};
+
+OuterPlan outer_plan(std::int64_t Ko, std::int64_t Ki, std::int64_t R) {
+  OuterPlan p{Ko, Ki, R, std::min(Ki, kStripe), 0, 0, 0, 0, 0};
+  p.stripes = (Ki + p.W - 1) / p.W;
+  p.rows_per_eval = Ki >= kStripe ? 1 : std::max<std::int64_t>(1, kStripe / Ki);
+  p.rows_per_task = std::max<std::int64_t>(1, kChunkElems / p.W);
+  p.rows_per_task = (p.rows_per_task + p.rows_per_eval - 1) / p.rows_per_eval * p.rows_per_eval;
+  p.rchunks = (R + p.rows_per_task - 1) / p.rows_per_task;
+  p.tasks = Ko * p.stripes * p.rchunks;
+  return p;
+}
+
+// Outer mode: each result accumulates its rows in order, row after row (a
+// row of values into a row of accumulators); chunks of rows are merged after,
+// in order. make_eval() gives each task an evaluator: eval(ko, r, k0, g, w)
+// -> the values of rows r .. r + g of results [k0, k0 + w) of outer index
+// ko, as {pointer, bytes from one row to the next}.
+template <class MakeEval>
+void reduce_outer(const Folder& f, const OuterPlan& p, bool parallel, std::byte* dst,
+                  std::int64_t out_size, MakeEval&& make_eval) {
+  const auto acc_size = static_cast<std::int64_t>(f.acc_size());
+  const std::int64_t W = p.W, Ki = p.Ki, R = p.R, rchunks = p.rchunks, stripes = p.stripes;
+  const auto partial = std::make_unique<std::byte[]>(
+      static_cast<std::size_t>(rchunks > 1 ? p.tasks * W * acc_size : 0));
+  run_tasks(parallel, p.tasks, [&](std::int64_t t0, std::int64_t t1) {
+    auto eval = make_eval();
+    const auto local = std::make_unique<std::byte[]>(static_cast<std::size_t>(W * acc_size));
+    for (std::int64_t t = t0; t < t1; ++t) {
+      const std::int64_t c = t % rchunks, s = (t / rchunks) % stripes, ko = t / (rchunks * stripes);
+      const std::int64_t k0 = s * W, w = std::min(W, Ki - k0);
+      const std::int64_t r0 = c * p.rows_per_task, r1 = std::min(R, r0 + p.rows_per_task);
+      std::byte* acc = rchunks > 1 ? partial.get() + t * W * acc_size : local.get();
+      bool started = false;
+      for (std::int64_t r = r0; r < r1;) {
+        const std::int64_t g = w == Ki ? std::min(p.rows_per_eval, r1 - r) : 1;
+        const auto [v, row_bytes] = eval(ko, r, k0, g, w);
+        for (std::int64_t row = 0; row < g; ++row) {
+          if (!started) f.init_row(acc, v + row * row_bytes, w);
+          else f.add_row(acc, v + row * row_bytes, w);
+          started = true;
+        }
+        r += g;
+      }
+      if (rchunks == 1) f.store_row(acc, w, R, dst + (ko * Ki + k0) * out_size);
+    }
+  });
+  if (rchunks == 1) return;
+  run_tasks(parallel, p.Ko * stripes, [&](std::int64_t q0, std::int64_t q1) {
+    for (std::int64_t q = q0; q < q1; ++q) {
+      const std::int64_t s = q % stripes, ko = q / stripes;
+      const std::int64_t k0 = s * W, w = std::min(W, Ki - k0);
+      std::byte* acc = partial.get() + q * rchunks * W * acc_size;
+      for (std::int64_t c = 1; c < rchunks; ++c) f.merge_row(acc, acc + c * W * acc_size, w);
+      f.store_row(acc, w, R, dst + (ko * Ki + k0) * out_size);
+    }
+  });
+}
+
+// A row of values for reduce_outer: where it starts, and the bytes to the next.
+struct Rows {
+  const std::byte* values;
+  std::int64_t row_bytes;
+};
+
 // Runs `program` (one output) reduced by `f` into `out` (contiguous, K
 // elements of the result dtype).
 void reduce_loop(const Folder& f, const ScalarProgram& program, std::span<const Tensor> inputs,
@@ -318,7 +460,6 @@ void reduce_loop(const Folder& f, const ScalarProgram& program, std::span<const 
   auto* dst = static_cast<std::byte*>(out.raw_data());
   const auto out_size = static_cast<std::int64_t>(itemsize(out.dtype()));
   const auto in_size = static_cast<std::int64_t>(itemsize(program.output_dtype(0)));
-  const auto acc_size = static_cast<std::int64_t>(f.acc_size());
   const std::int64_t K = sp.K, R = sp.R;
   if (K == 0) return;
   if (R == 0) {
@@ -366,123 +507,31 @@ void reduce_loop(const Folder& f, const ScalarProgram& program, std::span<const 
   }
   const Reg result = program.outputs()[0];
   const detail::ProgramPlan plan(program);
-  const std::int64_t block = detail::block_size(program, plan);
-  const std::int64_t size = K * R;
-  const bool parallel = size * (program.cost() + 1) >= detail::kParallelWork && num_threads() > 1;
-  auto run = [&](std::int64_t n, auto&& task) {
-    if (parallel) parallel_for(n, 1, task);
-    else task(std::int64_t{0}, n);
-  };
+  const bool parallel =
+      K * R * (program.cost() + 1) >= detail::kParallelWork && num_threads() > 1;
 
   if (outer) {
-    const std::int64_t Ki = sp.shape[kept.back()], Ko = K / Ki;
-    const std::int64_t W = std::min(Ki, kStripe);
-    const std::int64_t stripes = (Ki + W - 1) / W;
-    const std::int64_t rows_per_eval = Ki >= kStripe ? 1 : std::max<std::int64_t>(1, kStripe / Ki);
-    std::int64_t rows_per_task = std::max<std::int64_t>(1, kChunkElems / W);
-    rows_per_task = (rows_per_task + rows_per_eval - 1) / rows_per_eval * rows_per_eval;
-    const std::int64_t rchunks = (R + rows_per_task - 1) / rows_per_task;
-    const detail::Loop loop(shape, std::move(ops), rows_per_eval * W);
-    const std::int64_t tasks = Ko * stripes * rchunks;
-    const auto partial = std::make_unique<std::byte[]>(
-        static_cast<std::size_t>(rchunks > 1 ? tasks * W * acc_size : 0));
-    run(tasks, [&](std::int64_t t0, std::int64_t t1) {
-      detail::BlockEvaluator ev(program, plan, loop, false);
-      const auto local = std::make_unique<std::byte[]>(static_cast<std::size_t>(W * acc_size));
-      for (std::int64_t t = t0; t < t1; ++t) {
-        const std::int64_t c = t % rchunks, s = (t / rchunks) % stripes,
-                           ko = t / (rchunks * stripes);
-        const std::int64_t k0 = s * W, w = std::min(W, Ki - k0);
-        const std::int64_t r0 = c * rows_per_task, r1 = std::min(R, r0 + rows_per_task);
-        std::byte* acc = rchunks > 1 ? partial.get() + t * W * acc_size : local.get();
-        bool started = false;
-        for (std::int64_t r = r0; r < r1;) {
-          const std::int64_t g = w == Ki ? std::min(rows_per_eval, r1 - r) : 1;
-          ev.eval((ko * R + r) * Ki + k0, g * w);
-          const std::byte* v = ev.values(result);
-          for (std::int64_t row = 0; row < g; ++row) {
-            if (!started) f.init_row(acc, v + row * w * in_size, w);
-            else f.add_row(acc, v + row * w * in_size, w);
-            started = true;
-          }
-          r += g;
-        }
-        if (rchunks == 1) f.store_row(acc, w, R, dst + (ko * Ki + k0) * out_size);
-      }
+    const std::int64_t Ki = sp.shape[kept.back()];
+    const OuterPlan p = outer_plan(K / Ki, Ki, R);
+    const detail::Loop loop(shape, std::move(ops), p.rows_per_eval * p.W);
+    reduce_outer(f, p, parallel, dst, out_size, [&] {
+      return [&, ev = std::make_unique<detail::BlockEvaluator>(program, plan, loop, false)](
+                 std::int64_t ko, std::int64_t r, std::int64_t k0, std::int64_t g,
+                 std::int64_t w) {
+        ev->eval((ko * R + r) * Ki + k0, g * w);
+        return Rows{ev->values(result), w * in_size};
+      };
     });
-    if (rchunks > 1) {
-      run(Ko * stripes, [&](std::int64_t q0, std::int64_t q1) {
-        for (std::int64_t q = q0; q < q1; ++q) {
-          const std::int64_t s = q % stripes, ko = q / stripes;
-          const std::int64_t k0 = s * W, w = std::min(W, Ki - k0);
-          std::byte* acc = partial.get() + q * rchunks * W * acc_size;
-          for (std::int64_t c = 1; c < rchunks; ++c) f.merge_row(acc, acc + c * W * acc_size, w);
-          f.store_row(acc, w, R, dst + (ko * Ki + k0) * out_size);
-        }
-      });
-    }
     return;
   }
-
-  // Inner mode: output k reduces the flat range [k R, (k + 1) R). Chunks of
-  // blocks run as tasks; an output entirely inside a chunk is written there,
-  // the partial results of outputs that straddle chunks are combined after,
-  // in chunk order.
-  const detail::Loop loop(shape, std::move(ops), block);
-  const std::int64_t blocks = loop.num_blocks();
-  const std::int64_t per_task = std::max<std::int64_t>(1, kChunkElems / loop.max_block());
-  const std::int64_t tasks = (blocks + per_task - 1) / per_task;
-  struct Partial {
-    std::int64_t k;
-    std::uint64_t value;
-  };
-  std::vector<std::vector<Partial>> partials(static_cast<std::size_t>(tasks));
-  run(tasks, [&](std::int64_t t0, std::int64_t t1) {
-    detail::BlockEvaluator ev(program, plan, loop, false);
-    for (std::int64_t t = t0; t < t1; ++t) {
-      std::int64_t first = 0, count = 0;
-      loop.block_range(t * per_task, first, count);
-      const std::int64_t chunk_begin = first;
-      std::int64_t cur = -1;
-      Cascade acc(f);
-      auto flush = [&](std::int64_t end) {
-        if (cur < 0) return;
-        const bool whole = cur * R >= chunk_begin && end == (cur + 1) * R;
-        if (whole) f.store(acc.total(), R, dst + cur * out_size);
-        else partials[static_cast<std::size_t>(t)].push_back({cur, acc.total()});
-        acc.reset();
-      };
-      std::int64_t pos = first;
-      for (std::int64_t b = t * per_task; b < std::min(blocks, (t + 1) * per_task); ++b) {
-        loop.block_range(b, first, count);
-        ev.eval(first, count);
-        const std::byte* v = ev.values(result);
-        for (pos = first; pos < first + count;) {
-          const std::int64_t k = pos / R;
-          const std::int64_t end = std::min((k + 1) * R, first + count);
-          if (k != cur) {
-            flush(pos);
-            cur = k;
-          }
-          acc.add(f.fold(v + (pos - first) * in_size, end - pos));
-          pos = end;
-        }
-      }
-      flush(pos);
-    }
+  const detail::Loop loop(shape, std::move(ops), detail::block_size(program, plan));
+  reduce_inner(f, R, loop, parallel, in_size, dst, out_size, [&] {
+    return [&, ev = std::make_unique<detail::BlockEvaluator>(program, plan, loop, false)](
+               std::int64_t first, std::int64_t count) {
+      ev->eval(first, count);
+      return ev->values(result);
+    };
   });
-  std::int64_t cur = -1;
-  Cascade acc(f);
-  for (const auto& list : partials)
-    for (const Partial& p : list) {
-      if (p.k != cur) {
-        if (cur >= 0) f.store(acc.total(), R, dst + cur * out_size);
-        acc.reset();
-        cur = p.k;
-      }
-      acc.add(p.value);
-    }
-  if (cur >= 0) f.store(acc.total(), R, dst + cur * out_size);
 }
 
 Tensor reduce_impl(ReduceOp op, const ScalarProgram& program, std::span<const Tensor> inputs,
@@ -687,6 +736,87 @@ Tensor argmin(const Tensor& x, std::optional<std::int64_t> axis, bool keepdims) 
 Tensor reduce_program(ReduceOp op, const ScalarProgram& program, std::span<const Tensor> inputs,
                       const Axes& axes, bool keepdims) {
   return reduce_impl(op, program, inputs, axes, keepdims);
+}
+
+int native_reduce(rw_ctx* ctx, const rw_reduce_job* job) {
+  try {
+    const auto op = static_cast<ReduceOp>(job->op);
+    const auto dtype = static_cast<DType>(job->dtype);
+    const std::int64_t K = job->kept, R = job->reduced, Ki = job->inner;
+    auto* dst = static_cast<std::byte*>(job->out);
+    const auto out_size = static_cast<std::int64_t>(itemsize(reduce_result_dtype(op, dtype)));
+    const auto in_size = static_cast<std::int64_t>(itemsize(dtype));
+    const auto* given = static_cast<const std::byte*>(job->values_in);
+    if (K == 0) return kNativeOk;
+    if (R == 0 && (op == ReduceOp::Max || op == ReduceOp::Min)) return kNativeFallback;
+    const std::unique_ptr<Folder> f = make_folder(op, dtype);
+    if (R == 0) {
+      for (std::int64_t k = 0; k < K; ++k) f->store(f->identity(), 0, dst + k * out_size);
+      return kNativeOk;
+    }
+    const bool parallel = K * R * (job->cost + 1) >= detail::kParallelWork && num_threads() > 1;
+    // The interpreter's choice for a dense input 0 (reduce_loop): the outer
+    // mode when the last kept axis is the one dense in memory, which for the
+    // flat layouts here is: the reduced axes lead, or they trail with R == 1.
+    if (job->lead_dense && Ki >= kMinOuterWidth && (job->leading || R == 1)) {
+      const OuterPlan p = outer_plan(K / Ki, Ki, R);
+      reduce_outer(*f, p, parallel, dst, out_size, [&] {
+        const std::size_t bytes =
+            given ? 0 : static_cast<std::size_t>(p.rows_per_eval * p.W * in_size);
+        return [&, buf = std::vector<std::byte>(bytes)](std::int64_t ko, std::int64_t r,
+                                                        std::int64_t k0, std::int64_t g,
+                                                        std::int64_t w) mutable {
+          // Row r of outer index ko starts at (r Ko + ko) Ki in memory.
+          const std::int64_t first = (r * p.Ko + ko) * Ki + k0, step = p.Ko * Ki;
+          if (given) return Rows{given + first * in_size, step * in_size};
+          if (p.Ko == 1) {  // g > 1 only when w == Ki: the rows are consecutive
+            job->eval(job->data, first, g * w, buf.data());
+          } else {
+            for (std::int64_t row = 0; row < g; ++row)
+              job->eval(job->data, first + row * step, w, buf.data() + row * w * in_size);
+          }
+          return Rows{buf.data(), w * in_size};
+        };
+      });
+      return kNativeOk;
+    }
+    // Otherwise the inner mode: output k folds values k R .. (k + 1) R,
+    // evaluated a block at a time by `eval` (or read from `given`).
+    auto inner = [&](const detail::Loop& loop, auto* eval, const void* data,
+                     const std::byte* values) {
+      reduce_inner(*f, R, loop, parallel, in_size, dst, out_size, [&] {
+        const std::size_t bytes = values ? 0 : static_cast<std::size_t>(loop.max_block() * in_size);
+        return [&, buf = std::vector<std::byte>(bytes)](std::int64_t first,
+                                                        std::int64_t count) mutable {
+          if (values) return values + first * in_size;
+          eval(data, first, count, buf.data());
+          return static_cast<const std::byte*>(buf.data());
+        };
+      });
+    };
+    if (job->leading && K > 1 && R > 1) {
+      // Kept axes outside, reduced inside: for dense inputs the interpreter's
+      // loop is (K, R) with strides (1, K), which it does not merge.
+      if (!job->eval_kr) return kNativeFallback;
+      detail::LoopOperand rows;
+      rows.itemsize = in_size;
+      rows.strides.push_back(1);
+      rows.strides.push_back(K);
+      const std::int64_t shape[2] = {K, R};
+      std::vector<detail::LoopOperand> ops{std::move(rows)};
+      inner(detail::Loop(shape, std::move(ops), job->block), job->eval_kr, job->data_kr, nullptr);
+      return kNativeOk;
+    }
+    // The reduced axes trail (or only one axis has more than one element):
+    // the loop merges into one dimension, the flat order of memory.
+    const std::int64_t size = K * R;
+    inner(detail::Loop(std::span<const std::int64_t>(&size, 1), {}, job->block), job->eval,
+          job->data, given);
+    return kNativeOk;
+  } catch (const std::exception&) {  // no memory, or no thread for the pool
+    ctx->message = "reduce: the reduction's buffers or tasks could not be made";
+    return kNativeFail;
+  }
 }
 
 }  // namespace rw

@@ -12,6 +12,9 @@
 #include "runtime/small_vec.hpp"
 #include "runtime/tensor.hpp"
 
+struct rw_ctx;
+struct rw_reduce_job;
+
 namespace rw {
 
 /// A reduction.
@@ -80,5 +83,16 @@ Tensor argmin(const Tensor& x, std::optional<std::int64_t> axis = std::nullopt,
 /// run_elemwise; the program must have exactly one output.
 Tensor reduce_program(ReduceOp op, const ScalarProgram& program, std::span<const Tensor> inputs,
                       const Axes& axes = Axes::all(), bool keepdims = false);
+
+/// The host side of a native module's reduction (runtime/native_abi.hpp's
+/// rw_reduce_job, reached as a host function): reduce_program's drivers run
+/// over the values the module's code computes, with the same blocks, chunks
+/// and accumulation order, so the results are the interpreter's bit for bit.
+/// Handles dense and one-element inputs with the reduced axes trailing (the
+/// flat order of memory) or leading (the outer mode, or the inner mode over
+/// (kept, reduced) through the job's eval_kr); returns kNativeFallback for an
+/// empty max or min (the interpreter's ValueError), kNativeFail with
+/// ctx->message when memory or threads run out.
+int native_reduce(rw_ctx* ctx, const rw_reduce_job* job);
 
 }  // namespace rw

@@ -8,8 +8,9 @@
 // default mode three ways: the interpreter (`median_s`), native code
 // (`native_s`), and the vectorised reference loop of elemwise13_ref.cpp on
 // one core (`vec1_s`); `*_cpu_s` are the CPU seconds of a call on every
-// thread. `sum` is sum(x) both ways (it has no native code: the native
-// function runs its perform). `compile` is a cold build of one kernel
+// thread. `sum`, `sum_mul` and `sum_exp` are sum(x), sum(x * 2) and
+// sum(exp(x)) (one CompositeReduce) on the interpreter (`median_s`) and in
+// native code (`native_s`; `same=1`: equal bit for bit). `compile` is a cold build of one kernel
 // (`median_s`, compiling) and the load of the cached one (`load_s`: key,
 // stat, dlopen, key check). `call` is the time of a call on one element,
 // interpreter and native (`overhead_us`: what native adds per call). The
@@ -19,6 +20,7 @@
 #include <rw/rewrite.hpp>
 #include <string>
 #include <unistd.h>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -94,17 +96,26 @@ void bench_sum() {
   const std::int64_t n = 10'000'000;
   const rw::Tensor xs = uniform(n, 3);
   const rw::Var x = rw::vector("x");
-  rw::Function interp = rw::function({x}, rw::sum(x), options(rw::Native::Off));
-  rw::Function native = rw::function({x}, rw::sum(x * 2.0), options(rw::Native::Sync));
-  rw::Function interp2 = rw::function({x}, rw::sum(x * 2.0), options(rw::Native::Off));
-  const auto i = time_calls(interp, {xs});
-  const auto i2 = time_calls(interp2, {xs});
-  const auto nt = time_calls(native, {xs});
-  report("sum", n, i.wall,
-         fmt::format(" sum_mul_s={:.6g} sum_mul_native_s={:.6g} cpu_s={:.6g} native_cpu_s={:.6g} "
-                     "native_nodes={} load={:.2f}",
-                     i2.wall, nt.wall, i.cpu, nt.cpu, native.native_status().native_nodes,
-                     rw::bench::load_average()));
+  const std::pair<const char*, rw::Var> sums[] = {
+      {"sum", rw::sum(x)}, {"sum_mul", rw::sum(x * 2.0)}, {"sum_exp", rw::sum(rw::exp(x))}};
+  for (const auto& [name, out] : sums) {
+    rw::Function interp = rw::function({x}, out, options(rw::Native::Off));
+    rw::Function native = rw::function({x}, out, options(rw::Native::Sync));
+    if (native.native_status().state != rw::NativeStatus::State::Ready) {
+      std::fprintf(stderr, "native code not ready: %s\n", native.native_status().error.c_str());
+      return;
+    }
+    const auto i = time_calls(interp, {xs});
+    const auto nt = time_calls(native, {xs});
+    // The native reduction accumulates in the interpreter's order.
+    const bool same = interp(xs).data<double>()[0] == native(xs).data<double>()[0];
+    report(name, n, i.wall,
+           fmt::format(" cpu_s={:.6g} native_s={:.6g} native_cpu_s={:.6g} native_ratio={:.3f} "
+                       "native_nodes={} same={} threads={} load={:.2f}",
+                       i.cpu, nt.wall, nt.cpu, nt.wall / i.wall,
+                       native.native_status().native_nodes, same ? 1 : 0, rw::num_threads(),
+                       rw::bench::load_average()));
+  }
 }
 
 /// A kernel's source as the linker writes it, made unique by `salt` so that

@@ -157,11 +157,11 @@ TEST_CASE("a fused, in-place graph runs natively with the interpreter's values",
 TEST_CASE("a layout the native code does not handle runs on the interpreter", "[native]") {
   TempDir dir("layout");
   const Var m = matrix("m"), v = vector("v");
-  // exp(m) * 2 is dense; m + v broadcasts v along rows: no native code.
+  // exp(m) * 2 is dense; m + v broadcasts v along rows, read through strides.
   auto native = compile_function({m, v}, {exp(m) * 2.0, m + v}, {.native = native_in(dir)});
   auto interp = compile_function({m, v}, {exp(m) * 2.0, m + v});
   REQUIRE(native.native_status().state == NativeStatus::State::Ready);
-  CHECK(native.native_status().native_nodes == 2);  // exp, mul; not the broadcasting add
+  CHECK(native.native_status().native_nodes == 3);  // exp, mul and the broadcasting add
   Rng rng(3);
   const Tensor a = rng.uniform({40, 30}, -1, 1), b = rng.uniform({30}, -1, 1);
   // A transposed argument is not contiguous: the code declines, perform runs.
@@ -358,4 +358,189 @@ TEST_CASE("a program too long for a thread's stack runs on the interpreter", "[n
   CHECK(native.native_status().state == NativeStatus::State::Off);
   const Tensor xs = values(f64, 3000, 8);
   CHECK(bitwise_difference(native(xs), interp(xs)) == "");
+}
+
+namespace {
+
+/// Finite values of `dtype` in `shape` (floats in [-5, 5), so that a sum's
+/// rounding depends on its order; integers in [-20, 20]).
+Tensor finite(DType dtype, std::vector<std::int64_t> shape, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<double> u(-5, 5);
+  Tensor t = Tensor::empty(DType::Float64, shape);
+  double* p = t.data<double>();
+  for (std::int64_t i = 0; i < t.size(); ++i)
+    p[i] = is_float(dtype) ? u(gen) : std::round(4 * u(gen));
+  return t.astype(dtype);
+}
+
+/// The reductions compared below, on `x`'s values or on a fused program of
+/// them, over `axes`.
+std::vector<Var> reductions(const Var& x, const Axes& axes) {
+  const bool flt = is_float(x->tensor_type()->dtype());
+  // A program the fusion turns into one CompositeReduce with each reduction.
+  const Var fused = flt ? exp(x * 0.5) - x : x * x + 3;
+  return {sum(x, axes), prod(x * 0 + 1, axes), max(x, axes), min(x, axes), mean(x, axes),
+          sum(fused, axes), max(fused, axes), prod(flt ? cos(x) + 1.0 : mod(x, 2) + 1, axes),
+          mean(fused, axes), any(x > 3, axes), all(x < 4, axes)};
+}
+
+}  // namespace
+
+TEST_CASE("native reductions equal the interpreter's bit for bit on every op, dtype and layout",
+          "[native][reduce]") {
+  TempDir dir("reduce");
+  struct Case {
+    std::vector<std::int64_t> shape;
+    std::vector<std::int64_t> axes;  // empty: all
+  };
+  // Full reductions and trailing axes (the inner mode, in the flat order of
+  // memory), leading axes (the outer mode: Ki >= 16 rows accumulated row by
+  // row; with fewer kept columns, the inner mode over (kept, reduced)),
+  // sizes that make several chunks of 65536 and straddling results.
+  const Case cases[] = {
+      {{200003}, {}},          {{3, 70001}, {1}},     {{300, 700}, {1}},
+      {{7, 11, 13}, {1, 2}},   {{10000, 20}, {0}},    {{4100, 3, 40}, {0}},
+      {{50, 9, 2100}, {0, 1}}, {{300, 700}, {}},      {{1}, {}},
+      {{5000, 7}, {0}},        {{70, 50, 3}, {0, 1}}, {{100000, 2}, {0}},
+  };
+  for (DType dtype : {f64, rw::f32, i32, u8}) {
+    for (const Case& c : cases) {
+      INFO(dtype_name(dtype) << " shape " << shape_to_string(c.shape) << " axes "
+                             << shape_to_string(c.axes));
+      const Var x = tensor("x", dtype, StaticShape(c.shape.size(), kUnknownDim));
+      const Axes axes = c.axes.empty() ? Axes::all() : Axes(std::span<const std::int64_t>(c.axes));
+      const Compared r =
+          compare_backends({x}, reductions(x, axes), {finite(dtype, c.shape, 3)}, dir);
+      // Every node is a reduction (or a CompositeReduce) with native code.
+      CHECK(r.native_nodes == r.nodes);
+    }
+  }
+}
+
+TEST_CASE("native reductions decline the layouts whose interpreter order they do not follow",
+          "[native][reduce]") {
+  TempDir dir("reduce-decline");
+  const Var m = matrix("m"), t = tensor("t", f64, {kUnknownDim, kUnknownDim, kUnknownDim});
+  // A transposed (non-contiguous) argument: the code declines.
+  const Tensor mt = finite(f64, {900, 300}, 5).transpose();
+  Compared r = compare_backends({m}, reductions(m, Axes::all()), {mt}, dir);
+  CHECK(r.native_nodes == r.nodes);
+  r = compare_backends({m}, reductions(m, {1}), {mt}, dir);
+  CHECK(r.native_nodes == r.nodes);
+  // A leading reduction of a program with a one-element input.
+  const Var one = tensor("s", f64, {1, 1});
+  r = compare_backends({one, m}, {sum(one * m, {0}), max(exp(m) - one, {0})},
+                       {finite(f64, {1, 1}, 7), finite(f64, {3000, 40}, 8)}, dir);
+  CHECK(r.native_nodes == r.nodes);
+  // One value per result in a wide row (R == 1): the interpreter's outer
+  // mode copies each value, keeping -0.0 where a fold would give +0.0.
+  const Tensor zeros = Tensor::full(std::vector<std::int64_t>{40, 1}, -0.0);
+  r = compare_backends({m}, {sum(m, {1}), sum(m * 2.0, {1})}, {zeros}, dir);
+  CHECK(r.native_nodes == r.nodes);
+  CHECK(std::signbit(rw::function({m}, sum(m, {1}), {.native = native_in(dir)})(zeros)
+                         .data<double>()[0]));
+  // A middle axis neither trails nor leads: no native code for the sums
+  // (the exp, which fusion leaves apart here, has its own).
+  auto f = compile_function({t}, {sum(t, {1}), sum(exp(t), {1})}, {.native = native_in(dir)});
+  for (Apply* a : f.schedule()) UNSCOPED_INFO(a->op().to_string());
+  CHECK(f.schedule().size() == 3);
+  CHECK(f.native_status().native_nodes == 1);
+  const Tensor tv = finite(f64, {30, 40, 50}, 6);
+  const auto want = compile_function({t}, {sum(t, {1}), sum(exp(t), {1})})(tv);
+  const auto got = f(tv);
+  for (std::size_t o = 0; o < want.size(); ++o) CHECK(bitwise_difference(got[o], want[o]) == "");
+}
+
+TEST_CASE("native reductions of empty tensors give the identity or the interpreter's error",
+          "[native][reduce]") {
+  TempDir dir("reduce-empty");
+  const Var m = matrix("m");
+  for (const std::vector<std::int64_t>& shape : {std::vector<std::int64_t>{0, 5},
+                                                 std::vector<std::int64_t>{5, 0},
+                                                 std::vector<std::int64_t>{0, 0}}) {
+    INFO("shape " << shape_to_string(shape));
+    const Tensor e = Tensor::zeros(shape);
+    for (std::int64_t axis : {0, 1}) {
+      const Compared r = compare_backends(
+          {m}, {sum(m, {axis}), prod(exp(m), {axis}), mean(m, {axis}), any(m > 0, {axis})}, {e},
+          dir);
+      CHECK(r.native_nodes == r.nodes);
+    }
+    compare_backends({m}, {sum(m), mean(m * 2.0)}, {e}, dir);
+    // An empty max has no identity: the code declines, perform says why.
+    auto f = rw::function({m}, max(m, {0}), {.native = native_in(dir)});
+    REQUIRE(f.native_status().native_nodes == 1);
+    if (shape[0] == 0 && shape[1] != 0)
+      CHECK_THROWS_WITH(f(e), Catch::Contains("`max` of an empty reduction has no identity"));
+    else CHECK(f(e).size() == 0);
+  }
+}
+
+TEST_CASE("a native fused sum holds the program's kernel calls and NaN rules",
+          "[native][reduce]") {
+  TempDir dir("reduce-special");
+  const Var x = vector("x"), y = vector("y");
+  // Specials (NaN, infinities, -0.0) through max/min's NaN rule and exp.
+  const Compared r = compare_backends(
+      {x, y}, {max(x * y, Axes::all()), min(exp(x) - y, Axes::all()), sum(exp(x) * y)},
+      {values(f64, 100000, 11), values(f64, 100000, 12)}, dir);
+  CHECK(r.native_nodes == r.nodes);
+  auto f = rw::function({x}, sum(exp(x)), {.native = native_in(dir)});
+  CHECK_THAT(f.native_source(), Catch::Contains("rw_reduce_job"));
+}
+
+TEST_CASE("native Composites broadcast inputs along the axes their types say, by strides",
+          "[native][broadcast]") {
+  TempDir dir("broadcast");
+  for (DType dtype : {f64, rw::f32, i32}) {
+    INFO("dtype " << dtype_name(dtype));
+    const bool flt = is_float(dtype);
+    const Var m = matrix("m", dtype), v = vector("v", dtype);
+    const Var col = tensor("c", dtype, {kUnknownDim, 1});
+    const Var row = tensor("r", dtype, {1, kUnknownDim});
+    const Var t = tensor("t", dtype, {kUnknownDim, kUnknownDim, kUnknownDim});
+    const Var mid = tensor("w", dtype, {kUnknownDim, 1, kUnknownDim});
+    const Var bias = flt ? exp(m) * v + 1 : m * v + 3;  // a bias vector over the rows
+    const std::vector<Var> outs = {bias, m - col, col * row + v, t + v, t * mid - v,
+                                   flt ? tanh(t + mid) : mod(t, 7) + mid};
+    const std::vector<Var> ins = {m, v, col, row, t, mid};
+    for (const auto& [rows, cols, depth] : {std::tuple{40, 30, 5}, std::tuple{700, 1000, 3},
+                                            std::tuple{0, 30, 2}, std::tuple{3, 1, 1}}) {
+      INFO(rows << " x " << cols << " x " << depth);
+      const std::int64_t r = rows, c = cols, d = depth;
+      const std::vector<Tensor> args = {finite(dtype, {r, c}, 1), finite(dtype, {c}, 2),
+                                        finite(dtype, {r, 1}, 3),  finite(dtype, {1, c}, 4),
+                                        finite(dtype, {d, r, c}, 5), finite(dtype, {d, 1, c}, 6)};
+      const Compared k = compare_backends(ins, outs, args, dir);
+      CHECK(k.native_nodes == k.nodes);
+    }
+    // Views: a strided vector and a transposed column are read through their
+    // strides natively; a transposed dense matrix makes the code decline.
+    const Tensor wide = finite(dtype, {40, 80}, 7);
+    const std::vector<Tensor> views = {finite(dtype, {40, 30}, 8).transpose(),
+                                       wide.slice(1, 0, 80, 2).select(0, 3),
+                                       finite(dtype, {1, 30}, 9).transpose(),
+                                       finite(dtype, {1, 40}, 10),
+                                       finite(dtype, {2, 30, 40}, 11),
+                                       finite(dtype, {40, 2}, 12).transpose().reshape(
+                                           std::vector<std::int64_t>{2, 1, 40})};
+    compare_backends(ins, outs, views, dir);
+  }
+}
+
+TEST_CASE("a broadcast that does not fit declines and gets the interpreter's error",
+          "[native][broadcast]") {
+  TempDir dir("broadcast-misfit");
+  const Var m = matrix("m"), v = vector("v");
+  auto native = rw::function({m, v}, exp(m) * v, {.native = native_in(dir)});
+  auto interp = rw::function({m, v}, exp(m) * v);
+  REQUIRE(native.native_status().native_nodes == 1);
+  const Tensor a = finite(f64, {40, 30}, 1), b = finite(f64, {29}, 2);
+  CHECK_THROWS_WITH(interp(a, b), Catch::Contains("has extent 29 on axis 1"));
+  CHECK_THROWS_WITH(native(a, b), Catch::Contains("has extent 29 on axis 1"));
+  // A vector of one element where the type does not say it broadcasts.
+  CHECK_THROWS_WITH(native(a, finite(f64, {1}, 3)),
+                    Catch::Contains("does not say the axis broadcasts"));
+  CHECK(bitwise_difference(native(a, finite(f64, {30}, 4)), interp(a, finite(f64, {30}, 4))) == "");
 }
