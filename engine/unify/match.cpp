@@ -504,6 +504,8 @@ class Matcher {
   // A commutative or associative application: a choice point over the
   // arrangements of its operands.
   bool choose(const Node& n, std::uint32_t index, const Apply& node, std::uint64_t subject) {
+    if (n.commutative && !n.associative && n.children.size() == 2 && node.num_inputs() == 2)
+      return swap_choice(n, index, node);
     Choice c;
     c.node = index;
     c.op = node.op_ptr();
@@ -548,7 +550,29 @@ class Matcher {
     c.trail = trail_.size();
     c.temps = temps_.size();
     choices_.push_back(std::move(c));
+    order_.push_back(kGeneral);
     apply_next(choices_.back());
+    return true;
+  }
+
+  // Two operands of a commutative (not associative) Op: the written order,
+  // then the swapped one — the two arrangements the general choice would
+  // produce, in its order — kept on inline stacks, so that trying a
+  // commutative product allocates nothing.
+  bool swap_choice(const Node& n, std::uint32_t index, const Apply& node) {
+    Swap sw;
+    sw.node = index;
+    sw.work_begin = static_cast<std::uint32_t>(saved_work_.size());
+    sw.work_size = static_cast<std::uint32_t>(work_.size());
+    for (std::size_t i = 0; i < work_.size(); ++i) saved_work_.push_back(work_[i]);
+    sw.trail = static_cast<std::uint32_t>(trail_.size());
+    sw.temps = static_cast<std::uint32_t>(temps_.size());
+    sw.operands[0] = input_bits(node, 0);
+    sw.operands[1] = input_bits(node, 1);
+    swaps_.push_back(sw);
+    order_.push_back(kSwap);
+    work_.push_back({n.children[1], sw.operands[1]});
+    work_.push_back({n.children[0], sw.operands[0]});
     return true;
   }
 
@@ -582,21 +606,44 @@ class Matcher {
     c.has_pending = c.arrangements.next(c.pending);
   }
 
+  // Undoes what was bound since a choice was made.
+  void rewind(std::size_t trail, std::size_t temps) {
+    while (trail_.size() > trail) {
+      slots_[trail_.back()] = 0;
+      trail_.pop_back();
+    }
+    temps_.resize(temps);
+  }
+
   bool backtrack() {
-    while (!choices_.empty()) {
+    while (!order_.empty()) {
+      if (order_.back() == kSwap) {
+        Swap& sw = swaps_.back();
+        if (sw.pending) {
+          sw.pending = false;
+          work_.clear();
+          for (std::uint32_t i = 0; i < sw.work_size; ++i) work_.push_back(saved_work_[sw.work_begin + i]);
+          rewind(sw.trail, sw.temps);
+          const Node& n = nodes_[sw.node];
+          work_.push_back({n.children[1], sw.operands[0]});
+          work_.push_back({n.children[0], sw.operands[1]});
+          return true;
+        }
+        saved_work_.truncate(sw.work_begin);
+        swaps_.pop_back();
+        order_.pop_back();
+        continue;
+      }
       Choice& c = choices_.back();
       if (c.has_pending) {
         work_.clear();
         for (const Work& w : c.work) work_.push_back(w);
-        while (trail_.size() > c.trail) {
-          slots_[trail_.back()] = 0;
-          trail_.pop_back();
-        }
-        temps_.resize(c.temps);
+        rewind(c.trail, c.temps);
         apply_next(c);
         return true;
       }
       choices_.pop_back();
+      order_.pop_back();
     }
     return false;
   }
@@ -610,6 +657,19 @@ class Matcher {
   detail::SmallStack<std::uint32_t, 16> trail_;
   std::vector<Term> temps_;
   std::vector<Choice> choices_;
+  // Two-operand commutative choices (swap_choice), with the work they
+  // restore; `order_` says which stack each open choice is on, newest last.
+  struct Swap {
+    std::uint32_t node = 0;
+    std::uint32_t work_begin = 0, work_size = 0;  // in saved_work_
+    std::uint32_t trail = 0, temps = 0;
+    std::uint64_t operands[2] = {0, 0};
+    bool pending = true;                          // the swapped order is still to try
+  };
+  static constexpr std::uint8_t kGeneral = 0, kSwap = 1;
+  detail::SmallStack<Swap, 4> swaps_;
+  detail::SmallStack<Work, 32> saved_work_;
+  detail::SmallStack<std::uint8_t, 8> order_;
   MatchFailure failure_;
   bool started_ = false;
 };
