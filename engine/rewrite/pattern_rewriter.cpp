@@ -31,6 +31,27 @@ bool is_literal(const Term& t) {
   return k == TermKind::Int || k == TermKind::Float || k == TermKind::Bool;
 }
 
+// Two operands of a commutative Op go to either input, but what both ask of
+// their input is asked of each: `x * x` gives `[1]==[0]`, `a * x + b * x`
+// gives `[0]:mul/2, [1]:mul/2`.
+void same_at_both_inputs(const Pattern& p, std::uint32_t index, NodeFilter& f) {
+  using Node = Pattern::Node;
+  const std::span<const Node> program = p.program();
+  const Node& n = program[index];
+  if (n.children.size() != 2) return;
+  const Node& a = program[n.children[0]];
+  const Node& b = program[n.children[1]];
+  std::vector<std::uint32_t> first = p.path_of(n.children[0]), second = p.path_of(n.children[1]);
+  if (a.kind == Node::Kind::Var && b.kind == Node::Kind::Var && a.slot == b.slot) {
+    f.same_value(second, first);
+  } else if (a.kind == Node::Kind::Apply && b.kind == Node::Kind::Apply && a.op_kind &&
+             a.op_kind == b.op_kind && !a.associative && !b.associative &&
+             a.children.size() == b.children.size()) {
+    f.computed(first, a.op_kind, a.children.size());
+    f.computed(second, a.op_kind, a.children.size());
+  }
+}
+
 // The necessary condition the pattern's program states about a node, down to
 // its first commutative or associative applications (whose operands are
 // matched in any arrangement): read off the program's instructions, which
@@ -79,6 +100,7 @@ NodeFilter filter_of(const Pattern& p, std::span<const Term> constant_vars) {
         // arranges as many as it has.
         std::optional<std::size_t> arity;
         if (!n.associative) arity = n.children.size();
+        if (n.commutative && !n.associative) same_at_both_inputs(p, i, f);
         if (!root) {
           f.computed(p.path_of(i), n.op_kind, arity);
           break;

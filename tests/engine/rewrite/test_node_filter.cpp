@@ -132,6 +132,21 @@ TEST_CASE("a commutative root's filter asks for its operands at any position", "
   const PatternNodeRewriter nested(
       "nested", Pattern(compound(toy("mul", 2), compound(toy("exp", 1), kx), lvar("y")), comm), kx);
   CHECK(nested.filter().to_string() == "mul/2, [?]:exp");
+  // What both operands ask of their input is asked at both positions.
+  const PatternNodeRewriter self("self", Pattern(compound(toy("mul", 2), kx, kx), comm), kx);
+  CHECK(self.filter().to_string() == "mul/2, [1]==[0]");
+  CHECK(self.filter().accepts(node_of(mul(x, x))));
+  CHECK_FALSE(self.filter().accepts(node_of(mul(x, fvec("y")))));
+  comm.commutative("add");
+  const Term ka = lvar("a"), kb = lvar("b");
+  const PatternNodeRewriter scaled(
+      "scaled",
+      Pattern(compound(toy("add", 2), compound(toy("mul", 2), ka, kx), compound(toy("mul", 2), kb, kx)),
+              comm),
+      kx);
+  CHECK(scaled.filter().to_string() == "add/2, [?]:mul, [?]:mul, [0]:mul/2, [1]:mul/2");
+  CHECK(scaled.filter().accepts(node_of(add(mul(x, fconst(2)), mul(fconst(3), x)))));
+  CHECK_FALSE(scaled.filter().accepts(node_of(add(mul(x, fconst(2)), x))));
 }
 
 TEST_CASE("a filter compares the node's op properties", "[rewrite]") {
