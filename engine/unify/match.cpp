@@ -347,9 +347,15 @@ class Matcher {
     std::uint32_t node;
     std::uint64_t subject;  // a graph variable, or a term made for a regrouping
   };
+  /// What a choice restores when it tries its next arrangement: the work
+  /// list then (kept in saved_work_, which choices share as a stack), and
+  /// how far the trail and the temporaries went.
+  struct Saved {
+    std::uint32_t work_begin = 0, work_size = 0;
+    std::uint32_t trail = 0, temps = 0;
+  };
   struct Choice {
-    std::vector<Work> work;
-    std::size_t trail = 0, temps = 0;
+    Saved saved;
     std::uint32_t node = 0;
     OpPtr op;                                // the Op whose operands are arranged
     std::vector<std::uint64_t> operands;     // subject operands
@@ -546,9 +552,7 @@ class Matcher {
     if (!c.has_pending)
       return fail_at(n.associative ? MatchFailKind::NoArrangement : MatchFailKind::ArityMismatch,
                      index, subject, c.operands.size());
-    c.work.assign(work_.data(), work_.data() + work_.size());
-    c.trail = trail_.size();
-    c.temps = temps_.size();
+    c.saved = save();
     choices_.push_back(std::move(c));
     order_.push_back(kGeneral);
     apply_next(choices_.back());
@@ -562,11 +566,7 @@ class Matcher {
   bool swap_choice(const Node& n, std::uint32_t index, const Apply& node) {
     Swap sw;
     sw.node = index;
-    sw.work_begin = static_cast<std::uint32_t>(saved_work_.size());
-    sw.work_size = static_cast<std::uint32_t>(work_.size());
-    for (std::size_t i = 0; i < work_.size(); ++i) saved_work_.push_back(work_[i]);
-    sw.trail = static_cast<std::uint32_t>(trail_.size());
-    sw.temps = static_cast<std::uint32_t>(temps_.size());
+    sw.saved = save();
     sw.operands[0] = input_bits(node, 0);
     sw.operands[1] = input_bits(node, 1);
     swaps_.push_back(sw);
@@ -606,13 +606,25 @@ class Matcher {
     c.has_pending = c.arrangements.next(c.pending);
   }
 
-  // Undoes what was bound since a choice was made.
-  void rewind(std::size_t trail, std::size_t temps) {
-    while (trail_.size() > trail) {
+  // The state a choice made now goes back to.
+  Saved save() {
+    Saved s;
+    s.work_begin = static_cast<std::uint32_t>(saved_work_.size());
+    s.work_size = static_cast<std::uint32_t>(work_.size());
+    for (std::size_t i = 0; i < work_.size(); ++i) saved_work_.push_back(work_[i]);
+    s.trail = static_cast<std::uint32_t>(trail_.size());
+    s.temps = static_cast<std::uint32_t>(temps_.size());
+    return s;
+  }
+  // Back to that state: its work list, and nothing bound or made since.
+  void restore(const Saved& s) {
+    work_.clear();
+    for (std::uint32_t i = 0; i < s.work_size; ++i) work_.push_back(saved_work_[s.work_begin + i]);
+    while (trail_.size() > s.trail) {
       slots_[trail_.back()] = 0;
       trail_.pop_back();
     }
-    temps_.resize(temps);
+    temps_.resize(s.temps);
   }
 
   bool backtrack() {
@@ -621,27 +633,24 @@ class Matcher {
         Swap& sw = swaps_.back();
         if (sw.pending) {
           sw.pending = false;
-          work_.clear();
-          for (std::uint32_t i = 0; i < sw.work_size; ++i) work_.push_back(saved_work_[sw.work_begin + i]);
-          rewind(sw.trail, sw.temps);
+          restore(sw.saved);
           const Node& n = nodes_[sw.node];
           work_.push_back({n.children[1], sw.operands[0]});
           work_.push_back({n.children[0], sw.operands[1]});
           return true;
         }
-        saved_work_.truncate(sw.work_begin);
+        saved_work_.truncate(sw.saved.work_begin);
         swaps_.pop_back();
         order_.pop_back();
         continue;
       }
       Choice& c = choices_.back();
       if (c.has_pending) {
-        work_.clear();
-        for (const Work& w : c.work) work_.push_back(w);
-        rewind(c.trail, c.temps);
+        restore(c.saved);
         apply_next(c);
         return true;
       }
+      saved_work_.truncate(c.saved.work_begin);
       choices_.pop_back();
       order_.pop_back();
     }
@@ -657,12 +666,12 @@ class Matcher {
   detail::SmallStack<std::uint32_t, 16> trail_;
   std::vector<Term> temps_;
   std::vector<Choice> choices_;
-  // Two-operand commutative choices (swap_choice), with the work they
-  // restore; `order_` says which stack each open choice is on, newest last.
+  // Two-operand commutative choices (swap_choice); `order_` says which
+  // stack each open choice is on, newest last; saved_work_ holds the work
+  // lists every open choice restores, in the same order.
   struct Swap {
     std::uint32_t node = 0;
-    std::uint32_t work_begin = 0, work_size = 0;  // in saved_work_
-    std::uint32_t trail = 0, temps = 0;
+    Saved saved;
     std::uint64_t operands[2] = {0, 0};
     bool pending = true;                          // the swapped order is still to try
   };
